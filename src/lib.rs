@@ -1,0 +1,1 @@
+//! Circe: voice as a reliable remote control.
