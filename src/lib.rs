@@ -1,1 +1,24 @@
 //! Circe: voice as a reliable remote control.
+//!
+//! Layout (see docs/ARCHITECTURE.md):
+//! - `model`: plain data (Interaction, Operation, Input) shared by every layer;
+//! - `interaction`, `operation`, `interpret`: the pure core (state machines, the input reading);
+//! - `store`: SQLite, the only module that knows SQL;
+//! - `executor`, `weather`: the executor seam and the weather connector;
+//! - `protocol`, `client`: the control API's wire format and its client;
+//! - `daemon`: the composition root (`circe serve`); `cli`: the command line.
+
+pub mod cli;
+pub mod client;
+pub mod clock;
+pub mod config;
+pub mod daemon;
+pub mod doctor;
+pub mod executor;
+pub mod interaction;
+pub mod interpret;
+pub mod model;
+pub mod operation;
+pub mod protocol;
+pub mod store;
+pub mod weather;

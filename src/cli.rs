@@ -1,0 +1,407 @@
+//! The command line: `circe serve` runs the daemon; every other command is a client of it.
+//!
+//! Every command takes `--json` for scripts. Errors are one line on stderr and a non-zero exit:
+//! 1 for an error, 3 when a waited-for operation ended other than completed.
+
+use crate::client::{Client, ClientError, Subscription};
+use crate::config::{Config, Paths};
+use crate::daemon::{self, ServeOptions};
+use crate::model::{Input, InputMode, Interaction, Operation, OperationId, OperationStatus, Pending, StepResult};
+use crate::protocol::{Interrupted, Notification, StateView, Submitted, Verb};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use uuid::Uuid;
+
+#[derive(Parser, Debug)]
+#[command(name = "circe", version, about = "Voice as a reliable remote control for your desktop")]
+pub struct Cli {
+    /// The control socket (default: $XDG_RUNTIME_DIR/circe/control.sock).
+    #[arg(long, global = true, env = "CIRCE_SOCKET")]
+    socket: Option<PathBuf>,
+    /// The config file (default: $XDG_CONFIG_HOME/circe/config.toml).
+    #[arg(long, global = true, env = "CIRCE_CONFIG")]
+    config: Option<PathBuf>,
+    /// Print machine-readable JSON.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the node daemon.
+    Serve {
+        /// Where the store lives (default: $XDG_DATA_HOME/circe).
+        #[arg(long, env = "CIRCE_DATA_DIR")]
+        data_dir: Option<PathBuf>,
+    },
+    /// Say something to Circe, as if spoken.
+    Say {
+        #[arg(required = true, num_args = 1..)]
+        text: Vec<String>,
+        /// Wait until the operation it starts has finished, and print the outcome.
+        #[arg(long)]
+        wait: bool,
+        /// The input id; a retry with the same id causes nothing new.
+        #[arg(long)]
+        id: Option<Uuid>,
+        /// Read it against this interaction instead of the current one.
+        #[arg(long)]
+        interaction: Option<Uuid>,
+        /// The revision you saw; a stale one is refused with a conflict.
+        #[arg(long, requires = "interaction")]
+        revision: Option<u64>,
+        #[arg(long, default_value = "cli")]
+        device: String,
+    },
+    /// Answer the question Circe is asking.
+    Answer {
+        #[arg(num_args = 0.., required_unless_present = "choice")]
+        text: Vec<String>,
+        /// Answer by number: 1 is the first choice.
+        #[arg(long)]
+        choice: Option<usize>,
+        #[arg(long)]
+        wait: bool,
+        #[arg(long)]
+        id: Option<Uuid>,
+        #[arg(long, default_value = "cli")]
+        device: String,
+    },
+    /// Stop an operation (the running one by default). Bypasses every queue.
+    Stop {
+        operation: Option<Uuid>,
+        /// Return once the stop is requested, without waiting for its confirmation.
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// Show the current interaction and its operation.
+    State,
+    /// Follow changes live as they happen.
+    Watch,
+    /// List recent operations.
+    Ops {
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Show what is ready and what is missing, with the fix.
+    Doctor {
+        #[arg(long, env = "CIRCE_DATA_DIR")]
+        data_dir: Option<PathBuf>,
+    },
+}
+
+/// Exit codes.
+pub const EXIT_ERROR: i32 = 1;
+pub const EXIT_NOT_DONE: i32 = 3;
+
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    init_tracing(matches!(cli.command, Command::Serve { .. }));
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("circe: cannot start: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    match runtime.block_on(dispatch(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("circe: {}", one_line(&e));
+            EXIT_ERROR
+        }
+    }
+}
+
+fn one_line(e: &anyhow::Error) -> String {
+    let mut s = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !s.contains(&c) {
+            s.push_str(": ");
+            s.push_str(&c);
+        }
+    }
+    s.replace('\n', " ")
+}
+
+fn init_tracing(daemon: bool) {
+    let default = if daemon { "info" } else { "warn" };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    let Cli { socket, config, json, command } = cli;
+    let data_dir = match &command {
+        Command::Serve { data_dir } | Command::Doctor { data_dir } => data_dir.clone(),
+        _ => None,
+    };
+    let paths = Paths::from_env(data_dir, config);
+    let socket = socket.unwrap_or_else(|| paths.control_socket());
+    match command {
+        Command::Serve { .. } => {
+            let config = Config::load(&paths.config_file)?;
+            let paths = Paths { runtime_dir: socket.parent().map(PathBuf::from).unwrap_or(paths.runtime_dir.clone()), ..paths };
+            daemon::serve(ServeOptions { paths, config }).await?;
+            Ok(0)
+        }
+        Command::Say { text, wait, id, interaction, revision, device } => {
+            let input = Input {
+                id: id.unwrap_or_else(Uuid::new_v4),
+                device,
+                text: text.join(" "),
+                choice: None,
+                mode: InputMode::Typed,
+                interaction,
+                expected_revision: revision,
+            };
+            submit(&socket, input, wait, json).await
+        }
+        Command::Answer { text, choice, wait, id, device } => {
+            let mut client = Client::connect(&socket).await?;
+            let state: StateView = serde_json::from_value(client.call(Verb::State { operations: Some(0) }).await?)?;
+            let Some(current) = state.interaction.filter(|i| !matches!(i.pending, Pending::None)) else {
+                anyhow::bail!("nothing is being asked; use `circe say` for a new request");
+            };
+            let input = Input {
+                id: id.unwrap_or_else(Uuid::new_v4),
+                device,
+                text: text.join(" "),
+                choice,
+                mode: InputMode::Typed,
+                interaction: Some(current.id),
+                expected_revision: Some(current.revision),
+            };
+            submit(&socket, input, wait, json).await
+        }
+        Command::Stop { operation, no_wait } => stop(&socket, operation, !no_wait, json).await,
+        Command::State => {
+            let mut client = Client::connect(&socket).await?;
+            let value = client.call(Verb::State { operations: Some(0) }).await?;
+            if json {
+                println!("{value}");
+            } else {
+                let state: StateView = serde_json::from_value(value)?;
+                print_state(&state);
+            }
+            Ok(0)
+        }
+        Command::Ops { limit } => {
+            let mut client = Client::connect(&socket).await?;
+            let value = client.call(Verb::State { operations: Some(limit) }).await?;
+            let state: StateView = serde_json::from_value(value)?;
+            if json {
+                println!("{}", serde_json::to_string(&state.operations)?);
+            } else if state.operations.is_empty() {
+                println!("no operations yet");
+            } else {
+                for op in &state.operations {
+                    println!("{}", operation_line(op));
+                }
+            }
+            Ok(0)
+        }
+        Command::Watch => {
+            let mut sub = Client::connect(&socket).await?.subscribe().await?;
+            loop {
+                let n = sub.next().await?;
+                if json {
+                    println!("{}", serde_json::to_string(&n)?);
+                } else {
+                    print_notification(&n);
+                }
+            }
+        }
+        Command::Doctor { .. } => {
+            let report = crate::doctor::check_all(&paths, &socket).await;
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                print!("{report}");
+            }
+            Ok(if report.ready() { 0 } else { EXIT_ERROR })
+        }
+    }
+}
+
+async fn submit(socket: &std::path::Path, input: Input, wait: bool, json: bool) -> anyhow::Result<i32> {
+    // Subscribe before submitting so no change is missed.
+    let mut sub = if wait { Some(Client::connect(socket).await?.subscribe().await?) } else { None };
+    let mut client = Client::connect(socket).await?;
+    let value = client.call(Verb::Submit { input }).await?;
+    let submitted: Submitted = serde_json::from_value(value.clone())?;
+    let operation = match (&mut sub, &submitted.operation) {
+        (Some(sub), Some(op)) => Some(wait_for(sub, op.id).await?),
+        _ => None,
+    };
+    if json {
+        let mut out = value;
+        if let Some(op) = &operation {
+            out["operation"] = serde_json::to_value(op)?;
+        }
+        println!("{out}");
+    } else {
+        print_submitted(&submitted, operation.as_ref());
+    }
+    Ok(match operation {
+        Some(op) if op.status != OperationStatus::Completed => EXIT_NOT_DONE,
+        _ => 0,
+    })
+}
+
+/// Wait until the operation can no longer change by itself.
+async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, ClientError> {
+    loop {
+        let op = match sub.next().await? {
+            Notification::Operation { operation } if operation.id == id => operation,
+            Notification::Snapshot { state } => match state.operations.into_iter().find(|o| o.id == id) {
+                Some(op) => op,
+                None => continue,
+            },
+            _ => continue,
+        };
+        if !op.status.is_active() {
+            return Ok(op);
+        }
+    }
+}
+
+async fn stop(socket: &std::path::Path, operation: Option<Uuid>, wait: bool, json: bool) -> anyhow::Result<i32> {
+    let mut sub = if wait { Some(Client::connect(socket).await?.subscribe().await?) } else { None };
+    let mut client = Client::connect(socket).await?;
+    let value = client.call(Verb::Interrupt { operation, device: "cli".into() }).await?;
+    let interrupted: Interrupted = serde_json::from_value(value.clone())?;
+    let finished = match (&mut sub, interrupted.already_finished) {
+        (Some(sub), false) => {
+            let id = interrupted.operation.id;
+            Some(tokio::time::timeout(std::time::Duration::from_secs(10), wait_for(sub, id)).await)
+        }
+        _ => None,
+    };
+    let op = match &finished {
+        Some(Ok(Ok(op))) => op.clone(),
+        Some(Ok(Err(e))) => anyhow::bail!("stop requested, but watching for its confirmation failed: {e}"),
+        Some(Err(_)) => {
+            println!("stop requested for {}; not confirmed within 10 s", interrupted.operation.id);
+            return Ok(EXIT_NOT_DONE);
+        }
+        None => interrupted.operation.clone(),
+    };
+    if json {
+        println!("{}", serde_json::json!({ "requested": value, "operation": op }));
+    } else if interrupted.already_finished {
+        println!("nothing to stop: {}", operation_line(&op));
+    } else if op.stop.as_ref().is_some_and(|s| s.confirmed_at.is_some()) {
+        println!("stopped (confirmed): {}", operation_line(&op));
+    } else if wait {
+        println!("stop requested; the operation ended first: {}", operation_line(&op));
+    } else {
+        println!("stop requested (not yet confirmed): {}", operation_line(&op));
+    }
+    Ok(0)
+}
+
+/// The outcome class a person reads: done / not done / unknown / blocked.
+pub fn outcome_class(status: OperationStatus) -> &'static str {
+    match status {
+        OperationStatus::Completed => "done",
+        OperationStatus::Stopped => "not done (stopped)",
+        OperationStatus::Blocked => "blocked",
+        OperationStatus::OutcomeUnknown => "unknown",
+        OperationStatus::Accepted => "accepted",
+        OperationStatus::NeedsInput => "needs input",
+        OperationStatus::Running => "running",
+        OperationStatus::Verifying => "verifying",
+    }
+}
+
+fn operation_line(op: &Operation) -> String {
+    let what = op.outcome.as_ref().map_or(op.expected_outcome.as_str(), |o| o.summary.as_str());
+    format!("{}  {:<10}  {}  {}", op.id, op.status.as_str(), op.goal.as_str(), what)
+}
+
+fn print_submitted(s: &Submitted, op: Option<&Operation>) {
+    if s.replayed {
+        println!("(already taken: nothing new happened)");
+    }
+    print_interaction(&s.interaction);
+    match (op, &s.operation) {
+        (Some(op), _) => print_operation(op),
+        (None, Some(op)) => println!("accepted operation {}: {}", op.id, op.expected_outcome),
+        (None, None) => {}
+    }
+}
+
+fn print_interaction(i: &Interaction) {
+    match &i.pending {
+        Pending::Question(q) => {
+            println!("? {}", q.prompt);
+            for (n, c) in q.choices.iter().enumerate() {
+                println!("  {}. {}", n + 1, c.label);
+            }
+            println!("  (answer with: circe answer ...)");
+        }
+        Pending::Approval(a) => println!("? {} (yes/no)", a.prompt),
+        Pending::None if i.closed => println!("cancelled: {}", i.request),
+        Pending::None => {}
+    }
+}
+
+fn print_operation(op: &Operation) {
+    for step in &op.steps {
+        let result = step.result.map_or("…", |r| match r {
+            StepResult::Applied => "applied",
+            StepResult::NotApplied => "not applied",
+            StepResult::Unknown => "unknown",
+            StepResult::Blocked => "blocked",
+        });
+        println!("  step {}: {} [{}]", step.index + 1, step.action, result);
+    }
+    let summary = op.outcome.as_ref().map_or(op.expected_outcome.as_str(), |o| o.summary.as_str());
+    println!("{}: {}", outcome_class(op.status), summary);
+    if let Some(stop) = &op.stop {
+        let confirmed = if stop.confirmed_at.is_some() { "confirmed" } else { "not yet confirmed" };
+        println!("  stop requested by {} ({confirmed})", stop.requested_by);
+    }
+}
+
+fn print_state(state: &StateView) {
+    println!("node {}", state.node);
+    let Some(i) = &state.interaction else {
+        println!("no interaction yet");
+        return;
+    };
+    println!("interaction {} (revision {}): {} \"{}\"", i.id, i.revision, i.goal.as_str(), i.request);
+    if !i.arguments.is_empty() {
+        let args: Vec<String> = i.arguments.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!("  arguments: {}", args.join(", "));
+    }
+    print_interaction(i);
+    if let Some(op) = &state.operation {
+        println!("operation {}", op.id);
+        print_operation(op);
+    }
+}
+
+fn print_notification(n: &Notification) {
+    match n {
+        Notification::Snapshot { state } => print_state(state),
+        Notification::Interaction { interaction } => {
+            println!("interaction {} → revision {}", interaction.id, interaction.revision);
+            print_interaction(interaction);
+        }
+        Notification::Operation { operation } => {
+            println!("operation {} → {}", operation.id, operation.status.as_str());
+            if let Some(step) = operation.steps.last() {
+                println!("  step {}: {} [{:?}]", step.index + 1, step.action, step.result);
+            }
+            if let Some(o) = &operation.outcome {
+                println!("  {}: {}", outcome_class(o.status), o.summary);
+            }
+        }
+    }
+}

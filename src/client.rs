@@ -1,0 +1,102 @@
+//! A client of the control API, used by the CLI (and by tests and benchmarks).
+
+use crate::daemon::control::read_line;
+use crate::protocol::{ApiError, Notification, Reply, ReplyBody, Request, Verb};
+use std::path::{Path, PathBuf};
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::UnixStream;
+
+/// Replies and notifications are far below this; it only bounds a broken peer.
+const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("circe is not running (nothing is listening on {0}); start it with `circe serve`")]
+    NotRunning(PathBuf),
+    #[error("{0}")]
+    Api(#[from] ApiError),
+    #[error("the connection to circe failed: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("circe sent something this client cannot read: {0}")]
+    Protocol(String),
+}
+
+pub struct Client {
+    reader: BufReader<OwnedReadHalf>,
+    writer: OwnedWriteHalf,
+    next_id: u64,
+}
+
+impl Client {
+    pub async fn connect(path: &Path) -> Result<Client, ClientError> {
+        let stream = UnixStream::connect(path).await.map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => ClientError::NotRunning(path.into()),
+            _ => ClientError::Io(e),
+        })?;
+        let (read, writer) = stream.into_split();
+        Ok(Client { reader: BufReader::new(read), writer, next_id: 1 })
+    }
+
+    /// Send one request and wait for its reply.
+    pub async fn call(&mut self, verb: Verb) -> Result<serde_json::Value, ClientError> {
+        let id = self.send(verb).await?;
+        loop {
+            let line = self.line().await?;
+            if let Ok(reply) = serde_json::from_str::<Reply>(&line) {
+                if reply.id == id || reply.id == 0 {
+                    return match reply.body {
+                        ReplyBody::Ok(v) => Ok(v),
+                        ReplyBody::Error(e) => Err(ClientError::Api(e)),
+                    };
+                }
+            }
+        }
+    }
+
+    /// Send a request without waiting; returns its id.
+    pub async fn send(&mut self, verb: Verb) -> Result<u64, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut line = serde_json::to_string(&Request { id, verb }).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        line.push('\n');
+        self.writer.write_all(line.as_bytes()).await?;
+        Ok(id)
+    }
+
+    /// Send raw bytes (for tests of bad input).
+    pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        self.writer.write_all(bytes).await?;
+        Ok(())
+    }
+
+    /// The next line from the daemon.
+    pub async fn line(&mut self) -> Result<String, ClientError> {
+        match read_line(&mut self.reader, MAX_REPLY_BYTES).await? {
+            Some(Ok(line)) => Ok(line),
+            Some(Err(n)) => Err(ClientError::Protocol(format!("a {n}-byte line"))),
+            None => Err(ClientError::Io(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "circe closed the connection"))),
+        }
+    }
+
+    /// Turn this connection into a subscription. The first notification is a snapshot.
+    pub async fn subscribe(mut self) -> Result<Subscription, ClientError> {
+        self.call(Verb::Subscribe).await?;
+        Ok(Subscription { client: self })
+    }
+}
+
+pub struct Subscription {
+    client: Client,
+}
+
+impl Subscription {
+    pub async fn next(&mut self) -> Result<Notification, ClientError> {
+        loop {
+            let line = self.client.line().await?;
+            if let Ok(n) = serde_json::from_str::<Notification>(&line) {
+                return Ok(n);
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! Configuration (a TOML file, every setting defaulted) and the XDG paths Circe uses.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub node: NodeConfig,
+    pub weather: WeatherConfig,
+    pub limits: Limits,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NodeConfig {
+    /// The name people see for this device; defaults to the host name.
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WeatherConfig {
+    /// Base URL of an Open-Meteo-compatible geocoding API (`/v1/search`).
+    pub geocoding_url: String,
+    /// Base URL of an Open-Meteo-compatible forecast API (`/v1/forecast`).
+    pub forecast_url: String,
+    /// How long one HTTP request may take before the step is abandoned.
+    pub timeout_ms: u64,
+}
+
+/// Explicit limits; each is enforced with a clear error, never by partial processing.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// The longest control message (one JSON line) in bytes.
+    pub max_message_bytes: usize,
+    /// The longest input text, in characters.
+    pub max_input_chars: usize,
+    /// Inputs waiting to be read against the state; beyond this a submit gets `queue_full`.
+    pub input_queue_depth: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { node: NodeConfig::default(), weather: WeatherConfig::default(), limits: Limits::default() }
+    }
+}
+
+impl Default for NodeConfig {
+    fn default() -> Self {
+        NodeConfig { name: host_name() }
+    }
+}
+
+impl Default for WeatherConfig {
+    fn default() -> Self {
+        WeatherConfig {
+            geocoding_url: "https://geocoding-api.open-meteo.com".into(),
+            forecast_url: "https://api.open-meteo.com".into(),
+            timeout_ms: 10_000,
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_message_bytes: 64 * 1024, max_input_chars: 4000, input_queue_depth: 256 }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("config file {path} is not valid: {message}")]
+    Parse { path: PathBuf, message: String },
+}
+
+impl Config {
+    /// Read `path` if it exists; a missing file means every default.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(&text).map_err(|message| ConfigError::Parse { path: path.into(), message }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(source) => Err(ConfigError::Read { path: path.into(), source }),
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Config, String> {
+        toml::from_str(text).map_err(|e| e.to_string().trim().replace('\n', " "))
+    }
+}
+
+/// Where Circe keeps things, following the XDG base directory spec.
+#[derive(Clone, Debug)]
+pub struct Paths {
+    pub data_dir: PathBuf,
+    pub config_file: PathBuf,
+    pub runtime_dir: PathBuf,
+}
+
+impl Paths {
+    pub fn from_env(data_dir: Option<PathBuf>, config_file: Option<PathBuf>) -> Paths {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+        let xdg = |var: &str, fallback: &str| {
+            std::env::var_os(var)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .unwrap_or_else(|| home.join(fallback))
+        };
+        let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .map(|p| p.join("circe"))
+            // Without a runtime dir the socket lives beside the data, still private to the user.
+            .unwrap_or_else(|| xdg("XDG_DATA_HOME", ".local/share").join("circe").join("run"));
+        Paths {
+            data_dir: data_dir.unwrap_or_else(|| xdg("XDG_DATA_HOME", ".local/share").join("circe")),
+            config_file: config_file.unwrap_or_else(|| xdg("XDG_CONFIG_HOME", ".config").join("circe").join("config.toml")),
+            runtime_dir,
+        }
+    }
+
+    pub fn database(&self) -> PathBuf {
+        self.data_dir.join("circe.db")
+    }
+
+    pub fn control_socket(&self) -> PathBuf {
+        self.runtime_dir.join("control.sock")
+    }
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "this-computer".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_config_is_all_defaults() {
+        let c = Config::parse("").unwrap();
+        assert_eq!(c.limits.max_message_bytes, 64 * 1024);
+        assert_eq!(c.weather.timeout_ms, 10_000);
+    }
+
+    #[test]
+    fn partial_config_keeps_other_defaults() {
+        let c = Config::parse("[weather]\nforecast_url = \"http://127.0.0.1:9\"\n").unwrap();
+        assert_eq!(c.weather.forecast_url, "http://127.0.0.1:9");
+        assert_eq!(c.weather.geocoding_url, WeatherConfig::default().geocoding_url);
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let err = Config::parse("[weather]\nforcast_url = \"x\"\n").unwrap_err();
+        assert!(err.contains("forcast_url"), "{err}");
+    }
+}

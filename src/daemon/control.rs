@@ -1,0 +1,218 @@
+//! The local control API: newline-delimited JSON over a Unix socket that only this user can open.
+//!
+//! The socket lives in a 0700 directory and is itself 0600; every connection's peer uid is also
+//! checked. Lines are capped (`max_message_bytes`); a longer one gets an error and the connection
+//! is closed. Submits are queued in the order they arrive; every other verb runs at once, so a
+//! stop is never behind a submit, even on the same connection.
+
+use super::engine::Engine;
+use crate::protocol::{self, ApiError, Notification, Reply, ReplyBody, Request, Verb};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{broadcast, mpsc};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ControlError {
+    #[error("another circe is already serving on {0}")]
+    AlreadyRunning(PathBuf),
+    #[error("cannot set up the control socket {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+/// Bind the socket, refusing to take over from a live daemon.
+pub fn bind(path: &Path) -> Result<UnixListener, ControlError> {
+    let io = |source| ControlError::Io { path: path.to_path_buf(), source };
+    let dir = path.parent().expect("socket path has a parent");
+    std::fs::create_dir_all(dir).map_err(io)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
+    if path.exists() {
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            return Err(ControlError::AlreadyRunning(path.to_path_buf()));
+        }
+        std::fs::remove_file(path).map_err(io)?;
+    }
+    let listener = UnixListener::bind(path).map_err(io)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+    Ok(listener)
+}
+
+pub async fn serve(listener: UnixListener, engine: Arc<Engine>) {
+    let me = unsafe { libc::geteuid() };
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                continue;
+            }
+        };
+        match stream.peer_cred() {
+            Ok(cred) if cred.uid() == me => {}
+            other => {
+                tracing::warn!(?other, "refused a control connection from another user");
+                continue;
+            }
+        }
+        tokio::spawn(connection(stream, engine.clone()));
+    }
+}
+
+/// Read one line of at most `max` bytes. `Ok(None)` at end of stream; `Err` when too long.
+pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> std::io::Result<Option<Result<String, usize>>> {
+    let mut line = Vec::new();
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(if line.is_empty() { None } else { Some(Ok(String::from_utf8_lossy(&line).into_owned())) });
+        }
+        let (chunk, done) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if line.len() + chunk.len() > max {
+            return Ok(Some(Err(line.len() + chunk.len())));
+        }
+        line.extend_from_slice(chunk);
+        let used = done.unwrap_or(buf.len());
+        reader.consume(used);
+        if done.is_some() {
+            return Ok(Some(Ok(String::from_utf8_lossy(&line).into_owned())));
+        }
+    }
+}
+
+async fn connection(stream: UnixStream, engine: Arc<Engine>) {
+    let (read, mut write) = stream.into_split();
+    let (out, mut lines) = mpsc::channel::<String>(256);
+    let writer = tokio::spawn(async move {
+        while let Some(mut line) = lines.recv().await {
+            line.push('\n');
+            if write.write_all(line.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+    });
+    let mut reader = BufReader::new(read);
+    let max = engine.limits().max_message_bytes;
+    loop {
+        let line = match read_line(&mut reader, max).await {
+            Ok(Some(Ok(line))) => line,
+            Ok(Some(Err(size))) => {
+                let e = ApiError::new(
+                    "message_too_large",
+                    format!("the message is over {size} bytes; the limit is {max}; closing the connection"),
+                );
+                let _ = out.send(encode(0, Err(e))).await;
+                break;
+            }
+            Ok(None) | Err(_) => break,
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let request = match protocol::parse_request(&line) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = out.send(encode(request_id(&line), Err(e))).await;
+                continue;
+            }
+        };
+        dispatch(request, &engine, &out);
+    }
+    drop(out);
+    let _ = writer.await;
+}
+
+fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sender<String>) {
+    let Request { id, verb } = request;
+    let out = out.clone();
+    match verb {
+        Verb::Submit { input } => {
+            // Queued now, in arrival order; the reply is awaited off the reading loop.
+            let queued = engine.submit(input);
+            tokio::spawn(async move {
+                let result = match queued {
+                    Ok(pending) => pending.reply().await.and_then(to_value),
+                    Err(e) => Err(e),
+                };
+                let _ = out.send(encode(id, result)).await;
+            });
+        }
+        Verb::Interrupt { operation, device } => {
+            let engine = engine.clone();
+            tokio::spawn(async move {
+                let result = engine.interrupt(operation, device).await.and_then(to_value);
+                let _ = out.send(encode(id, result)).await;
+            });
+        }
+        Verb::State { operations } => {
+            let engine = engine.clone();
+            tokio::spawn(async move {
+                let result = engine.state(operations.unwrap_or(10).min(500)).await.and_then(to_value);
+                let _ = out.send(encode(id, result)).await;
+            });
+        }
+        Verb::Subscribe => {
+            let engine = engine.clone();
+            tokio::spawn(subscription(id, engine, out));
+        }
+    }
+}
+
+/// Send the current state, then every change; a subscriber that falls behind gets a fresh snapshot.
+async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>) {
+    let mut rx = engine.subscribe();
+    if out.send(encode(id, Ok(serde_json::json!({ "subscribed": true })))).await.is_err() {
+        return;
+    }
+    loop {
+        let state = match engine.state(10).await {
+            Ok(state) => state,
+            Err(e) => {
+                let _ = out.send(encode(id, Err(e))).await;
+                return;
+            }
+        };
+        if out.send(notification(&Notification::Snapshot { state })).await.is_err() {
+            return;
+        }
+        loop {
+            match rx.recv().await {
+                Ok(n) => {
+                    if out.send(notification(&n)).await.is_err() {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => break,
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    }
+}
+
+fn notification(n: &Notification) -> String {
+    serde_json::to_string(n).expect("notifications serialize")
+}
+
+fn to_value<T: serde::Serialize>(v: T) -> Result<serde_json::Value, ApiError> {
+    serde_json::to_value(v).map_err(|e| ApiError::new("internal", e.to_string()))
+}
+
+fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> String {
+    let body = match result {
+        Ok(v) => ReplyBody::Ok(v),
+        Err(e) => ReplyBody::Error(e),
+    };
+    serde_json::to_string(&Reply { id, body }).expect("replies serialize")
+}
+
+/// The `id` of a request that failed to parse, if it has one, so the error can be matched.
+fn request_id(line: &str) -> u64 {
+    serde_json::from_str::<serde_json::Value>(line)
+        .ok()
+        .and_then(|v| v.get("id").and_then(|i| i.as_u64()))
+        .unwrap_or(0)
+}

@@ -1,0 +1,464 @@
+//! The engine: the one owner of this node's interactions and operations.
+//!
+//! Inputs go through one queue and are read against the stored state one at a time, so the
+//! read-decide-commit of each input is atomic. Stop does not use that queue: `interrupt` writes
+//! "stop requested" and fires the operation's cancellation directly. Every commit is followed by a
+//! notification to subscribers; nothing polls.
+
+use crate::clock;
+use crate::config::Limits;
+use crate::executor::{BoxFuture, ExecOutcome, Executors, Journal, JournalError, RunContext, StepStart};
+use crate::interaction::{self, Context, Phase, Proposal};
+use crate::interpret;
+use crate::model::{
+    Input, Interaction, Operation, OperationId, OperationStatus, Outcome, Relation, Step, StepResult, StopState,
+};
+use crate::operation::{self, OperationEvent, Transition};
+use crate::protocol::{ApiError, Interrupted, Notification, StateView, Submitted};
+use crate::store::{self, Store, StoreError};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use uuid::Uuid;
+
+/// How many notifications a slow subscriber may fall behind before it gets a fresh snapshot.
+const NOTIFY_CAPACITY: usize = 1024;
+
+pub struct Engine {
+    node: String,
+    store: Arc<Mutex<Store>>,
+    executors: Executors,
+    limits: Limits,
+    notify: broadcast::Sender<Notification>,
+    cancels: Mutex<HashMap<OperationId, CancellationToken>>,
+    queue: mpsc::Sender<Queued>,
+    runners: TaskTracker,
+}
+
+struct Queued {
+    input: Input,
+    reply: oneshot::Sender<Result<Submitted, ApiError>>,
+}
+
+/// A submit that was queued; await `reply` for its result.
+pub struct Pending(oneshot::Receiver<Result<Submitted, ApiError>>);
+
+impl Pending {
+    pub async fn reply(self) -> Result<Submitted, ApiError> {
+        self.0.await.unwrap_or_else(|_| Err(ApiError::new("shutting_down", "circe is shutting down")))
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::RevisionConflict { current } => ApiError {
+                code: "revision_conflict".into(),
+                message: format!("revision conflict: the interaction is now at revision {current}"),
+                current_revision: Some(current),
+            },
+            other => ApiError::new("store_error", other.to_string()),
+        }
+    }
+}
+
+impl Engine {
+    /// Recover what a crash left, then start taking inputs.
+    pub fn start(node: String, store: Store, executors: Executors, limits: Limits) -> Result<Arc<Engine>, StoreError> {
+        let (queue, rx) = mpsc::channel(limits.input_queue_depth.max(1));
+        let (notify, _) = broadcast::channel(NOTIFY_CAPACITY);
+        let engine = Arc::new(Engine {
+            node,
+            store: Arc::new(Mutex::new(store)),
+            executors,
+            limits,
+            notify,
+            cancels: Mutex::new(HashMap::new()),
+            queue,
+            runners: TaskTracker::new(),
+        });
+        engine.recover()?;
+        tokio::spawn(Engine::take_inputs(engine.clone(), rx));
+        Ok(engine)
+    }
+
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Notification> {
+        self.notify.subscribe()
+    }
+
+    /// Run `f` on the store off the async threads.
+    async fn db<T: Send + 'static>(&self, f: impl FnOnce(&mut Store) -> T + Send + 'static) -> T {
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || f(&mut store.lock().unwrap_or_else(|p| p.into_inner())))
+            .await
+            .expect("store task panicked")
+    }
+
+    fn publish(&self, n: Notification) {
+        let _ = self.notify.send(n);
+    }
+
+    /// Check an input and put it on the queue. Errors here are immediate and change nothing.
+    pub fn submit(&self, input: Input) -> Result<Pending, ApiError> {
+        validate(&input, &self.limits)?;
+        let (tx, rx) = oneshot::channel();
+        self.queue.try_send(Queued { input, reply: tx }).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => ApiError::new(
+                "queue_full",
+                format!("{} inputs are already waiting; try again shortly", self.limits.input_queue_depth),
+            ),
+            mpsc::error::TrySendError::Closed(_) => ApiError::new("shutting_down", "circe is shutting down"),
+        })?;
+        Ok(Pending(rx))
+    }
+
+    async fn take_inputs(engine: Arc<Engine>, mut rx: mpsc::Receiver<Queued>) {
+        while let Some(Queued { input, reply }) = rx.recv().await {
+            let result = engine.take(input).await;
+            let _ = reply.send(result);
+        }
+    }
+
+    /// Read one input against the stored state, dispose it, and commit, all under the store lock.
+    async fn take(self: &Arc<Engine>, input: Input) -> Result<Submitted, ApiError> {
+        let node = self.node.clone();
+        let (submitted, stop) = self.db(move |store| take_input(store, &node, &input)).await?;
+        if submitted.replayed {
+            return Ok(submitted);
+        }
+        self.publish(Notification::Interaction { interaction: submitted.interaction.clone() });
+        if let Some(old) = stop {
+            let _ = self.interrupt(Some(old), "correction".into()).await;
+        }
+        if let Some(op) = &submitted.operation {
+            self.publish(Notification::Operation { operation: op.clone() });
+            self.launch(op.clone());
+        }
+        Ok(submitted)
+    }
+
+    /// Stop an operation. Never queued behind inputs.
+    pub async fn interrupt(self: &Arc<Engine>, operation: Option<OperationId>, device: String) -> Result<Interrupted, ApiError> {
+        let now = clock::now();
+        let (op, changed) = self
+            .db(move |store| -> Result<(Operation, bool), ApiError> {
+                let op = match operation {
+                    Some(id) => store
+                        .operation(id)?
+                        .ok_or_else(|| ApiError::new("unknown_operation", format!("no operation with id {id}")))?,
+                    None => store
+                        .active_operations()?
+                        .pop()
+                        .ok_or_else(|| ApiError::new("nothing_to_stop", "nothing is running"))?,
+                };
+                if !op.status.is_active() || op.stop.is_some() {
+                    return Ok((op, false));
+                }
+                let stop = StopState { requested_at: now, requested_by: device, confirmed_at: None };
+                Ok((store.record(op.id, &[OperationEvent::StopRequested { stop }], now)?, true))
+            })
+            .await?;
+        if changed {
+            self.publish(Notification::Operation { operation: op.clone() });
+        }
+        if let Some(token) = self.cancels.lock().unwrap_or_else(|p| p.into_inner()).get(&op.id) {
+            token.cancel();
+        }
+        Ok(Interrupted {
+            already_finished: !op.status.is_active() && op.stop.is_none(),
+            confirmed: op.stop.as_ref().is_some_and(|s| s.confirmed_at.is_some()),
+            stop: op.stop.clone(),
+            operation: op,
+        })
+    }
+
+    pub async fn state(&self, operations: usize) -> Result<StateView, ApiError> {
+        let node = self.node.clone();
+        self.db(move |store| -> Result<StateView, StoreError> {
+            let interaction = store.current_interaction()?;
+            let operation = match interaction.as_ref().and_then(|i| i.operation) {
+                Some(id) => store.operation(id)?,
+                None => None,
+            };
+            Ok(StateView { node, interaction, operation, operations: store.operations(operations)? })
+        })
+        .await
+        .map_err(ApiError::from)
+    }
+
+    fn launch(self: &Arc<Engine>, op: Operation) {
+        let token = CancellationToken::new();
+        self.cancels.lock().unwrap_or_else(|p| p.into_inner()).insert(op.id, token.clone());
+        let engine = self.clone();
+        self.runners.spawn(async move {
+            let id = op.id;
+            if let Err(e) = engine.run(op, token).await {
+                tracing::error!(operation = %id, error = %e, "operation could not be recorded");
+            }
+            engine.cancels.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+        });
+    }
+
+    async fn run(self: &Arc<Engine>, op: Operation, cancel: CancellationToken) -> Result<(), StoreError> {
+        let span = tracing::info_span!("operation", id = %op.id, goal = op.goal.as_str());
+        let _enter = span.enter();
+        if cancel.is_cancelled() {
+            return self.finish(op.id, op.status, ExecOutcome::Stopped).await;
+        }
+        let started = self.moved(op.id, op.status, Transition::Start).await?;
+        let Some(executor) = self.executors.for_goal(op.goal) else {
+            let reason = format!("Circe cannot do {} requests yet; nothing was done", op.goal.as_str());
+            return self.finish(op.id, started.status, ExecOutcome::Blocked { reason }).await;
+        };
+        let journal = OperationJournal { engine: self.clone(), operation: op.id, next: AtomicU32::new(0) };
+        let outcome = executor.run(&started, RunContext { cancel, journal: &journal }).await;
+        tracing::info!(?outcome, "executor returned");
+        let status = self.db(move |s| s.operation(op.id)).await?.map_or(started.status, |o| o.status);
+        self.finish(op.id, status, outcome).await
+    }
+
+    async fn moved(&self, id: OperationId, from: OperationStatus, t: Transition) -> Result<Operation, StoreError> {
+        let status = operation::next(from, t).unwrap_or(from);
+        let op = self.db(move |s| s.record(id, &[OperationEvent::Moved { transition: t, status }], clock::now())).await?;
+        self.publish(Notification::Operation { operation: op.clone() });
+        Ok(op)
+    }
+
+    /// Record how an operation ended, on the operation and on its interaction.
+    async fn finish(&self, id: OperationId, from: OperationStatus, outcome: ExecOutcome) -> Result<(), StoreError> {
+        let (transition, summary, data) = match outcome {
+            ExecOutcome::Completed { summary, data } => (Transition::Complete, summary, data),
+            ExecOutcome::Blocked { reason } => (Transition::Block, reason, serde_json::Value::Null),
+            ExecOutcome::Stopped => (Transition::ConfirmStop, "Stopped.".to_string(), serde_json::Value::Null),
+            ExecOutcome::Unknown { reason } => (Transition::Lose, reason, serde_json::Value::Null),
+        };
+        let status = match operation::next(from, transition) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "illegal finish");
+                OperationStatus::OutcomeUnknown
+            }
+        };
+        let outcome = Outcome { status, summary, data };
+        let (op, interaction) = self
+            .db(move |s| -> Result<(Operation, Option<Interaction>), StoreError> {
+                let now = clock::now();
+                let mut events = vec![OperationEvent::Moved { transition, status }];
+                if transition == Transition::ConfirmStop {
+                    events.push(OperationEvent::StopConfirmed);
+                }
+                events.push(OperationEvent::OutcomeRecorded { outcome: outcome.clone() });
+                let op = s.record(id, &events, now)?;
+                let interaction = attach_outcome(s, &op, outcome, now)?;
+                Ok((op, interaction))
+            })
+            .await?;
+        self.publish(Notification::Operation { operation: op });
+        if let Some(interaction) = interaction {
+            self.publish(Notification::Interaction { interaction });
+        }
+        Ok(())
+    }
+
+    /// Mark what a crash left behind: anything that may have acted becomes outcomeUnknown.
+    fn recover(&self) -> Result<(), StoreError> {
+        let mut store = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        let now = clock::now();
+        for op in store.active_operations()? {
+            let Some(t) = operation::on_restart(op.status) else { continue };
+            let status = operation::next(op.status, t).unwrap_or(OperationStatus::OutcomeUnknown);
+            let summary = if status == OperationStatus::OutcomeUnknown {
+                "Circe restarted while this was running; whether it took effect is unknown until it is observed".to_string()
+            } else {
+                "Circe restarted before this started; nothing was done".to_string()
+            };
+            let mut events: Vec<OperationEvent> = op
+                .steps
+                .iter()
+                .filter(|s| s.result.is_none())
+                .map(|s| OperationEvent::StepEnded {
+                    index: s.index,
+                    result: StepResult::Unknown,
+                    evidence: serde_json::json!({ "reason": "circe restarted during this step" }),
+                })
+                .collect();
+            let outcome = Outcome { status, summary, data: serde_json::Value::Null };
+            events.push(OperationEvent::Moved { transition: t, status });
+            events.push(OperationEvent::OutcomeRecorded { outcome: outcome.clone() });
+            let op = store.record(op.id, &events, now)?;
+            attach_outcome(&mut store, &op, outcome, now)?;
+            tracing::warn!(operation = %op.id, status = status.as_str(), "recovered after restart");
+        }
+        Ok(())
+    }
+
+    /// Stop taking inputs, stop running operations, and wait (bounded) for them to record it.
+    pub async fn shutdown(&self) {
+        for token in self.cancels.lock().unwrap_or_else(|p| p.into_inner()).values() {
+            token.cancel();
+        }
+        self.runners.close();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(3), self.runners.wait()).await;
+    }
+}
+
+/// Put an operation's outcome on its interaction, if the interaction still points at it.
+fn attach_outcome(store: &mut Store, op: &Operation, outcome: Outcome, now: u64) -> Result<Option<Interaction>, StoreError> {
+    let Some(current) = store.interaction(op.interaction)? else { return Ok(None) };
+    if current.operation != Some(op.id) {
+        return Ok(None);
+    }
+    let change = interaction::record_outcome(&current, outcome, now);
+    store.commit_change(&change, now)?;
+    Ok(Some(change.interaction))
+}
+
+fn validate(input: &Input, limits: &Limits) -> Result<(), ApiError> {
+    let chars = input.text.chars().count();
+    if chars > limits.max_input_chars {
+        return Err(ApiError::new(
+            "input_too_long",
+            format!("the input is {chars} characters; the limit is {}", limits.max_input_chars),
+        ));
+    }
+    if input.text.trim().is_empty() && input.choice.is_none() {
+        return Err(ApiError::new("empty_input", "the input has no text and no choice"));
+    }
+    if input.device.is_empty() || input.device.len() > 64 {
+        return Err(ApiError::new("bad_device", "the device name must be 1 to 64 bytes"));
+    }
+    if input.expected_revision.is_some() && input.interaction.is_none() {
+        return Err(ApiError::new("bad_input", "an expected revision needs the interaction it refers to"));
+    }
+    Ok(())
+}
+
+/// The identity of an input's content: a retry with the same id must carry the same content.
+fn params_hash(input: &Input) -> String {
+    let canonical = serde_json::json!([input.text, input.choice, input.mode, input.interaction, input.expected_revision]);
+    store::sha256(&canonical.to_string())
+}
+
+fn take_input(store: &mut Store, node: &str, input: &Input) -> Result<(Submitted, Option<OperationId>), ApiError> {
+    let hash = params_hash(input);
+    if let Some(stored) = store.stored_input(&input.device, &input.id.to_string())? {
+        if stored.params_hash != hash {
+            return Err(ApiError::new(
+                "idempotency_mismatch",
+                format!("input {} was already taken with different content", input.id),
+            ));
+        }
+        let mut reply: Submitted = serde_json::from_value(stored.reply)
+            .map_err(|e| ApiError::new("store_error", format!("stored reply unreadable: {e}")))?;
+        reply.replayed = true;
+        return Ok((reply, None));
+    }
+    let current = match input.interaction {
+        Some(id) => Some(
+            store
+                .interaction(id)?
+                .ok_or_else(|| ApiError::new("unknown_interaction", format!("no interaction with id {id}")))?,
+        ),
+        None => store.current_interaction()?,
+    };
+    let operation_status = match current.as_ref().and_then(|i| i.operation) {
+        Some(id) => store.operation(id)?.map(|o| o.status),
+        None => None,
+    };
+    let now = clock::now();
+    let phase = Phase::of(current.as_ref(), operation_status, now);
+    let proposal = if input.choice.is_some() && input.text.trim().is_empty() {
+        Proposal { relation: Some(Relation::Answer), ..Proposal::default() }
+    } else {
+        interpret::propose(&input.text, phase)
+    };
+    let cx = Context {
+        node,
+        current: current.as_ref(),
+        operation_status,
+        now,
+        new_interaction_id: Uuid::new_v4(),
+        new_operation_id: Uuid::new_v4(),
+    };
+    let change = interaction::dispose(&cx, input, &proposal)?;
+    let relation = proposal.relation.unwrap_or(Relation::NewRequest);
+    let accepted = change.start.as_ref().map(|plan| Operation {
+        id: plan.id,
+        interaction: change.interaction.id,
+        interaction_revision: change.interaction.revision,
+        target: plan.target.clone(),
+        authorized_scope: plan.authorized_scope.clone(),
+        goal: plan.goal,
+        arguments: plan.arguments.clone(),
+        expected_outcome: plan.expected_outcome.clone(),
+        status: OperationStatus::Accepted,
+        steps: Vec::new(),
+        stop: None,
+        outcome: None,
+        accepted_at: now,
+        updated_at: now,
+    });
+    let submitted = Submitted { relation, interaction: change.interaction.clone(), operation: accepted.clone(), replayed: false };
+    let reply = serde_json::to_value(&submitted).map_err(|e| ApiError::new("internal", e.to_string()))?;
+    store.commit_input(&change, accepted.as_ref(), (&input.device, &input.id.to_string(), &hash, &reply), now)?;
+    Ok((submitted, change.stop))
+}
+
+/// The journal an executor writes its steps to: each step is durable before it acts.
+struct OperationJournal {
+    engine: Arc<Engine>,
+    operation: OperationId,
+    next: AtomicU32,
+}
+
+impl Journal for OperationJournal {
+    fn begin(&self, step: StepStart) -> BoxFuture<'_, Result<u32, JournalError>> {
+        Box::pin(async move {
+            let index = self.next.fetch_add(1, Ordering::SeqCst);
+            let id = self.operation;
+            let now = clock::now();
+            let step = Step {
+                index,
+                observation: step.observation,
+                action: step.action,
+                arguments: step.arguments,
+                irreversible: step.irreversible,
+                result: None,
+                evidence: serde_json::Value::Null,
+                started_at: now,
+                finished_at: None,
+            };
+            let op = self
+                .engine
+                .db(move |s| s.record(id, &[OperationEvent::StepBegun { step }], now))
+                .await
+                .map_err(|e| JournalError(e.to_string()))?;
+            self.engine.publish(Notification::Operation { operation: op });
+            Ok(index)
+        })
+    }
+
+    fn end(&self, index: u32, result: StepResult, evidence: serde_json::Value) -> BoxFuture<'_, Result<(), JournalError>> {
+        Box::pin(async move {
+            let id = self.operation;
+            let op = self
+                .engine
+                .db(move |s| s.record(id, &[OperationEvent::StepEnded { index, result, evidence }], clock::now()))
+                .await
+                .map_err(|e| JournalError(e.to_string()))?;
+            self.engine.publish(Notification::Operation { operation: op });
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,55 @@
+//! The composition root: the only place that chooses concrete adapters, and the daemon's main loop.
+//!
+//! `circe serve` opens the store (migrating it), recovers what a crash left, picks the executors,
+//! serves the control socket, and stops cleanly on SIGINT or SIGTERM. Idle means idle: every task
+//! waits on a socket, a channel or a signal; nothing polls.
+
+pub mod control;
+pub mod engine;
+
+use crate::config::{Config, Paths};
+use crate::executor::Executors;
+use crate::store::Store;
+use crate::weather::WeatherExecutor;
+use anyhow::Context as _;
+use engine::Engine;
+use std::sync::Arc;
+
+/// Everything `serve` was started with.
+pub struct ServeOptions {
+    pub paths: Paths,
+    pub config: Config,
+}
+
+/// Build the engine from its adapters: the store at `paths`, and this node's executors.
+pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
+    std::fs::create_dir_all(&paths.data_dir)
+        .with_context(|| format!("cannot create the data directory {}", paths.data_dir.display()))?;
+    let db = paths.database();
+    let store = Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
+    let executors = Executors::default().with(Box::new(
+        WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?,
+    ));
+    Ok(Engine::start(config.node.name.clone(), store, executors, config.limits.clone())?)
+}
+
+pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
+    let ServeOptions { paths, config } = options;
+    let socket = paths.control_socket();
+    let listener = control::bind(&socket)?;
+    let engine = build(&paths, &config)?;
+    tracing::info!(node = engine.node(), data = %paths.data_dir.display(), socket = %socket.display(), "circe is serving");
+    println!("circe serving node {} (control socket {})", engine.node(), socket.display());
+    let server = tokio::spawn(control::serve(listener, engine.clone()));
+
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: shutting down"),
+        _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
+    }
+    server.abort();
+    engine.shutdown().await;
+    let _ = std::fs::remove_file(&socket);
+    tracing::info!("stopped");
+    Ok(())
+}

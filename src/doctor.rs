@@ -1,0 +1,115 @@
+//! `circe doctor`: what is ready and what is missing, each with the fix.
+
+use crate::client::{Client, ClientError};
+use crate::config::{Config, Paths};
+use crate::protocol::Verb;
+use crate::store::Store;
+use serde::Serialize;
+use std::fmt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+#[derive(Debug, Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub ok: bool,
+    pub detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub checks: Vec<Check>,
+}
+
+impl Report {
+    pub fn ready(&self) -> bool {
+        self.checks.iter().all(|c| c.ok)
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in &self.checks {
+            writeln!(f, "{} {:<10} {}", if c.ok { "ok " } else { "NO " }, c.name, c.detail)?;
+            if let Some(fix) = &c.fix {
+                writeln!(f, "    fix: {fix}")?;
+            }
+        }
+        writeln!(f, "{}", if self.ready() { "ready" } else { "not ready" })
+    }
+}
+
+fn check(name: &'static str, result: Result<String, (String, String)>) -> Check {
+    match result {
+        Ok(detail) => Check { name, ok: true, detail, fix: None },
+        Err((detail, fix)) => Check { name, ok: false, detail, fix: Some(fix) },
+    }
+}
+
+pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
+    let mut checks = Vec::new();
+    let config = Config::load(&paths.config_file);
+    checks.push(check(
+        "config",
+        match &config {
+            Ok(_) if paths.config_file.exists() => Ok(format!("{} is valid", paths.config_file.display())),
+            Ok(_) => Ok(format!("no {} (every setting has its default)", paths.config_file.display())),
+            Err(e) => Err((e.to_string(), format!("correct or remove {}", paths.config_file.display()))),
+        },
+    ));
+    let db = paths.database();
+    checks.push(check(
+        "store",
+        if !db.exists() {
+            Ok(format!("{} will be created by `circe serve`", db.display()))
+        } else {
+            match Store::inspect(&db) {
+                Ok((applied, known)) if applied == known => Ok(format!("{} (schema {applied})", db.display())),
+                Ok((applied, known)) => Err((
+                    format!("{} has schema {applied}; this circe ships {known}", db.display()),
+                    "run `circe serve` once to migrate (a newer schema needs a newer circe)".into(),
+                )),
+                Err(e) => Err((format!("{}: {e}", db.display()), "move the file aside and restart `circe serve`".into())),
+            }
+        },
+    ));
+    checks.push(check("daemon", daemon(socket).await));
+    if let Ok(config) = &config {
+        checks.push(check(
+            "weather",
+            ["geocoding_url", "forecast_url"]
+                .iter()
+                .zip([&config.weather.geocoding_url, &config.weather.forecast_url])
+                .map(|(k, url)| match reqwest::Url::parse(url) {
+                    Ok(u) if u.scheme() == "https" || u.scheme() == "http" => Ok(()),
+                    _ => Err((format!("weather.{k} = {url:?} is not an http(s) URL"), format!("set weather.{k} in the config"))),
+                })
+                .collect::<Result<Vec<()>, _>>()
+                .map(|_| format!("{} and {}", config.weather.geocoding_url, config.weather.forecast_url)),
+        ));
+    }
+    Report { checks }
+}
+
+async fn daemon(socket: &Path) -> Result<String, (String, String)> {
+    let mut client = match Client::connect(socket).await {
+        Ok(c) => c,
+        Err(ClientError::NotRunning(p)) => {
+            return Err((format!("not running (no socket at {})", p.display()), "start it with `circe serve`".into()))
+        }
+        Err(e) => return Err((e.to_string(), "check that this user owns the socket".into())),
+    };
+    let mode = std::fs::metadata(socket).map(|m| m.permissions().mode() & 0o777).unwrap_or(0);
+    if mode & 0o077 != 0 {
+        return Err((
+            format!("socket {} is mode {mode:o}; other users could use it", socket.display()),
+            "restart `circe serve` (it creates the socket 0600)".into(),
+        ));
+    }
+    match client.call(Verb::State { operations: Some(0) }).await {
+        Ok(v) => Ok(format!("serving node {} on {}", v["node"].as_str().unwrap_or("?"), socket.display())),
+        Err(e) => Err((format!("the daemon did not answer: {e}"), "restart `circe serve`".into())),
+    }
+}

@@ -1,0 +1,80 @@
+//! The executor seam: one trait that the weather, browser and desktop connectors implement.
+//!
+//! An executor carries out one accepted operation. It records every step through its `Journal`
+//! *before* the step's effect (so a crash leaves evidence) and finishes it with what was observed.
+//! It must watch `cancel` and return `ExecOutcome::Stopped` promptly when it fires.
+//! The composition root (`daemon`) picks the implementations; nothing else names them.
+
+use crate::model::{Goal, Operation, StepResult};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use tokio_util::sync::CancellationToken;
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// How an execution ended, as observed by the executor.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExecOutcome {
+    /// The expected outcome was observed.
+    Completed { summary: String, data: serde_json::Value },
+    /// It could not be done and nothing uncertain happened.
+    Blocked { reason: String },
+    /// Cancelled; effects already observed are in the steps.
+    Stopped,
+    /// An effect may or may not have happened; only an observation can settle it.
+    Unknown { reason: String },
+}
+
+/// A step about to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepStart {
+    pub action: String,
+    pub arguments: BTreeMap<String, String>,
+    pub observation: Option<String>,
+    pub irreversible: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the step could not be recorded: {0}")]
+pub struct JournalError(pub String);
+
+/// Where an executor records its steps. Implemented by the daemon over the store.
+pub trait Journal: Send + Sync {
+    /// Durably record that a step starts; returns its index. Call before the effect.
+    fn begin(&self, step: StepStart) -> BoxFuture<'_, Result<u32, JournalError>>;
+    /// Record what was observed after the step.
+    fn end(&self, index: u32, result: StepResult, evidence: serde_json::Value) -> BoxFuture<'_, Result<(), JournalError>>;
+}
+
+pub struct RunContext<'a> {
+    pub cancel: CancellationToken,
+    pub journal: &'a dyn Journal,
+}
+
+pub trait Executor: Send + Sync {
+    fn goal(&self) -> Goal;
+    fn run<'a>(&'a self, operation: &'a Operation, cx: RunContext<'a>) -> BoxFuture<'a, ExecOutcome>;
+}
+
+/// The executors this node has, by goal.
+#[derive(Default)]
+pub struct Executors {
+    by_goal: Vec<Box<dyn Executor>>,
+}
+
+impl Executors {
+    pub fn with(mut self, executor: Box<dyn Executor>) -> Executors {
+        self.by_goal.retain(|e| e.goal() != executor.goal());
+        self.by_goal.push(executor);
+        self
+    }
+
+    pub fn for_goal(&self, goal: Goal) -> Option<&dyn Executor> {
+        self.by_goal.iter().find(|e| e.goal() == goal).map(|e| e.as_ref())
+    }
+
+    pub fn goals(&self) -> Vec<Goal> {
+        self.by_goal.iter().map(|e| e.goal()).collect()
+    }
+}

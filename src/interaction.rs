@@ -1,0 +1,651 @@
+//! The interaction state machine: which relations are legal in which phase, and what they change.
+//!
+//! The interpreter (and later the grounding Director) *proposes* a relation; this module *disposes*.
+//! Architecture invariant: pure. No I/O, no clock (`now` is a parameter), no async. Every change it
+//! returns bumps the revision by exactly one and is described by events, so the stored state is a
+//! projection of the event log (`apply`).
+
+use crate::model::{
+    Choice, Goal, Input, InputId, Interaction, InteractionId, Millis, NodeId, OperationId,
+    OperationStatus, Outcome, Pending, Question, Relation, Target, TargetRef,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How long a question stays answerable.
+pub const QUESTION_TTL_MS: Millis = 10 * 60 * 1000;
+
+/// Where an interaction stands, as far as relations are concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// There is no current interaction on this node.
+    Empty,
+    /// A question is pending and has not expired.
+    Asking,
+    /// An approval is pending and has not expired.
+    Approving,
+    /// Its operation can still produce effects.
+    Running,
+    /// Nothing pending, nothing running (or a question expired).
+    Finished,
+    /// Cancelled: only a new request applies.
+    Closed,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 6] = [
+        Phase::Empty,
+        Phase::Asking,
+        Phase::Approving,
+        Phase::Running,
+        Phase::Finished,
+        Phase::Closed,
+    ];
+
+    pub fn of(interaction: Option<&Interaction>, operation: Option<OperationStatus>, now: Millis) -> Phase {
+        let Some(i) = interaction else { return Phase::Empty };
+        if i.closed {
+            return Phase::Closed;
+        }
+        if operation.is_some_and(|s| s.is_active()) {
+            return Phase::Running;
+        }
+        match &i.pending {
+            Pending::Question(q) if q.expires_at > now => Phase::Asking,
+            Pending::Approval(a) if a.expires_at > now => Phase::Approving,
+            _ => Phase::Finished,
+        }
+    }
+}
+
+/// Why an input cannot apply. Every refusal leaves the stored state unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Refusal {
+    #[error("revision conflict: you answered revision {expected}, but the interaction is at revision {current}")]
+    RevisionConflict { expected: u64, current: u64 },
+    #[error("{relation:?} does not apply now: {reason}")]
+    IllegalRelation { relation: Relation, reason: String },
+    #[error("invalid answer: {reason}")]
+    InvalidAnswer { reason: String },
+}
+
+/// The table: which relation is legal in which phase. `Err` carries the reason a person reads.
+pub fn legal(phase: Phase, relation: Relation) -> Result<(), &'static str> {
+    use Phase::*;
+    use Relation::*;
+    match (phase, relation) {
+        (_, NewRequest) => Ok(()),
+        (Asking | Approving, Answer | Correction | Cancel) => Ok(()),
+        (Running, Correction | Cancel) => Ok(()),
+        (Finished, Correction) => Ok(()),
+        (Running, Answer) => Err("nothing was asked; an operation is running"),
+        (Empty | Finished | Closed, Answer) => Err("nothing was asked"),
+        (Empty, Correction) => Err("there is no request to correct"),
+        (Closed, Correction) => Err("that request was cancelled; make a new request"),
+        (Empty | Finished | Closed, Cancel) => Err("nothing is pending or running"),
+    }
+}
+
+/// What the interpreter thinks an input means. A proposal, not a decision.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Proposal {
+    pub relation: Option<Relation>,
+    /// For a new request or a correction that changes it.
+    pub goal: Option<Goal>,
+    /// Arguments named in the words (`place` = `Pune`).
+    pub arguments: BTreeMap<String, String>,
+    /// For an answer: the value in the person's words, already trimmed to its span.
+    pub value: Option<String>,
+}
+
+/// One durable fact about an interaction. The log of these is the source of truth.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum InteractionEvent {
+    #[serde(rename_all = "camelCase")]
+    Created {
+        owner: NodeId,
+        id: InteractionId,
+        goal: Goal,
+        request: String,
+        arguments: BTreeMap<String, String>,
+    },
+    Asked { question: Question },
+    #[serde(rename_all = "camelCase")]
+    Answered { slot: String, value: String, input: InputId },
+    Corrected { arguments: BTreeMap<String, String>, input: InputId },
+    #[serde(rename_all = "camelCase")]
+    OperationAccepted { operation: OperationId, target: Target },
+    OutcomeRecorded { outcome: Outcome },
+    Cancelled { input: InputId },
+}
+
+/// An operation the change asks the engine to accept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperationPlan {
+    pub id: OperationId,
+    pub goal: Goal,
+    pub arguments: BTreeMap<String, String>,
+    pub target: Target,
+    pub authorized_scope: Vec<String>,
+    pub expected_outcome: String,
+}
+
+/// The result of disposing an input: the new state, the events that explain it, and the effects.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub interaction: Interaction,
+    pub events: Vec<InteractionEvent>,
+    /// True when the input started a new interaction.
+    pub created: bool,
+    /// Accept this operation in the same transaction.
+    pub start: Option<OperationPlan>,
+    /// Interrupt this operation (a cancel, or a correction that replaces it).
+    pub stop: Option<OperationId>,
+}
+
+/// Everything `dispose` needs, gathered by the caller.
+pub struct Context<'a> {
+    pub node: &'a str,
+    pub current: Option<&'a Interaction>,
+    pub operation_status: Option<OperationStatus>,
+    pub now: Millis,
+    /// Ids the caller generated for anything this change may create.
+    pub new_interaction_id: InteractionId,
+    pub new_operation_id: OperationId,
+}
+
+/// The slots a goal needs before an operation can run.
+pub fn required_slots(goal: Goal) -> &'static [&'static str] {
+    match goal {
+        Goal::Weather => &["place"],
+        Goal::Browser | Goal::NativeApp | Goal::Coding | Goal::Conversation => &[],
+    }
+}
+
+/// Decide what an input does to the current interaction.
+pub fn dispose(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Result<Change, Refusal> {
+    let phase = Phase::of(cx.current, cx.operation_status, cx.now);
+    if let (Some(expected), Some(current)) = (input.expected_revision, cx.current) {
+        if expected != current.revision {
+            return Err(Refusal::RevisionConflict { expected, current: current.revision });
+        }
+    }
+    let relation = proposal.relation.unwrap_or(match phase {
+        Phase::Asking | Phase::Approving => Relation::Answer,
+        _ => Relation::NewRequest,
+    });
+    legal(phase, relation).map_err(|reason| Refusal::IllegalRelation {
+        relation,
+        reason: reason.to_string(),
+    })?;
+    let mut draft = match relation {
+        Relation::NewRequest => new_request(cx, input, proposal),
+        Relation::Answer => answer(cx, input, proposal, phase)?,
+        Relation::Correction => correction(cx, input, proposal, phase)?,
+        Relation::Cancel => cancel(cx, input, phase),
+    };
+    advance(cx, &mut draft);
+    Ok(draft.finish())
+}
+
+/// A change being built: the state it started from, the events so far, and its one new revision.
+struct Draft {
+    base: Option<Interaction>,
+    events: Vec<InteractionEvent>,
+    revision: u64,
+    now: Millis,
+    start: Option<OperationPlan>,
+    stop: Option<OperationId>,
+}
+
+impl Draft {
+    fn from(base: Option<&Interaction>, now: Millis) -> Draft {
+        Draft {
+            revision: base.map_or(1, |b| b.revision + 1),
+            base: base.cloned(),
+            events: Vec::new(),
+            now,
+            start: None,
+            stop: None,
+        }
+    }
+
+    fn state(&self) -> Interaction {
+        let mut state = self.base.clone();
+        for event in &self.events {
+            state = Some(apply(state.as_ref(), event, self.revision, self.now));
+        }
+        state.expect("a draft has a base or a Created event")
+    }
+
+    fn finish(self) -> Change {
+        Change {
+            interaction: self.state(),
+            created: self.base.is_none(),
+            events: self.events,
+            start: self.start,
+            stop: self.stop,
+        }
+    }
+}
+
+fn new_request(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Draft {
+    let mut draft = Draft::from(None, cx.now);
+    draft.events.push(InteractionEvent::Created {
+        owner: cx.node.to_string(),
+        id: cx.new_interaction_id,
+        goal: proposal.goal.unwrap_or(Goal::Conversation),
+        request: input.text.clone(),
+        arguments: proposal.arguments.clone(),
+    });
+    draft
+}
+
+fn answer(cx: &Context<'_>, input: &Input, proposal: &Proposal, phase: Phase) -> Result<Draft, Refusal> {
+    let current = cx.current.expect("Asking and Approving have an interaction");
+    let mut draft = Draft::from(Some(current), cx.now);
+    let event = match (&current.pending, phase) {
+        (Pending::Question(q), Phase::Asking) => InteractionEvent::Answered {
+            slot: q.slot.clone(),
+            value: answer_value(q, input, proposal)?,
+            input: input.id,
+        },
+        (Pending::Approval(_), Phase::Approving) => {
+            let value = proposal.value.as_deref().unwrap_or(input.text.as_str());
+            match yes_or_no(value) {
+                Some(true) => InteractionEvent::Answered {
+                    slot: "approval".into(),
+                    value: "yes".into(),
+                    input: input.id,
+                },
+                Some(false) => InteractionEvent::Cancelled { input: input.id },
+                None => return Err(Refusal::InvalidAnswer { reason: "say yes or no".into() }),
+            }
+        }
+        _ => unreachable!("phase Asking/Approving matches the pending kind"),
+    };
+    draft.events.push(event);
+    Ok(draft)
+}
+
+fn answer_value(q: &Question, input: &Input, proposal: &Proposal) -> Result<String, Refusal> {
+    if let Some(n) = input.choice {
+        return match q.choices.get(n.wrapping_sub(1)) {
+            Some(c) => Ok(c.key.clone()),
+            None if q.choices.is_empty() => Err(Refusal::InvalidAnswer {
+                reason: "this question has no numbered choices; answer in words".into(),
+            }),
+            None => Err(Refusal::InvalidAnswer {
+                reason: format!("choice {n} does not exist; there are {} choices", q.choices.len()),
+            }),
+        };
+    }
+    let value = proposal.value.clone().unwrap_or_else(|| input.text.trim().to_string());
+    if value.is_empty() {
+        return Err(Refusal::InvalidAnswer { reason: format!("the answer for {} is empty", q.slot) });
+    }
+    if !q.choices.is_empty() {
+        let found = q
+            .choices
+            .iter()
+            .find(|c| c.key.eq_ignore_ascii_case(&value) || c.label.eq_ignore_ascii_case(&value));
+        return found.map(|c| c.key.clone()).ok_or_else(|| Refusal::InvalidAnswer {
+            reason: format!("\"{value}\" is not one of the choices"),
+        });
+    }
+    Ok(value)
+}
+
+fn correction(cx: &Context<'_>, input: &Input, proposal: &Proposal, phase: Phase) -> Result<Draft, Refusal> {
+    let current = cx.current.expect("a correction needs an interaction");
+    let mut arguments = proposal.arguments.clone();
+    if arguments.is_empty() {
+        // "No, Pune" while asking: the corrected value fills the slot that was asked.
+        if let (Pending::Question(q), Some(v)) = (&current.pending, &proposal.value) {
+            arguments.insert(q.slot.clone(), v.clone());
+        }
+    }
+    if arguments.is_empty() {
+        return Err(Refusal::InvalidAnswer {
+            reason: "I could not tell what to change; say the new value, for example \"actually, in Pune\"".into(),
+        });
+    }
+    let mut draft = Draft::from(Some(current), cx.now);
+    draft.events.push(InteractionEvent::Corrected { arguments, input: input.id });
+    if phase == Phase::Running {
+        draft.stop = current.operation;
+    }
+    Ok(draft)
+}
+
+fn cancel(cx: &Context<'_>, input: &Input, phase: Phase) -> Draft {
+    let current = cx.current.expect("a cancel needs an interaction");
+    let mut draft = Draft::from(Some(current), cx.now);
+    draft.events.push(InteractionEvent::Cancelled { input: input.id });
+    if phase == Phase::Running {
+        draft.stop = current.operation;
+    }
+    draft
+}
+
+/// After a change: ask for the first missing slot, or accept the operation.
+fn advance(cx: &Context<'_>, draft: &mut Draft) {
+    let i = draft.state();
+    if i.closed || !matches!(i.pending, Pending::None) {
+        return;
+    }
+    let missing = required_slots(i.goal).iter().find(|s| !i.arguments.contains_key(**s));
+    let event = match missing {
+        Some(slot) => InteractionEvent::Asked { question: question_for(cx, &i, slot) },
+        None => {
+            let plan = plan_for(cx, &i);
+            let event = InteractionEvent::OperationAccepted {
+                operation: plan.id,
+                target: plan.target.clone(),
+            };
+            draft.start = Some(plan);
+            event
+        }
+    };
+    draft.events.push(event);
+}
+
+fn question_for(cx: &Context<'_>, i: &Interaction, slot: &str) -> Question {
+    let prompt = match (i.goal, slot) {
+        (Goal::Weather, "place") => "Which city?".to_string(),
+        (_, slot) => format!("What {slot}?"),
+    };
+    Question {
+        kind: if slot == "place" { "place".into() } else { "text".into() },
+        slot: slot.to_string(),
+        prompt,
+        known_arguments: i.arguments.clone(),
+        choices: Vec::<Choice>::new(),
+        owner: cx.node.to_string(),
+        expires_at: cx.now + QUESTION_TTL_MS,
+    }
+}
+
+fn plan_for(cx: &Context<'_>, i: &Interaction) -> OperationPlan {
+    let (application, scope, expected) = match i.goal {
+        Goal::Weather => (
+            "weather-service",
+            "weather:read",
+            format!("the current weather for {}", i.arguments.get("place").map_or("", |s| s)),
+        ),
+        other => ("unresolved", "none", format!("a {} task", other.as_str())),
+    };
+    OperationPlan {
+        id: cx.new_operation_id,
+        goal: i.goal,
+        arguments: i.arguments.clone(),
+        target: Target::App(TargetRef {
+            node: cx.node.to_string(),
+            desktop_session: None,
+            application: application.to_string(),
+        }),
+        authorized_scope: vec![scope.to_string()],
+        expected_outcome: expected,
+    }
+}
+
+/// Record an operation's outcome on its interaction: one change, one new revision.
+pub fn record_outcome(current: &Interaction, outcome: Outcome, now: Millis) -> Change {
+    let mut draft = Draft::from(Some(current), now);
+    draft.events.push(InteractionEvent::OutcomeRecorded { outcome });
+    draft.finish()
+}
+
+/// Apply one event to a state, giving it `revision`. Replaying the log through this gives the projection.
+pub fn apply(state: Option<&Interaction>, event: &InteractionEvent, revision: u64, at: Millis) -> Interaction {
+    let mut i = match (state, event) {
+        (_, InteractionEvent::Created { owner, id, goal, request, arguments }) => Interaction {
+            owner: owner.clone(),
+            id: *id,
+            revision: 0,
+            goal: *goal,
+            request: request.clone(),
+            arguments: arguments.clone(),
+            pending: Pending::None,
+            target: Target::Unresolved,
+            operation: None,
+            outcome: None,
+            closed: false,
+            created_at: at,
+            updated_at: at,
+        },
+        (Some(s), _) => s.clone(),
+        (None, _) => panic!("event {event:?} needs an existing interaction"),
+    };
+    match event {
+        InteractionEvent::Created { .. } => {}
+        InteractionEvent::Asked { question } => i.pending = Pending::Question(question.clone()),
+        InteractionEvent::Answered { slot, value, .. } => {
+            if slot != "approval" {
+                i.arguments.insert(slot.clone(), value.clone());
+            }
+            i.pending = Pending::None;
+        }
+        InteractionEvent::Corrected { arguments, .. } => {
+            i.arguments.extend(arguments.clone());
+            i.pending = Pending::None;
+            i.outcome = None;
+        }
+        InteractionEvent::OperationAccepted { operation, target } => {
+            i.operation = Some(*operation);
+            i.target = target.clone();
+            i.outcome = None;
+        }
+        InteractionEvent::OutcomeRecorded { outcome } => i.outcome = Some(outcome.clone()),
+        InteractionEvent::Cancelled { .. } => {
+            i.pending = Pending::None;
+            i.closed = true;
+        }
+    }
+    i.revision = revision;
+    i.updated_at = at;
+    i
+}
+
+fn yes_or_no(text: &str) -> Option<bool> {
+    let t = text.trim().trim_end_matches(['.', '!']).to_ascii_lowercase();
+    match t.as_str() {
+        "yes" | "yeah" | "yep" | "sure" | "ok" | "okay" | "do it" | "go ahead" | "confirm" => Some(true),
+        "no" | "nope" | "don't" | "do not" | "cancel" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{InputMode, OperationStatus};
+    use uuid::Uuid;
+
+    const NODE: &str = "desk";
+    const NOW: Millis = 1_000_000;
+
+    fn input(text: &str) -> Input {
+        Input {
+            id: Uuid::from_u128(7),
+            device: "phone".into(),
+            text: text.into(),
+            choice: None,
+            mode: InputMode::Typed,
+            interaction: None,
+            expected_revision: None,
+        }
+    }
+
+    fn cx<'a>(current: Option<&'a Interaction>, status: Option<OperationStatus>) -> Context<'a> {
+        Context {
+            node: NODE,
+            current,
+            operation_status: status,
+            now: NOW,
+            new_interaction_id: Uuid::from_u128(1),
+            new_operation_id: Uuid::from_u128(2),
+        }
+    }
+
+    fn weather(arguments: &[(&str, &str)]) -> Proposal {
+        Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::Weather),
+            arguments: arguments.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            value: None,
+        }
+    }
+
+    fn relation(r: Relation, value: Option<&str>, place: Option<&str>) -> Proposal {
+        let mut p = Proposal { relation: Some(r), value: value.map(String::from), ..Proposal::default() };
+        if let Some(place) = place {
+            p.arguments.insert("place".into(), place.into());
+        }
+        p
+    }
+
+    /// An interaction in each phase, built through `dispose` itself.
+    fn in_phase(phase: Phase) -> (Option<Interaction>, Option<OperationStatus>) {
+        let asking = dispose(&cx(None, None), &input("what's the weather?"), &weather(&[])).unwrap().interaction;
+        let running = dispose(&cx(None, None), &input("weather in Pune"), &weather(&[("place", "Pune")])).unwrap().interaction;
+        match phase {
+            Phase::Empty => (None, None),
+            Phase::Asking => (Some(asking), None),
+            Phase::Approving => {
+                let mut i = running;
+                i.operation = None;
+                i.pending = Pending::Approval(crate::model::Approval { prompt: "Send it?".into(), expires_at: NOW + 1000 });
+                (Some(i), None)
+            }
+            Phase::Running => (Some(running), Some(OperationStatus::Running)),
+            Phase::Finished => (Some(running), Some(OperationStatus::Completed)),
+            Phase::Closed => {
+                let c = dispose(&cx(Some(&asking), None), &input("cancel"), &relation(Relation::Cancel, None, None)).unwrap();
+                (Some(c.interaction), None)
+            }
+        }
+    }
+
+    /// Every (phase, relation) pair: legal ones apply and bump the revision once; illegal ones refuse.
+    #[test]
+    fn transition_table() {
+        use Phase::*;
+        use Relation::*;
+        let table: [(Phase, [bool; 4]); 6] = [
+            //            Answer Correction NewRequest Cancel
+            (Empty, [false, false, true, false]),
+            (Asking, [true, true, true, true]),
+            (Approving, [true, true, true, true]),
+            (Running, [false, true, true, true]),
+            (Finished, [false, true, true, false]),
+            (Closed, [false, false, true, false]),
+        ];
+        assert_eq!(table.len(), Phase::ALL.len());
+        for (phase, row) in table {
+            let (current, status) = in_phase(phase);
+            assert_eq!(Phase::of(current.as_ref(), status, NOW), phase);
+            for (relation, expect_legal) in Relation::ALL.into_iter().zip(row) {
+                assert_eq!(legal(phase, relation).is_ok(), expect_legal, "{phase:?} × {relation:?}");
+                let proposal = match relation {
+                    Answer => relation_value(phase),
+                    Correction => super::tests::relation(Correction, None, Some("Pune")),
+                    NewRequest => weather(&[]),
+                    Cancel => super::tests::relation(Cancel, None, None),
+                };
+                let result = dispose(&cx(current.as_ref(), status), &input("x"), &proposal);
+                match (expect_legal, &result) {
+                    (true, Ok(change)) => {
+                        let expected_revision = if relation == NewRequest { 1 } else { current.as_ref().unwrap().revision + 1 };
+                        assert_eq!(change.interaction.revision, expected_revision, "{phase:?} × {relation:?}");
+                        assert!(!change.events.is_empty());
+                    }
+                    (false, Err(Refusal::IllegalRelation { relation: r, .. })) => assert_eq!(*r, relation),
+                    _ => panic!("{phase:?} × {relation:?}: unexpected {result:?}"),
+                }
+            }
+        }
+    }
+
+    fn relation_value(phase: Phase) -> Proposal {
+        let v = if phase == Phase::Approving { "yes" } else { "Ahmedabad" };
+        relation(Relation::Answer, Some(v), None)
+    }
+
+    #[test]
+    fn question_then_answer_accepts_an_operation() {
+        let asked = dispose(&cx(None, None), &input("what's the weather?"), &weather(&[])).unwrap();
+        assert!(asked.created && asked.start.is_none());
+        let Pending::Question(q) = &asked.interaction.pending else { panic!("no question") };
+        assert_eq!((q.slot.as_str(), q.owner.as_str()), ("place", NODE));
+        let answered = dispose(&cx(Some(&asked.interaction), None), &input("Ahmedabad"), &relation(Relation::Answer, Some("Ahmedabad"), None)).unwrap();
+        assert_eq!(answered.interaction.revision, 2);
+        assert_eq!(answered.interaction.pending, Pending::None);
+        let plan = answered.start.expect("an operation");
+        assert_eq!(plan.arguments.get("place").map(String::as_str), Some("Ahmedabad"));
+        assert_eq!(answered.interaction.operation, Some(plan.id));
+    }
+
+    #[test]
+    fn correction_while_running_replaces_the_operation() {
+        let (current, status) = in_phase(Phase::Running);
+        let old = current.as_ref().unwrap().operation;
+        let mut c = cx(current.as_ref(), status);
+        c.new_operation_id = Uuid::from_u128(99);
+        let change = dispose(&c, &input("actually in Mumbai"), &relation(Relation::Correction, None, Some("Mumbai"))).unwrap();
+        assert_eq!(change.stop, old);
+        assert_eq!(change.interaction.id, current.unwrap().id, "same interaction, not a new request");
+        assert_eq!(change.start.unwrap().arguments["place"], "Mumbai");
+    }
+
+    #[test]
+    fn stale_revision_loses_and_names_the_current_one() {
+        let (current, _) = in_phase(Phase::Asking);
+        let mut i = input("Pune");
+        i.expected_revision = Some(0);
+        let err = dispose(&cx(current.as_ref(), None), &i, &relation(Relation::Answer, Some("Pune"), None)).unwrap_err();
+        assert_eq!(err, Refusal::RevisionConflict { expected: 0, current: 1 });
+    }
+
+    #[test]
+    fn expired_question_cannot_be_answered() {
+        let (current, _) = in_phase(Phase::Asking);
+        let mut late = cx(current.as_ref(), None);
+        late.now = NOW + QUESTION_TTL_MS + 1;
+        let err = dispose(&late, &input("Pune"), &relation(Relation::Answer, Some("Pune"), None)).unwrap_err();
+        assert!(matches!(err, Refusal::IllegalRelation { relation: Relation::Answer, .. }));
+    }
+
+    #[test]
+    fn choices_by_number_are_checked() {
+        let (current, _) = in_phase(Phase::Asking);
+        let mut i = current.unwrap();
+        let Pending::Question(q) = &mut i.pending else { unreachable!() };
+        q.choices = vec![
+            Choice { key: "ahmedabad-in".into(), label: "Ahmedabad, India".into() },
+            Choice { key: "ahmedabad-us".into(), label: "Ahmedabad, Kansas".into() },
+        ];
+        let mut pick = input("");
+        pick.choice = Some(2);
+        let change = dispose(&cx(Some(&i), None), &pick, &relation(Relation::Answer, None, None)).unwrap();
+        assert_eq!(change.interaction.arguments["place"], "ahmedabad-us");
+        pick.choice = Some(3);
+        let err = dispose(&cx(Some(&i), None), &pick, &relation(Relation::Answer, None, None)).unwrap_err();
+        assert!(err.to_string().contains("there are 2 choices"), "{err}");
+    }
+
+    #[test]
+    fn events_replay_to_the_same_state() {
+        let asked = dispose(&cx(None, None), &input("what's the weather?"), &weather(&[])).unwrap();
+        let answered = dispose(&cx(Some(&asked.interaction), None), &input("Pune"), &relation(Relation::Answer, Some("Pune"), None)).unwrap();
+        let mut state = None;
+        for (change, rev) in [(&asked, 1), (&answered, 2)] {
+            for e in &change.events {
+                state = Some(apply(state.as_ref(), e, rev, NOW));
+            }
+        }
+        assert_eq!(state.unwrap(), answered.interaction);
+    }
+}

@@ -1,0 +1,178 @@
+//! A small deterministic reading of typed or heard text into a `Proposal`.
+//!
+//! This is the seam the grounding Director takes over: it proposes a relation, a goal and argument
+//! spans taken from the person's own words; `interaction::dispose` decides whether that is legal.
+//! Architecture invariant: pure, no I/O; values are spans of the input, never invented text.
+
+use crate::interaction::{Phase, Proposal};
+use crate::model::{Goal, Relation};
+
+/// The longest place name accepted as an answer (a sentence is not a city).
+pub const MAX_PLACE_CHARS: usize = 80;
+
+pub fn propose(text: &str, phase: Phase) -> Proposal {
+    let words = normalize(text);
+    let waiting = matches!(phase, Phase::Asking | Phase::Approving);
+
+    if is_cancel(&words) && phase != Phase::Empty {
+        return Proposal { relation: Some(Relation::Cancel), ..Proposal::default() };
+    }
+    if let Some(rest) = strip_correction(text) {
+        if phase != Phase::Empty && phase != Phase::Closed {
+            let mut proposal = Proposal { relation: Some(Relation::Correction), ..Proposal::default() };
+            let rest_words = normalize(rest);
+            if let Some(place) = place_in(rest) {
+                proposal.arguments.insert("place".into(), place);
+            } else if !mentions_weather(&rest_words) {
+                proposal.value = clean_value(rest);
+            }
+            return proposal;
+        }
+    }
+    if mentions_weather(&words) {
+        let mut proposal =
+            Proposal { relation: Some(Relation::NewRequest), goal: Some(Goal::Weather), ..Proposal::default() };
+        if let Some(place) = place_in(text) {
+            proposal.arguments.insert("place".into(), place);
+        }
+        return proposal;
+    }
+    if waiting {
+        return Proposal {
+            relation: Some(Relation::Answer),
+            value: clean_value(strip_preposition(text)),
+            ..Proposal::default()
+        };
+    }
+    Proposal { relation: Some(Relation::NewRequest), goal: Some(Goal::Conversation), ..Proposal::default() }
+}
+
+fn normalize(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+        .collect()
+}
+
+fn is_cancel(words: &[String]) -> bool {
+    let joined = words.join(" ");
+    matches!(
+        joined.as_str(),
+        "cancel" | "cancel that" | "cancel it" | "stop" | "stop it" | "stop that" | "never mind"
+            | "nevermind" | "forget it" | "abort"
+    )
+}
+
+fn mentions_weather(words: &[String]) -> bool {
+    words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "weather" | "forecast" | "temperature" | "raining" | "rain" | "sunny" | "umbrella"
+        )
+    })
+}
+
+/// "Actually, in Pune" / "no, I meant Pune" / "I meant Pune": the text after the marker.
+fn strip_correction(text: &str) -> Option<&str> {
+    let t = text.trim_start();
+    let lower = t.to_lowercase();
+    const MARKERS: [&str; 8] =
+        ["actually", "no i meant", "no, i meant", "i meant", "sorry,", "make that", "no,", "instead"];
+    for m in MARKERS {
+        if lower.starts_with(m) && lower.is_char_boundary(m.len()) {
+            let after = &t[m.len()..];
+            if after.is_empty() || after.starts_with(|c: char| !c.is_alphanumeric()) {
+                return Some(after.trim_start_matches(|c: char| c == ',' || c.is_whitespace()));
+            }
+        }
+    }
+    None
+}
+
+/// A place named after "in", "for" or "at", up to the end of the sentence.
+fn place_in(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    for prep in [" in ", " for ", " at "] {
+        let padded = format!(" {lower}");
+        if let Some(pos) = padded.rfind(prep) {
+            // `pos` indexes `padded`, which is `text` shifted by one character.
+            let start = pos + prep.len() - 1;
+            if let Some(rest) = text.get(start..) {
+                let rest = rest
+                    .trim_start_matches(|c: char| c.is_whitespace())
+                    .trim_start_matches("the city of ");
+                let cut = ["today", "tomorrow", "right now", "now", "please"]
+                    .iter()
+                    .filter_map(|w| rest.to_lowercase().find(&format!(" {w}")))
+                    .min()
+                    .unwrap_or(rest.len());
+                if let Some(v) = clean_value(&rest[..cut]) {
+                    return Some(v);
+                }
+            }
+        }
+    }
+    None
+}
+
+fn strip_preposition(text: &str) -> &str {
+    let t = text.trim();
+    for prep in ["in ", "for ", "at "] {
+        if t.len() > prep.len() && t[..prep.len()].eq_ignore_ascii_case(prep) {
+            return &t[prep.len()..];
+        }
+    }
+    t
+}
+
+/// Trim punctuation and whitespace; refuse empty or over-long spans.
+fn clean_value(text: &str) -> Option<String> {
+    let v = text.trim().trim_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace());
+    if v.is_empty() || v.chars().count() > MAX_PLACE_CHARS {
+        return None;
+    }
+    Some(v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str, phase: Phase, relation: Relation, place: Option<&str>, value: Option<&str>) {
+        let p = propose(text, phase);
+        assert_eq!(p.relation, Some(relation), "{text:?} in {phase:?}");
+        assert_eq!(p.arguments.get("place").map(String::as_str), place, "{text:?} place");
+        assert_eq!(p.value.as_deref(), value, "{text:?} value");
+    }
+
+    #[test]
+    fn readings() {
+        use Phase::*;
+        use Relation::*;
+        check("What's the weather?", Empty, NewRequest, None, None);
+        check("what is the weather in Pune today", Empty, NewRequest, Some("Pune"), None);
+        check("weather for New York", Finished, NewRequest, Some("New York"), None);
+        check("Ahmedabad", Asking, Answer, None, Some("Ahmedabad"));
+        check("in Ahmedabad.", Asking, Answer, None, Some("Ahmedabad"));
+        check("Actually, in Pune", Running, Correction, Some("Pune"), None);
+        check("actually in Pune", Finished, Correction, Some("Pune"), None);
+        check("No, I meant Pune", Asking, Correction, None, Some("Pune"));
+        check("cancel", Asking, Cancel, None, None);
+        check("never mind", Running, Cancel, None, None);
+        check("open the comments on the third story", Empty, NewRequest, None, None);
+    }
+
+    #[test]
+    fn values_are_bounded_spans() {
+        let long = "x".repeat(MAX_PLACE_CHARS + 1);
+        assert_eq!(propose(&long, Phase::Asking).value, None);
+        assert_eq!(propose("  ?! ", Phase::Asking).value, None);
+    }
+
+    #[test]
+    fn actually_needs_a_word_boundary() {
+        // "Actuallyville" is a place, not a correction marker.
+        let p = propose("Actuallyville", Phase::Asking);
+        assert_eq!(p.relation, Some(Relation::Answer));
+    }
+}

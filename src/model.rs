@@ -1,0 +1,317 @@
+//! Plain data shared by every layer: the Interaction, the Operation, their events, and inputs.
+//!
+//! Architecture invariant: this module depends on nothing else in the crate and does no I/O.
+//! Times are milliseconds since the Unix epoch, passed in by the caller (see `clock.rs`).
+//! These types are also the wire format of the control API, so field names are stable.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use uuid::Uuid;
+
+/// Milliseconds since the Unix epoch.
+pub type Millis = u64;
+
+/// A node's stable identifier (its name until the mesh issue gives nodes key-derived ids).
+pub type NodeId = String;
+
+pub type InteractionId = Uuid;
+pub type OperationId = Uuid;
+pub type InputId = Uuid;
+
+/// What the person is trying to get done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Goal {
+    Weather,
+    Browser,
+    NativeApp,
+    Coding,
+    Conversation,
+}
+
+impl Goal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Goal::Weather => "weather",
+            Goal::Browser => "browser",
+            Goal::NativeApp => "nativeApp",
+            Goal::Coding => "coding",
+            Goal::Conversation => "conversation",
+        }
+    }
+}
+
+/// One labelled option of a question, so a person can answer "the second one".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    pub key: String,
+    pub label: String,
+}
+
+/// A question Circe asks. It is stored before anyone says it aloud.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Question {
+    /// What kind of value is missing: `place`, `choice`, `confirmation`.
+    pub kind: String,
+    /// The argument this question fills.
+    pub slot: String,
+    /// The words Circe says or shows.
+    pub prompt: String,
+    /// Arguments already known for the request the question belongs to.
+    pub known_arguments: BTreeMap<String, String>,
+    pub choices: Vec<Choice>,
+    /// The node that owns the question (and the interaction).
+    pub owner: NodeId,
+    pub expires_at: Millis,
+}
+
+/// A confirmation the person must give before an operation runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Approval {
+    pub prompt: String,
+    pub expires_at: Millis,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Pending {
+    #[default]
+    None,
+    Question(Question),
+    Approval(Approval),
+}
+
+/// Where an operation runs: node + desktop session + application.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetRef {
+    pub node: NodeId,
+    /// `None` for work that needs no desktop session (a weather lookup).
+    pub desktop_session: Option<String>,
+    pub application: String,
+}
+
+/// A browser target adds the connector profile, window and tab to a `TargetRef`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserTarget {
+    pub target: TargetRef,
+    pub connector_profile: String,
+    pub window: Option<i64>,
+    pub tab: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Target {
+    #[default]
+    Unresolved,
+    App(TargetRef),
+    Browser(BrowserTarget),
+}
+
+/// What finally happened to a request, in words and class.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub status: OperationStatus,
+    pub summary: String,
+    #[serde(default)]
+    pub data: serde_json::Value,
+}
+
+/// The conversation record: one request, owned by one node.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Interaction {
+    pub owner: NodeId,
+    pub id: InteractionId,
+    pub revision: u64,
+    pub goal: Goal,
+    /// The words of the request that started it, as heard.
+    pub request: String,
+    pub arguments: BTreeMap<String, String>,
+    pub pending: Pending,
+    pub target: Target,
+    pub operation: Option<OperationId>,
+    /// The outcome of the latest operation, once it is known.
+    pub outcome: Option<Outcome>,
+    /// True once cancelled: no further answer or correction applies.
+    pub closed: bool,
+    pub created_at: Millis,
+    pub updated_at: Millis,
+}
+
+/// How an input relates to the interaction it is read against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Relation {
+    Answer,
+    Correction,
+    NewRequest,
+    Cancel,
+}
+
+impl Relation {
+    pub const ALL: [Relation; 4] = [
+        Relation::Answer,
+        Relation::Correction,
+        Relation::NewRequest,
+        Relation::Cancel,
+    ];
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum InputMode {
+    Voice,
+    #[default]
+    Typed,
+}
+
+/// One input from a person, on any device. The id makes a retried submit harmless.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Input {
+    pub id: InputId,
+    /// The device that sent it (the CLI says `cli`).
+    pub device: String,
+    #[serde(default)]
+    pub text: String,
+    /// An answer by number: 1 is the first choice offered.
+    #[serde(default)]
+    pub choice: Option<usize>,
+    #[serde(default)]
+    pub mode: InputMode,
+    /// The interaction this input is meant for; `None` means the node's current one.
+    #[serde(default)]
+    pub interaction: Option<InteractionId>,
+    /// The revision the sender saw; a stale one loses with a revision conflict.
+    #[serde(default)]
+    pub expected_revision: Option<u64>,
+}
+
+/// The status of an operation. `Accepted` is durable before any effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OperationStatus {
+    Accepted,
+    NeedsInput,
+    Running,
+    Verifying,
+    Completed,
+    Stopped,
+    Blocked,
+    OutcomeUnknown,
+}
+
+impl OperationStatus {
+    pub const ALL: [OperationStatus; 8] = [
+        OperationStatus::Accepted,
+        OperationStatus::NeedsInput,
+        OperationStatus::Running,
+        OperationStatus::Verifying,
+        OperationStatus::Completed,
+        OperationStatus::Stopped,
+        OperationStatus::Blocked,
+        OperationStatus::OutcomeUnknown,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OperationStatus::Accepted => "accepted",
+            OperationStatus::NeedsInput => "needsInput",
+            OperationStatus::Running => "running",
+            OperationStatus::Verifying => "verifying",
+            OperationStatus::Completed => "completed",
+            OperationStatus::Stopped => "stopped",
+            OperationStatus::Blocked => "blocked",
+            OperationStatus::OutcomeUnknown => "outcomeUnknown",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<OperationStatus> {
+        OperationStatus::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+
+    /// Terminal statuses never change again, except `OutcomeUnknown`, which an observation may settle.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            OperationStatus::Completed | OperationStatus::Stopped | OperationStatus::Blocked
+        )
+    }
+
+    /// Still able to produce effects.
+    pub fn is_active(self) -> bool {
+        matches!(
+            self,
+            OperationStatus::Accepted
+                | OperationStatus::NeedsInput
+                | OperationStatus::Running
+                | OperationStatus::Verifying
+        )
+    }
+}
+
+/// What a step did to the world, as observed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StepResult {
+    Applied,
+    NotApplied,
+    Unknown,
+    Blocked,
+}
+
+/// One grounded action of an operation and what was observed after it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    pub index: u32,
+    /// The observation the action was grounded in, if any.
+    pub observation: Option<String>,
+    /// The grounded action, in words a person can read: `geocode`, `fetch forecast`, `click e12`.
+    pub action: String,
+    pub arguments: BTreeMap<String, String>,
+    /// Reads can be repeated safely; anything else is never retried automatically.
+    pub irreversible: bool,
+    /// `None` while the step is in flight.
+    pub result: Option<StepResult>,
+    pub evidence: serde_json::Value,
+    pub started_at: Millis,
+    pub finished_at: Option<Millis>,
+}
+
+/// Whether a stop was asked for, and whether the target confirmed it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StopState {
+    pub requested_at: Millis,
+    pub requested_by: String,
+    pub confirmed_at: Option<Millis>,
+}
+
+/// The device operation: owned by the target node, accepted durably before it runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Operation {
+    pub id: OperationId,
+    pub interaction: InteractionId,
+    pub interaction_revision: u64,
+    pub target: Target,
+    /// What the operation is allowed to do, e.g. `weather:read`.
+    pub authorized_scope: Vec<String>,
+    pub goal: Goal,
+    pub arguments: BTreeMap<String, String>,
+    /// What a person should see when it worked, in words.
+    pub expected_outcome: String,
+    pub status: OperationStatus,
+    pub steps: Vec<Step>,
+    pub stop: Option<StopState>,
+    pub outcome: Option<Outcome>,
+    pub accepted_at: Millis,
+    pub updated_at: Millis,
+}

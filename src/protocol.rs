@@ -1,0 +1,137 @@
+//! The control API's wire format: newline-delimited JSON over the local socket.
+//!
+//! The public surface is four verbs: `submit` an input, `interrupt` an operation, read `state`,
+//! `subscribe` to changes. Every request carries an `id` that its reply echoes. A subscription
+//! turns the connection into a stream of `Notification`s, starting with the current state.
+//! Architecture invariant: these are the only serde types of the control API; limits are explicit.
+
+use crate::interaction::Refusal;
+use crate::model::{Input, Interaction, OperationId, Operation, Relation, StopState};
+use serde::{Deserialize, Serialize};
+
+/// A client's message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    pub id: u64,
+    #[serde(flatten)]
+    pub verb: Verb,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verb", rename_all = "camelCase")]
+pub enum Verb {
+    Submit { input: Input },
+    /// Stop an operation; `None` means the running one. Never queued behind inputs.
+    Interrupt {
+        #[serde(default)]
+        operation: Option<OperationId>,
+        #[serde(default = "default_device")]
+        device: String,
+    },
+    State {
+        /// How many recent operations to include.
+        #[serde(default)]
+        operations: Option<usize>,
+    },
+    Subscribe,
+}
+
+fn default_device() -> String {
+    "cli".into()
+}
+
+/// The daemon's reply to one request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub id: u64,
+    #[serde(flatten)]
+    pub body: ReplyBody,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ReplyBody {
+    Ok(serde_json::Value),
+    Error(ApiError),
+}
+
+/// What `submit` returns: how the input was read and the state it produced.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Submitted {
+    pub relation: Relation,
+    pub interaction: Interaction,
+    pub operation: Option<Operation>,
+    /// True when this was a retry of an input already taken: nothing new happened.
+    #[serde(default)]
+    pub replayed: bool,
+}
+
+/// What `interrupt` returns. `confirmed` is false until the operation's executor has stopped.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Interrupted {
+    pub operation: Operation,
+    pub stop: Option<StopState>,
+    pub confirmed: bool,
+    /// Set when there was nothing to stop (it had already finished).
+    pub already_finished: bool,
+}
+
+/// What `state` returns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateView {
+    pub node: String,
+    pub interaction: Option<Interaction>,
+    pub operation: Option<Operation>,
+    pub operations: Vec<Operation>,
+}
+
+/// One message on a subscription.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "camelCase")]
+pub enum Notification {
+    /// The current state, first on every subscription and after falling behind.
+    Snapshot { state: StateView },
+    Interaction { interaction: Interaction },
+    Operation { operation: Operation },
+}
+
+/// An error that says what was wrong. The stored state is unchanged by any request that got one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("{message}")]
+pub struct ApiError {
+    pub code: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_revision: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(code: &str, message: impl Into<String>) -> ApiError {
+        ApiError { code: code.into(), message: message.into(), current_revision: None }
+    }
+}
+
+impl From<Refusal> for ApiError {
+    fn from(r: Refusal) -> ApiError {
+        let current_revision = match &r {
+            Refusal::RevisionConflict { current, .. } => Some(*current),
+            _ => None,
+        };
+        let code = match &r {
+            Refusal::RevisionConflict { .. } => "revision_conflict",
+            Refusal::IllegalRelation { .. } => "illegal_relation",
+            Refusal::InvalidAnswer { .. } => "invalid_answer",
+        };
+        ApiError { code: code.into(), message: r.to_string(), current_revision }
+    }
+}
+
+/// Read one request line, with a clear error for anything malformed.
+pub fn parse_request(line: &str) -> Result<Request, ApiError> {
+    serde_json::from_str(line).map_err(|e| ApiError::new("malformed_request", format!("the request is not valid: {e}")))
+}

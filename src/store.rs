@@ -1,0 +1,370 @@
+//! The node's SQLite store: interactions and operations as append-only event logs with projections.
+//!
+//! Architecture invariants:
+//! - the only module that knows SQL;
+//! - WAL with `synchronous=FULL`: a commit that returned survives a crash of the process or the OS;
+//! - every write is one `BEGIN IMMEDIATE` transaction; an interaction update is a compare-and-set
+//!   on its revision, so a stale writer loses with `RevisionConflict` and changes nothing;
+//! - migrations are embedded, numbered and append-only: a shipped one that changed is refused.
+
+use crate::interaction::{Change, InteractionEvent};
+use crate::model::{Interaction, InteractionId, Millis, Operation, OperationId, OperationStatus};
+use crate::operation::{self, OperationEvent};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// The migrations, in order. A test checks this list against `migrations/`.
+pub const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("stored JSON could not be read: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("revision conflict: the interaction is at revision {current}")]
+    RevisionConflict { current: u64 },
+    #[error("migration problem: {0}")]
+    Migration(String),
+    #[error("the database is not durable enough: {0}")]
+    Durability(String),
+    #[error("no {what} with id {id}")]
+    NotFound { what: &'static str, id: String },
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+pub struct Store {
+    conn: Connection,
+}
+
+/// A stored reply for an input id, used to answer a retried submit.
+pub struct StoredInput {
+    pub params_hash: String,
+    pub reply: serde_json::Value,
+}
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path)?;
+        Store::configure(conn)
+    }
+
+    /// An in-memory store, for unit tests of the logic above it.
+    pub fn open_in_memory() -> Result<Store> {
+        Store::configure(Connection::open_in_memory()?)
+    }
+
+    fn configure(conn: Connection) -> Result<Store> {
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")?;
+        #[cfg(target_os = "macos")]
+        conn.execute_batch("PRAGMA fullfsync=ON; PRAGMA checkpoint_fullfsync=ON;")?;
+        let sync: i64 = conn.query_row("PRAGMA synchronous", [], |r| r.get(0))?;
+        // An in-memory database reports "memory"; files must be WAL.
+        if !(mode.eq_ignore_ascii_case("wal") || mode.eq_ignore_ascii_case("memory")) || sync != 2 {
+            return Err(StoreError::Durability(format!(
+                "journal_mode={mode}, synchronous={sync}; Circe needs WAL and FULL (is the data dir on a network filesystem?)"
+            )));
+        }
+        let mut store = Store { conn };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        self.conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (
+                version INTEGER PRIMARY KEY, name TEXT NOT NULL, sha256 TEXT NOT NULL)",
+        )?;
+        let applied: Vec<(i64, String, String)> = {
+            let mut st = self.conn.prepare("SELECT version, name, sha256 FROM schema_migrations ORDER BY version")?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        if applied.len() > MIGRATIONS.len() {
+            return Err(StoreError::Migration(format!(
+                "the database has {} migrations but this circe knows {}; it was written by a newer circe",
+                applied.len(),
+                MIGRATIONS.len()
+            )));
+        }
+        for (i, (version, name, sha)) in applied.iter().enumerate() {
+            let (known_name, sql) = MIGRATIONS[i];
+            if *version != i as i64 + 1 || name != known_name || *sha != sha256(sql) {
+                return Err(StoreError::Migration(format!(
+                    "migration {version} ({name}) differs from the one this circe ships ({known_name}); migrations are append-only"
+                )));
+            }
+        }
+        for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(applied.len()) {
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute_batch(sql)
+                .map_err(|e| StoreError::Migration(format!("migration {name} failed: {e}")))?;
+            tx.execute(
+                "INSERT INTO schema_migrations (version, name, sha256) VALUES (?1, ?2, ?3)",
+                params![i as i64 + 1, name, sha256(sql)],
+            )?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Read a store's schema version without changing it: (applied, known to this circe).
+    pub fn inspect(path: &Path) -> Result<(usize, usize)> {
+        let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let applied: i64 = conn
+            .query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))
+            .optional()?
+            .unwrap_or(0);
+        Ok((applied as usize, MIGRATIONS.len()))
+    }
+
+    pub fn applied_migrations(&self) -> Result<usize> {
+        let n: i64 = self.conn.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))?;
+        Ok(n as usize)
+    }
+
+    pub fn integrity_check(&self) -> Result<String> {
+        Ok(self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+    }
+
+    /// The interaction new inputs are read against by default.
+    pub fn current_interaction(&self) -> Result<Option<Interaction>> {
+        let id: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM node_facts WHERE key = 'current_interaction'", [], |r| r.get(0))
+            .optional()?;
+        match id {
+            Some(id) => self.interaction_by_text(&id),
+            None => Ok(None),
+        }
+    }
+
+    pub fn interaction(&self, id: InteractionId) -> Result<Option<Interaction>> {
+        self.interaction_by_text(&id.to_string())
+    }
+
+    fn interaction_by_text(&self, id: &str) -> Result<Option<Interaction>> {
+        let json: Option<String> = self
+            .conn
+            .query_row("SELECT state FROM interactions WHERE id = ?1", [id], |r| r.get(0))
+            .optional()?;
+        Ok(json.map(|j| serde_json::from_str(&j)).transpose()?)
+    }
+
+    pub fn operation(&self, id: OperationId) -> Result<Option<Operation>> {
+        let json: Option<String> = self
+            .conn
+            .query_row("SELECT state FROM operations WHERE id = ?1", [id.to_string()], |r| r.get(0))
+            .optional()?;
+        Ok(json.map(|j| serde_json::from_str(&j)).transpose()?)
+    }
+
+    /// The newest operations first.
+    pub fn operations(&self, limit: usize) -> Result<Vec<Operation>> {
+        let mut st = self.conn.prepare("SELECT state FROM operations ORDER BY accepted_at DESC, rowid DESC LIMIT ?1")?;
+        let rows = st.query_map([limit as i64], |r| r.get::<_, String>(0))?;
+        let mut ops = Vec::new();
+        for json in rows {
+            ops.push(serde_json::from_str(&json?)?);
+        }
+        Ok(ops)
+    }
+
+    pub fn active_operations(&self) -> Result<Vec<Operation>> {
+        let statuses: Vec<&str> =
+            OperationStatus::ALL.iter().filter(|s| s.is_active()).map(|s| s.as_str()).collect();
+        let mut st = self.conn.prepare(&format!(
+            "SELECT state FROM operations WHERE status IN ({}) ORDER BY accepted_at",
+            statuses.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(",")
+        ))?;
+        let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+        let mut ops = Vec::new();
+        for json in rows {
+            ops.push(serde_json::from_str(&json?)?);
+        }
+        Ok(ops)
+    }
+
+    pub fn stored_input(&self, device: &str, id: &str) -> Result<Option<StoredInput>> {
+        let row: Option<(String, String)> = self
+            .conn
+            .query_row("SELECT params_hash, reply FROM inputs WHERE device = ?1 AND id = ?2", [device, id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?;
+        row.map(|(params_hash, reply)| Ok(StoredInput { params_hash, reply: serde_json::from_str(&reply)? }))
+            .transpose()
+    }
+
+    /// Commit what one input did, in one durable transaction: the interaction change and its
+    /// events, the accepted operation (if any), and the input with its reply.
+    pub fn commit_input(
+        &mut self,
+        change: &Change,
+        accepted: Option<&Operation>,
+        input: (&str, &str, &str, &serde_json::Value),
+        now: Millis,
+    ) -> Result<()> {
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        write_change(&tx, change, now)?;
+        if let Some(op) = accepted {
+            write_accepted(&tx, op, now)?;
+        }
+        if change.created {
+            tx.execute(
+                "INSERT INTO node_facts (key, value) VALUES ('current_interaction', ?1)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [change.interaction.id.to_string()],
+            )?;
+        }
+        let (device, id, hash, reply) = input;
+        tx.execute(
+            "INSERT INTO inputs (device, id, params_hash, reply, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![device, id, hash, serde_json::to_string(reply)?, now as i64],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Commit an interaction change that no input caused (an operation's outcome).
+    pub fn commit_change(&mut self, change: &Change, now: Millis) -> Result<()> {
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        write_change(&tx, change, now)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Append events to an operation and store the new projection, in one transaction.
+    pub fn record(&mut self, id: OperationId, events: &[OperationEvent], now: Millis) -> Result<Operation> {
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let json: String = tx
+            .query_row("SELECT state FROM operations WHERE id = ?1", [id.to_string()], |r| r.get(0))
+            .optional()?
+            .ok_or(StoreError::NotFound { what: "operation", id: id.to_string() })?;
+        let mut op: Operation = serde_json::from_str(&json)?;
+        for event in events {
+            op = operation::apply(Some(&op), event, now);
+            tx.execute(
+                "INSERT INTO operation_events (operation_id, event, at) VALUES (?1, ?2, ?3)",
+                params![id.to_string(), serde_json::to_string(event)?, now as i64],
+            )?;
+        }
+        tx.execute(
+            "UPDATE operations SET status = ?2, state = ?3, updated_at = ?4 WHERE id = ?1",
+            params![id.to_string(), op.status.as_str(), serde_json::to_string(&op)?, now as i64],
+        )?;
+        tx.commit()?;
+        Ok(op)
+    }
+
+    /// Every event of an interaction, oldest first, with the revision it produced.
+    pub fn interaction_events(&self, id: InteractionId) -> Result<Vec<(u64, Millis, InteractionEvent)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT revision, at, event FROM interaction_events WHERE interaction_id = ?1 ORDER BY seq")?;
+        let rows = st.query_map([id.to_string()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (rev, at, json) = row?;
+            out.push((rev as u64, at as Millis, serde_json::from_str(&json)?));
+        }
+        Ok(out)
+    }
+
+    pub fn operation_events(&self, id: OperationId) -> Result<Vec<(Millis, OperationEvent)>> {
+        let mut st = self.conn.prepare("SELECT at, event FROM operation_events WHERE operation_id = ?1 ORDER BY seq")?;
+        let rows = st.query_map([id.to_string()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (at, json) = row?;
+            out.push((at as Millis, serde_json::from_str(&json)?));
+        }
+        Ok(out)
+    }
+
+    /// Rebuild an interaction from its log alone (what the projection must equal).
+    pub fn replay_interaction(&self, id: InteractionId) -> Result<Option<Interaction>> {
+        let mut state: Option<Interaction> = None;
+        for (revision, at, event) in self.interaction_events(id)? {
+            state = Some(crate::interaction::apply(state.as_ref(), &event, revision, at));
+        }
+        Ok(state)
+    }
+
+    pub fn replay_operation(&self, id: OperationId) -> Result<Option<Operation>> {
+        let mut state: Option<Operation> = None;
+        for (at, event) in self.operation_events(id)? {
+            state = Some(operation::apply(state.as_ref(), &event, at));
+        }
+        Ok(state)
+    }
+
+    /// The number of rows in the two event logs (for the crash test and `doctor`).
+    pub fn event_counts(&self) -> Result<(u64, u64)> {
+        let i: i64 = self.conn.query_row("SELECT count(*) FROM interaction_events", [], |r| r.get(0))?;
+        let o: i64 = self.conn.query_row("SELECT count(*) FROM operation_events", [], |r| r.get(0))?;
+        Ok((i as u64, o as u64))
+    }
+}
+
+fn write_change(tx: &rusqlite::Transaction<'_>, change: &Change, now: Millis) -> Result<()> {
+    let i = &change.interaction;
+    let state = serde_json::to_string(i)?;
+    if change.created {
+        tx.execute(
+            "INSERT INTO interactions (id, owner, revision, state, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+            params![i.id.to_string(), i.owner, i.revision as i64, state, now as i64],
+        )?;
+    } else {
+        let updated = tx.execute(
+            "UPDATE interactions SET revision = ?2, state = ?3, updated_at = ?4 WHERE id = ?1 AND revision = ?5",
+            params![i.id.to_string(), i.revision as i64, state, now as i64, i.revision as i64 - 1],
+        )?;
+        if updated != 1 {
+            let current: Option<i64> = tx
+                .query_row("SELECT revision FROM interactions WHERE id = ?1", [i.id.to_string()], |r| r.get(0))
+                .optional()?;
+            return match current {
+                Some(current) => Err(StoreError::RevisionConflict { current: current as u64 }),
+                None => Err(StoreError::NotFound { what: "interaction", id: i.id.to_string() }),
+            };
+        }
+    }
+    for event in &change.events {
+        tx.execute(
+            "INSERT INTO interaction_events (interaction_id, revision, event, at) VALUES (?1, ?2, ?3, ?4)",
+            params![i.id.to_string(), i.revision as i64, serde_json::to_string(event)?, now as i64],
+        )?;
+    }
+    Ok(())
+}
+
+fn write_accepted(tx: &rusqlite::Transaction<'_>, op: &Operation, now: Millis) -> Result<()> {
+    tx.execute(
+        "INSERT INTO operations (id, interaction_id, status, state, accepted_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+        params![
+            op.id.to_string(),
+            op.interaction.to_string(),
+            op.status.as_str(),
+            serde_json::to_string(op)?,
+            now as i64
+        ],
+    )?;
+    let event = OperationEvent::Accepted { operation: Box::new(op.clone()) };
+    tx.execute(
+        "INSERT INTO operation_events (operation_id, event, at) VALUES (?1, ?2, ?3)",
+        params![op.id.to_string(), serde_json::to_string(&event)?, now as i64],
+    )?;
+    Ok(())
+}
+
+pub fn sha256(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
