@@ -242,6 +242,10 @@ async fn submit(socket: &std::path::Path, input: Input, wait: bool, json: bool) 
         let mut out = value;
         if let Some(op) = &operation {
             out["operation"] = serde_json::to_value(op)?;
+            let state: StateView = serde_json::from_value(client.call(Verb::State { operations: Some(0) }).await?)?;
+            if let Some(i) = state.interaction.filter(|i| i.id == submitted.interaction.id) {
+                out["interaction"] = serde_json::to_value(i)?;
+            }
         }
         println!("{out}");
     } else {

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 /// A client's message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Request {
     pub id: u64,
     #[serde(flatten)]

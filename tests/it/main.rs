@@ -1,1 +1,5 @@
-mod placeholder {}
+//! The one integration-test binary.
+
+mod daemon;
+mod store;
+mod util;

@@ -1,0 +1,241 @@
+//! Test helpers: a real `circe serve` in private XDG dirs, the CLI, and a weather server on 127.0.0.1.
+
+use circe::client::Client;
+use circe::protocol::{Notification, StateView, Verb};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub const CIRCE: &str = env!("CARGO_BIN_EXE_circe");
+
+/// A daemon with its own data, config and runtime directories.
+pub struct Daemon {
+    pub dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+impl Daemon {
+    /// Start `circe serve` with `config` (TOML) and wait until its socket answers.
+    pub fn start(config: &str) -> Daemon {
+        let dir = tempfile::Builder::new().prefix("circe-it").tempdir().unwrap();
+        for sub in ["data", "config/circe", "run"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("config/circe/config.toml"), config).unwrap();
+        let mut d = Daemon { dir, child: None };
+        d.spawn();
+        d
+    }
+
+    pub fn spawn(&mut self) {
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.path().join("serve.log")).unwrap();
+        let child = self
+            .command()
+            .arg("serve")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("spawn circe serve");
+        self.child = Some(child);
+        self.wait_ready();
+    }
+
+    fn wait_ready(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if std::os::unix::net::UnixStream::connect(self.socket()).is_ok() {
+                return;
+            }
+            if let Some(status) = self.child.as_mut().unwrap().try_wait().unwrap() {
+                panic!("circe serve exited with {status}: {}", self.log());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("circe serve did not open its socket within 20 s: {}", self.log());
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("serve.log")).unwrap_or_default()
+    }
+
+    /// A `circe` command in this daemon's environment.
+    pub fn command(&self) -> Command {
+        let mut c = Command::new(CIRCE);
+        let d = self.dir.path();
+        c.env("XDG_DATA_HOME", d.join("data"))
+            .env("XDG_CONFIG_HOME", d.join("config"))
+            .env("XDG_RUNTIME_DIR", d.join("run"))
+            .env_remove("CIRCE_SOCKET")
+            .env_remove("CIRCE_DATA_DIR")
+            .env_remove("CIRCE_CONFIG")
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Run the CLI and return its output.
+    pub fn cli(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().expect("run circe")
+    }
+
+    pub fn socket(&self) -> PathBuf {
+        self.dir.path().join("run/circe/control.sock")
+    }
+
+    pub fn database(&self) -> PathBuf {
+        self.dir.path().join("data/circe/circe.db")
+    }
+
+    pub async fn client(&self) -> Client {
+        Client::connect(&self.socket()).await.expect("connect to circe")
+    }
+
+    pub async fn state(&self) -> StateView {
+        let v = self.client().await.call(Verb::State { operations: Some(500) }).await.unwrap();
+        serde_json::from_value(v).unwrap()
+    }
+
+    /// Send a signal and wait for the process to end; returns its exit status.
+    pub fn signal(&mut self, sig: i32) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("running");
+        unsafe { libc::kill(child.id() as i32, sig) };
+        child.wait().unwrap()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// How the weather server should behave.
+#[derive(Default)]
+pub struct WeatherBehaviour {
+    /// Hold every forecast request this long.
+    pub forecast_delay_ms: AtomicU64,
+    /// Answer the forecast with something that is not a forecast.
+    pub garbage: AtomicBool,
+}
+
+/// An Open-Meteo-shaped HTTP server on 127.0.0.1, counting what it is asked.
+pub struct WeatherServer {
+    pub url: String,
+    pub geocodes: Arc<AtomicUsize>,
+    pub forecasts: Arc<AtomicUsize>,
+    pub behaviour: Arc<WeatherBehaviour>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl WeatherServer {
+    pub fn start() -> WeatherServer {
+        use axum::extract::{Query, State};
+        use axum::routing::get;
+        use std::collections::HashMap;
+
+        #[derive(Clone)]
+        struct S {
+            geocodes: Arc<AtomicUsize>,
+            forecasts: Arc<AtomicUsize>,
+            behaviour: Arc<WeatherBehaviour>,
+        }
+        let state = S {
+            geocodes: Arc::default(),
+            forecasts: Arc::default(),
+            behaviour: Arc::default(),
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let app = axum::Router::new()
+            .route(
+                "/v1/search",
+                get(|State(s): State<S>, Query(q): Query<HashMap<String, String>>| async move {
+                    s.geocodes.fetch_add(1, Ordering::SeqCst);
+                    let name = q.get("name").cloned().unwrap_or_default();
+                    let places: &[(&str, f64, f64, &str, &str)] = &[
+                        ("Ahmedabad", 23.0258, 72.5873, "Gujarat", "India"),
+                        ("Pune", 18.5196, 73.8554, "Maharashtra", "India"),
+                        ("Mumbai", 19.0728, 72.8826, "Maharashtra", "India"),
+                    ];
+                    let hit = places.iter().find(|p| p.0.eq_ignore_ascii_case(&name));
+                    axum::Json(match hit {
+                        Some((n, lat, lon, admin, country)) => serde_json::json!({"results": [{
+                            "id": 1, "name": n, "latitude": lat, "longitude": lon, "admin1": admin, "country": country,
+                            "timezone": "Asia/Kolkata"}], "generationtime_ms": 0.5}),
+                        None => serde_json::json!({"generationtime_ms": 0.4}),
+                    })
+                }),
+            )
+            .route(
+                "/v1/forecast",
+                get(|State(s): State<S>, Query(q): Query<HashMap<String, String>>| async move {
+                    s.forecasts.fetch_add(1, Ordering::SeqCst);
+                    let delay = s.behaviour.forecast_delay_ms.load(Ordering::SeqCst);
+                    if delay > 0 {
+                        tokio::time::sleep(Duration::from_millis(delay)).await;
+                    }
+                    if s.behaviour.garbage.load(Ordering::SeqCst) {
+                        return (axum::http::StatusCode::OK, "<html>not json</html>".to_string());
+                    }
+                    let lat: f64 = q.get("latitude").and_then(|v| v.parse().ok()).unwrap_or(0.0);
+                    // A temperature that depends on the place, so tests can tell places apart.
+                    let t = 20.0 + (lat % 10.0);
+                    let body = serde_json::json!({
+                        "latitude": lat, "longitude": 0.0, "timezone": "Asia/Kolkata",
+                        "current_units": {"temperature_2m": "°C", "wind_speed_10m": "km/h"},
+                        "current": {"time": "2026-12-02T10:00", "interval": 900, "temperature_2m": t, "weather_code": 1, "wind_speed_10m": 7.2},
+                        "daily": {"time": ["2026-12-02"], "temperature_2m_max": [t + 5.0], "temperature_2m_min": [t - 6.0]}
+                    });
+                    (axum::http::StatusCode::OK, body.to_string())
+                }),
+            )
+            .with_state(state.clone());
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
+        WeatherServer { url, geocodes: state.geocodes, forecasts: state.forecasts, behaviour: state.behaviour, _runtime: runtime }
+    }
+
+    pub fn config(&self) -> String {
+        format!(
+            "[node]\nname = \"desk\"\n[weather]\ngeocoding_url = \"{0}\"\nforecast_url = \"{0}\"\ntimeout_ms = 1500\n",
+            self.url
+        )
+    }
+}
+
+/// Wait for a notification that satisfies `pred`, within `secs`.
+pub async fn wait_until<T>(
+    sub: &mut circe::client::Subscription,
+    secs: u64,
+    mut pred: impl FnMut(&Notification) -> Option<T>,
+) -> T {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let n = tokio::time::timeout_at(deadline, sub.next()).await.expect("timed out waiting for a notification").unwrap();
+        if let Some(t) = pred(&n) {
+            return t;
+        }
+    }
+}
+
+pub fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+pub fn file_mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
