@@ -145,7 +145,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match command {
         Command::Serve { .. } => {
             let config = Config::load(&paths.config_file)?;
-            let paths = Paths { runtime_dir: socket.parent().map(PathBuf::from).unwrap_or(paths.runtime_dir.clone()), ..paths };
+            let paths =
+                Paths { runtime_dir: socket.parent().map(PathBuf::from).unwrap_or(paths.runtime_dir.clone()), ..paths };
             daemon::serve(ServeOptions { paths, config }).await?;
             Ok(0)
         }

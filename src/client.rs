@@ -31,7 +31,9 @@ pub struct Client {
 impl Client {
     pub async fn connect(path: &Path) -> Result<Client, ClientError> {
         let stream = UnixStream::connect(path).await.map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => ClientError::NotRunning(path.into()),
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
+                ClientError::NotRunning(path.into())
+            }
             _ => ClientError::Io(e),
         })?;
         let (read, writer) = stream.into_split();
@@ -58,7 +60,8 @@ impl Client {
     pub async fn send(&mut self, verb: Verb) -> Result<u64, ClientError> {
         let id = self.next_id;
         self.next_id += 1;
-        let mut line = serde_json::to_string(&Request { id, verb }).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let mut line =
+            serde_json::to_string(&Request { id, verb }).map_err(|e| ClientError::Protocol(e.to_string()))?;
         line.push('\n');
         self.writer.write_all(line.as_bytes()).await?;
         Ok(id)
@@ -75,7 +78,10 @@ impl Client {
         match read_line(&mut self.reader, MAX_REPLY_BYTES).await? {
             Some(Ok(line)) => Ok(line),
             Some(Err(n)) => Err(ClientError::Protocol(format!("a {n}-byte line"))),
-            None => Err(ClientError::Io(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "circe closed the connection"))),
+            None => Err(ClientError::Io(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "circe closed the connection",
+            ))),
         }
     }
 

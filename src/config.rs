@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub node: NodeConfig,
@@ -39,12 +39,6 @@ pub struct Limits {
     pub max_input_chars: usize,
     /// Inputs waiting to be read against the state; beyond this a submit gets `queue_full`.
     pub input_queue_depth: usize,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config { node: NodeConfig::default(), weather: WeatherConfig::default(), limits: Limits::default() }
-    }
 }
 
 impl Default for NodeConfig {
@@ -104,10 +98,7 @@ impl Paths {
     pub fn from_env(data_dir: Option<PathBuf>, config_file: Option<PathBuf>) -> Paths {
         let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
         let xdg = |var: &str, fallback: &str| {
-            std::env::var_os(var)
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .unwrap_or_else(|| home.join(fallback))
+            std::env::var_os(var).map(PathBuf::from).filter(|p| p.is_absolute()).unwrap_or_else(|| home.join(fallback))
         };
         let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR")
             .map(PathBuf::from)
@@ -117,7 +108,8 @@ impl Paths {
             .unwrap_or_else(|| xdg("XDG_DATA_HOME", ".local/share").join("circe").join("run"));
         Paths {
             data_dir: data_dir.unwrap_or_else(|| xdg("XDG_DATA_HOME", ".local/share").join("circe")),
-            config_file: config_file.unwrap_or_else(|| xdg("XDG_CONFIG_HOME", ".config").join("circe").join("config.toml")),
+            config_file: config_file
+                .unwrap_or_else(|| xdg("XDG_CONFIG_HOME", ".config").join("circe").join("config.toml")),
             runtime_dir,
         }
     }

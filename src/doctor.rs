@@ -71,7 +71,9 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
                     format!("{} has schema {applied}; this circe ships {known}", db.display()),
                     "run `circe serve` once to migrate (a newer schema needs a newer circe)".into(),
                 )),
-                Err(e) => Err((format!("{}: {e}", db.display()), "move the file aside and restart `circe serve`".into())),
+                Err(e) => {
+                    Err((format!("{}: {e}", db.display()), "move the file aside and restart `circe serve`".into()))
+                }
             }
         },
     ));
@@ -84,7 +86,10 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
                 .zip([&config.weather.geocoding_url, &config.weather.forecast_url])
                 .map(|(k, url)| match reqwest::Url::parse(url) {
                     Ok(u) if u.scheme() == "https" || u.scheme() == "http" => Ok(()),
-                    _ => Err((format!("weather.{k} = {url:?} is not an http(s) URL"), format!("set weather.{k} in the config"))),
+                    _ => Err((
+                        format!("weather.{k} = {url:?} is not an http(s) URL"),
+                        format!("set weather.{k} in the config"),
+                    )),
                 })
                 .collect::<Result<Vec<()>, _>>()
                 .map(|_| format!("{} and {}", config.weather.geocoding_url, config.weather.forecast_url)),

@@ -44,7 +44,12 @@ pub trait Journal: Send + Sync {
     /// Durably record that a step starts; returns its index. Call before the effect.
     fn begin(&self, step: StepStart) -> BoxFuture<'_, Result<u32, JournalError>>;
     /// Record what was observed after the step.
-    fn end(&self, index: u32, result: StepResult, evidence: serde_json::Value) -> BoxFuture<'_, Result<(), JournalError>>;
+    fn end(
+        &self,
+        index: u32,
+        result: StepResult,
+        evidence: serde_json::Value,
+    ) -> BoxFuture<'_, Result<(), JournalError>>;
 }
 
 pub struct RunContext<'a> {

@@ -6,8 +6,8 @@
 //! projection of the event log (`apply`).
 
 use crate::model::{
-    Choice, Goal, Input, InputId, Interaction, InteractionId, Millis, NodeId, OperationId,
-    OperationStatus, Outcome, Pending, Question, Relation, Target, TargetRef,
+    Choice, Goal, Input, InputId, Interaction, InteractionId, Millis, NodeId, OperationId, OperationStatus, Outcome,
+    Pending, Question, Relation, Target, TargetRef,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -33,14 +33,8 @@ pub enum Phase {
 }
 
 impl Phase {
-    pub const ALL: [Phase; 6] = [
-        Phase::Empty,
-        Phase::Asking,
-        Phase::Approving,
-        Phase::Running,
-        Phase::Finished,
-        Phase::Closed,
-    ];
+    pub const ALL: [Phase; 6] =
+        [Phase::Empty, Phase::Asking, Phase::Approving, Phase::Running, Phase::Finished, Phase::Closed];
 
     pub fn of(interaction: Option<&Interaction>, operation: Option<OperationStatus>, now: Millis) -> Phase {
         let Some(i) = interaction else { return Phase::Empty };
@@ -111,14 +105,30 @@ pub enum InteractionEvent {
         request: String,
         arguments: BTreeMap<String, String>,
     },
-    Asked { question: Question },
+    Asked {
+        question: Question,
+    },
     #[serde(rename_all = "camelCase")]
-    Answered { slot: String, value: String, input: InputId },
-    Corrected { arguments: BTreeMap<String, String>, input: InputId },
+    Answered {
+        slot: String,
+        value: String,
+        input: InputId,
+    },
+    Corrected {
+        arguments: BTreeMap<String, String>,
+        input: InputId,
+    },
     #[serde(rename_all = "camelCase")]
-    OperationAccepted { operation: OperationId, target: Target },
-    OutcomeRecorded { outcome: Outcome },
-    Cancelled { input: InputId },
+    OperationAccepted {
+        operation: OperationId,
+        target: Target,
+    },
+    OutcomeRecorded {
+        outcome: Outcome,
+    },
+    Cancelled {
+        input: InputId,
+    },
 }
 
 /// An operation the change asks the engine to accept.
@@ -176,10 +186,7 @@ pub fn dispose(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Result<C
         Phase::Asking | Phase::Approving => Relation::Answer,
         _ => Relation::NewRequest,
     });
-    legal(phase, relation).map_err(|reason| Refusal::IllegalRelation {
-        relation,
-        reason: reason.to_string(),
-    })?;
+    legal(phase, relation).map_err(|reason| Refusal::IllegalRelation { relation, reason: reason.to_string() })?;
     let mut draft = match relation {
         Relation::NewRequest => new_request(cx, input, proposal),
         Relation::Answer => answer(cx, input, proposal, phase)?,
@@ -255,11 +262,9 @@ fn answer(cx: &Context<'_>, input: &Input, proposal: &Proposal, phase: Phase) ->
         (Pending::Approval(_), Phase::Approving) => {
             let value = proposal.value.as_deref().unwrap_or(input.text.as_str());
             match yes_or_no(value) {
-                Some(true) => InteractionEvent::Answered {
-                    slot: "approval".into(),
-                    value: "yes".into(),
-                    input: input.id,
-                },
+                Some(true) => {
+                    InteractionEvent::Answered { slot: "approval".into(), value: "yes".into(), input: input.id }
+                }
                 Some(false) => InteractionEvent::Cancelled { input: input.id },
                 None => return Err(Refusal::InvalidAnswer { reason: "say yes or no".into() }),
             }
@@ -274,9 +279,9 @@ fn answer_value(q: &Question, input: &Input, proposal: &Proposal) -> Result<Stri
     if let Some(n) = input.choice {
         return match q.choices.get(n.wrapping_sub(1)) {
             Some(c) => Ok(c.key.clone()),
-            None if q.choices.is_empty() => Err(Refusal::InvalidAnswer {
-                reason: "this question has no numbered choices; answer in words".into(),
-            }),
+            None if q.choices.is_empty() => {
+                Err(Refusal::InvalidAnswer { reason: "this question has no numbered choices; answer in words".into() })
+            }
             None => Err(Refusal::InvalidAnswer {
                 reason: format!("choice {n} does not exist; there are {} choices", q.choices.len()),
             }),
@@ -287,13 +292,11 @@ fn answer_value(q: &Question, input: &Input, proposal: &Proposal) -> Result<Stri
         return Err(Refusal::InvalidAnswer { reason: format!("the answer for {} is empty", q.slot) });
     }
     if !q.choices.is_empty() {
-        let found = q
-            .choices
-            .iter()
-            .find(|c| c.key.eq_ignore_ascii_case(&value) || c.label.eq_ignore_ascii_case(&value));
-        return found.map(|c| c.key.clone()).ok_or_else(|| Refusal::InvalidAnswer {
-            reason: format!("\"{value}\" is not one of the choices"),
-        });
+        let found =
+            q.choices.iter().find(|c| c.key.eq_ignore_ascii_case(&value) || c.label.eq_ignore_ascii_case(&value));
+        return found
+            .map(|c| c.key.clone())
+            .ok_or_else(|| Refusal::InvalidAnswer { reason: format!("\"{value}\" is not one of the choices") });
     }
     Ok(value)
 }
@@ -341,10 +344,7 @@ fn advance(cx: &Context<'_>, draft: &mut Draft) {
         Some(slot) => InteractionEvent::Asked { question: question_for(cx, &i, slot) },
         None => {
             let plan = plan_for(cx, &i);
-            let event = InteractionEvent::OperationAccepted {
-                operation: plan.id,
-                target: plan.target.clone(),
-            };
+            let event = InteractionEvent::OperationAccepted { operation: plan.id, target: plan.target.clone() };
             draft.start = Some(plan);
             event
         }
@@ -510,20 +510,23 @@ mod tests {
     /// An interaction in each phase, built through `dispose` itself.
     fn in_phase(phase: Phase) -> (Option<Interaction>, Option<OperationStatus>) {
         let asking = dispose(&cx(None, None), &input("what's the weather?"), &weather(&[])).unwrap().interaction;
-        let running = dispose(&cx(None, None), &input("weather in Pune"), &weather(&[("place", "Pune")])).unwrap().interaction;
+        let running =
+            dispose(&cx(None, None), &input("weather in Pune"), &weather(&[("place", "Pune")])).unwrap().interaction;
         match phase {
             Phase::Empty => (None, None),
             Phase::Asking => (Some(asking), None),
             Phase::Approving => {
                 let mut i = running;
                 i.operation = None;
-                i.pending = Pending::Approval(crate::model::Approval { prompt: "Send it?".into(), expires_at: NOW + 1000 });
+                i.pending =
+                    Pending::Approval(crate::model::Approval { prompt: "Send it?".into(), expires_at: NOW + 1000 });
                 (Some(i), None)
             }
             Phase::Running => (Some(running), Some(OperationStatus::Running)),
             Phase::Finished => (Some(running), Some(OperationStatus::Completed)),
             Phase::Closed => {
-                let c = dispose(&cx(Some(&asking), None), &input("cancel"), &relation(Relation::Cancel, None, None)).unwrap();
+                let c = dispose(&cx(Some(&asking), None), &input("cancel"), &relation(Relation::Cancel, None, None))
+                    .unwrap();
                 (Some(c.interaction), None)
             }
         }
@@ -558,7 +561,8 @@ mod tests {
                 let result = dispose(&cx(current.as_ref(), status), &input("x"), &proposal);
                 match (expect_legal, &result) {
                     (true, Ok(change)) => {
-                        let expected_revision = if relation == NewRequest { 1 } else { current.as_ref().unwrap().revision + 1 };
+                        let expected_revision =
+                            if relation == NewRequest { 1 } else { current.as_ref().unwrap().revision + 1 };
                         assert_eq!(change.interaction.revision, expected_revision, "{phase:?} × {relation:?}");
                         assert!(!change.events.is_empty());
                     }
@@ -580,7 +584,12 @@ mod tests {
         assert!(asked.created && asked.start.is_none());
         let Pending::Question(q) = &asked.interaction.pending else { panic!("no question") };
         assert_eq!((q.slot.as_str(), q.owner.as_str()), ("place", NODE));
-        let answered = dispose(&cx(Some(&asked.interaction), None), &input("Ahmedabad"), &relation(Relation::Answer, Some("Ahmedabad"), None)).unwrap();
+        let answered = dispose(
+            &cx(Some(&asked.interaction), None),
+            &input("Ahmedabad"),
+            &relation(Relation::Answer, Some("Ahmedabad"), None),
+        )
+        .unwrap();
         assert_eq!(answered.interaction.revision, 2);
         assert_eq!(answered.interaction.pending, Pending::None);
         let plan = answered.start.expect("an operation");
@@ -594,7 +603,8 @@ mod tests {
         let old = current.as_ref().unwrap().operation;
         let mut c = cx(current.as_ref(), status);
         c.new_operation_id = Uuid::from_u128(99);
-        let change = dispose(&c, &input("actually in Mumbai"), &relation(Relation::Correction, None, Some("Mumbai"))).unwrap();
+        let change =
+            dispose(&c, &input("actually in Mumbai"), &relation(Relation::Correction, None, Some("Mumbai"))).unwrap();
         assert_eq!(change.stop, old);
         assert_eq!(change.interaction.id, current.unwrap().id, "same interaction, not a new request");
         assert_eq!(change.start.unwrap().arguments["place"], "Mumbai");
@@ -605,7 +615,8 @@ mod tests {
         let (current, _) = in_phase(Phase::Asking);
         let mut i = input("Pune");
         i.expected_revision = Some(0);
-        let err = dispose(&cx(current.as_ref(), None), &i, &relation(Relation::Answer, Some("Pune"), None)).unwrap_err();
+        let err =
+            dispose(&cx(current.as_ref(), None), &i, &relation(Relation::Answer, Some("Pune"), None)).unwrap_err();
         assert_eq!(err, Refusal::RevisionConflict { expected: 0, current: 1 });
     }
 
@@ -639,7 +650,12 @@ mod tests {
     #[test]
     fn events_replay_to_the_same_state() {
         let asked = dispose(&cx(None, None), &input("what's the weather?"), &weather(&[])).unwrap();
-        let answered = dispose(&cx(Some(&asked.interaction), None), &input("Pune"), &relation(Relation::Answer, Some("Pune"), None)).unwrap();
+        let answered = dispose(
+            &cx(Some(&asked.interaction), None),
+            &input("Pune"),
+            &relation(Relation::Answer, Some("Pune"), None),
+        )
+        .unwrap();
         let mut state = None;
         for (change, rev) in [(&asked, 1), (&answered, 2)] {
             for e in &change.events {

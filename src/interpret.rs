@@ -58,17 +58,22 @@ fn is_cancel(words: &[String]) -> bool {
     let joined = words.join(" ");
     matches!(
         joined.as_str(),
-        "cancel" | "cancel that" | "cancel it" | "stop" | "stop it" | "stop that" | "never mind"
-            | "nevermind" | "forget it" | "abort"
+        "cancel"
+            | "cancel that"
+            | "cancel it"
+            | "stop"
+            | "stop it"
+            | "stop that"
+            | "never mind"
+            | "nevermind"
+            | "forget it"
+            | "abort"
     )
 }
 
 fn mentions_weather(words: &[String]) -> bool {
     words.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "weather" | "forecast" | "temperature" | "raining" | "rain" | "sunny" | "umbrella"
-        )
+        matches!(w.as_str(), "weather" | "forecast" | "temperature" | "raining" | "rain" | "sunny" | "umbrella")
     })
 }
 
@@ -98,9 +103,7 @@ fn place_in(text: &str) -> Option<String> {
             // `pos` indexes `padded`, which is `text` shifted by one character.
             let start = pos + prep.len() - 1;
             if let Some(rest) = text.get(start..) {
-                let rest = rest
-                    .trim_start_matches(|c: char| c.is_whitespace())
-                    .trim_start_matches("the city of ");
+                let rest = rest.trim_start_matches(|c: char| c.is_whitespace()).trim_start_matches("the city of ");
                 let cut = ["today", "tomorrow", "right now", "now", "please"]
                     .iter()
                     .filter_map(|w| rest.to_lowercase().find(&format!(" {w}")))

@@ -6,7 +6,7 @@
 //! Architecture invariant: these are the only serde types of the control API; limits are explicit.
 
 use crate::interaction::Refusal;
-use crate::model::{Input, Interaction, OperationId, Operation, Relation, StopState};
+use crate::model::{Input, Interaction, Operation, OperationId, Relation, StopState};
 use serde::{Deserialize, Serialize};
 
 /// A client's message.
@@ -20,7 +20,9 @@ pub struct Request {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "verb", rename_all = "camelCase")]
 pub enum Verb {
-    Submit { input: Input },
+    Submit {
+        input: Input,
+    },
     /// Stop an operation; `None` means the running one. Never queued behind inputs.
     Interrupt {
         #[serde(default)]
@@ -93,9 +95,15 @@ pub struct StateView {
 #[serde(tag = "event", rename_all = "camelCase")]
 pub enum Notification {
     /// The current state, first on every subscription and after falling behind.
-    Snapshot { state: StateView },
-    Interaction { interaction: Interaction },
-    Operation { operation: Operation },
+    Snapshot {
+        state: Box<StateView>,
+    },
+    Interaction {
+        interaction: Interaction,
+    },
+    Operation {
+        operation: Operation,
+    },
 }
 
 /// An error that says what was wrong. The stored state is unchanged by any request that got one.

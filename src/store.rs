@@ -101,8 +101,7 @@ impl Store {
         }
         for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(applied.len()) {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            tx.execute_batch(sql)
-                .map_err(|e| StoreError::Migration(format!("migration {name} failed: {e}")))?;
+            tx.execute_batch(sql).map_err(|e| StoreError::Migration(format!("migration {name} failed: {e}")))?;
             tx.execute(
                 "INSERT INTO schema_migrations (version, name, sha256) VALUES (?1, ?2, ?3)",
                 params![i as i64 + 1, name, sha256(sql)],
@@ -115,10 +114,8 @@ impl Store {
     /// Read a store's schema version without changing it: (applied, known to this circe).
     pub fn inspect(path: &Path) -> Result<(usize, usize)> {
         let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        let applied: i64 = conn
-            .query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))
-            .optional()?
-            .unwrap_or(0);
+        let applied: i64 =
+            conn.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0)).optional()?.unwrap_or(0);
         Ok((applied as usize, MIGRATIONS.len()))
     }
 
@@ -148,10 +145,8 @@ impl Store {
     }
 
     fn interaction_by_text(&self, id: &str) -> Result<Option<Interaction>> {
-        let json: Option<String> = self
-            .conn
-            .query_row("SELECT state FROM interactions WHERE id = ?1", [id], |r| r.get(0))
-            .optional()?;
+        let json: Option<String> =
+            self.conn.query_row("SELECT state FROM interactions WHERE id = ?1", [id], |r| r.get(0)).optional()?;
         Ok(json.map(|j| serde_json::from_str(&j)).transpose()?)
     }
 
@@ -165,7 +160,8 @@ impl Store {
 
     /// The newest operations first.
     pub fn operations(&self, limit: usize) -> Result<Vec<Operation>> {
-        let mut st = self.conn.prepare("SELECT state FROM operations ORDER BY accepted_at DESC, rowid DESC LIMIT ?1")?;
+        let mut st =
+            self.conn.prepare("SELECT state FROM operations ORDER BY accepted_at DESC, rowid DESC LIMIT ?1")?;
         let rows = st.query_map([limit as i64], |r| r.get::<_, String>(0))?;
         let mut ops = Vec::new();
         for json in rows {
@@ -175,8 +171,7 @@ impl Store {
     }
 
     pub fn active_operations(&self) -> Result<Vec<Operation>> {
-        let statuses: Vec<&str> =
-            OperationStatus::ALL.iter().filter(|s| s.is_active()).map(|s| s.as_str()).collect();
+        let statuses: Vec<&str> = OperationStatus::ALL.iter().filter(|s| s.is_active()).map(|s| s.as_str()).collect();
         let mut st = self.conn.prepare(&format!(
             "SELECT state FROM operations WHERE status IN ({}) ORDER BY accepted_at",
             statuses.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(",")
@@ -266,7 +261,8 @@ impl Store {
         let mut st = self
             .conn
             .prepare("SELECT revision, at, event FROM interaction_events WHERE interaction_id = ?1 ORDER BY seq")?;
-        let rows = st.query_map([id.to_string()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)))?;
+        let rows =
+            st.query_map([id.to_string()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)))?;
         let mut out = Vec::new();
         for row in rows {
             let (rev, at, json) = row?;
@@ -276,7 +272,8 @@ impl Store {
     }
 
     pub fn operation_events(&self, id: OperationId) -> Result<Vec<(Millis, OperationEvent)>> {
-        let mut st = self.conn.prepare("SELECT at, event FROM operation_events WHERE operation_id = ?1 ORDER BY seq")?;
+        let mut st =
+            self.conn.prepare("SELECT at, event FROM operation_events WHERE operation_id = ?1 ORDER BY seq")?;
         let rows = st.query_map([id.to_string()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
         let mut out = Vec::new();
         for row in rows {

@@ -62,11 +62,13 @@ impl WeatherExecutor {
         }
 
         let step = step_with(cx, "find place", [("place", place.clone())]).await?;
-        let query = [("name", place.clone()), ("count", "1".into()), ("language", "en".into()), ("format", "json".into())];
-        let found: Result<Geocoding, String> = match self.read(cx, self.get(&format!("{}/v1/search", self.geocoding_url), &query)).await {
-            Some(r) => r,
-            None => return stopped(cx, step).await,
-        };
+        let query =
+            [("name", place.clone()), ("count", "1".into()), ("language", "en".into()), ("format", "json".into())];
+        let found: Result<Geocoding, String> =
+            match self.read(cx, self.get(&format!("{}/v1/search", self.geocoding_url), &query)).await {
+                Some(r) => r,
+                None => return stopped(cx, step).await,
+            };
         let found = match found {
             Ok(g) => g,
             Err(reason) => return failed(cx, step, reason).await,
@@ -99,10 +101,11 @@ impl WeatherExecutor {
             ("forecast_days", "1".into()),
             ("timezone", "auto".into()),
         ];
-        let forecast: Result<Forecast, String> = match self.read(cx, self.get(&format!("{}/v1/forecast", self.forecast_url), &query)).await {
-            Some(r) => r,
-            None => return stopped(cx, step).await,
-        };
+        let forecast: Result<Forecast, String> =
+            match self.read(cx, self.get(&format!("{}/v1/forecast", self.forecast_url), &query)).await {
+                Some(r) => r,
+                None => return stopped(cx, step).await,
+            };
         let forecast = match forecast {
             Ok(f) => f,
             Err(reason) => return failed(cx, step, reason).await,
@@ -135,7 +138,11 @@ async fn stopped(cx: &RunContext<'_>, step: u32) -> Result<ExecOutcome, String> 
     Ok(ExecOutcome::Stopped)
 }
 
-async fn step_with<const N: usize>(cx: &RunContext<'_>, action: &str, args: [(&str, String); N]) -> Result<u32, String> {
+async fn step_with<const N: usize>(
+    cx: &RunContext<'_>,
+    action: &str,
+    args: [(&str, String); N],
+) -> Result<u32, String> {
     let arguments: BTreeMap<String, String> = args.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     cx.journal
         .begin(StepStart { action: action.into(), arguments, observation: None, irreversible: false })
@@ -144,10 +151,7 @@ async fn step_with<const N: usize>(cx: &RunContext<'_>, action: &str, args: [(&s
 }
 
 async fn failed(cx: &RunContext<'_>, step: u32, reason: String) -> Result<ExecOutcome, String> {
-    cx.journal
-        .end(step, StepResult::NotApplied, json!({ "error": reason }))
-        .await
-        .map_err(|e| e.to_string())?;
+    cx.journal.end(step, StepResult::NotApplied, json!({ "error": reason })).await.map_err(|e| e.to_string())?;
     Ok(ExecOutcome::Blocked { reason })
 }
 
@@ -268,7 +272,10 @@ mod tests {
             "daily": {"temperature_2m_max": [35.1], "temperature_2m_min": [24.0]}
         }))
         .unwrap();
-        assert_eq!(f.summary("Ahmedabad, Gujarat, India"), "Ahmedabad, Gujarat, India: 31 °C, clear sky, wind 9 km/h (today 24 to 35 °C)");
+        assert_eq!(
+            f.summary("Ahmedabad, Gujarat, India"),
+            "Ahmedabad, Gujarat, India: 31 °C, clear sky, wind 9 km/h (today 24 to 35 °C)"
+        );
     }
 
     #[test]
@@ -279,9 +286,21 @@ mod tests {
 
     #[test]
     fn place_names_skip_repeats() {
-        let p = Place { name: "Pune".into(), latitude: 18.5, longitude: 73.8, country: Some("India".into()), admin1: Some("Maharashtra".into()) };
+        let p = Place {
+            name: "Pune".into(),
+            latitude: 18.5,
+            longitude: 73.8,
+            country: Some("India".into()),
+            admin1: Some("Maharashtra".into()),
+        };
         assert_eq!(p.display_name(), "Pune, Maharashtra, India");
-        let p = Place { name: "Singapore".into(), latitude: 1.3, longitude: 103.8, country: Some("Singapore".into()), admin1: None };
+        let p = Place {
+            name: "Singapore".into(),
+            latitude: 1.3,
+            longitude: 103.8,
+            country: Some("Singapore".into()),
+            admin1: None,
+        };
         assert_eq!(p.display_name(), "Singapore");
     }
 }

@@ -61,7 +61,10 @@ pub async fn serve(listener: UnixListener, engine: Arc<Engine>) {
 }
 
 /// Read one line of at most `max` bytes. `Ok(None)` at end of stream; `Err` when too long.
-pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> std::io::Result<Option<Result<String, usize>>> {
+pub async fn read_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    max: usize,
+) -> std::io::Result<Option<Result<String, usize>>> {
     let mut line = Vec::new();
     loop {
         let buf = reader.fill_buf().await?;
@@ -176,7 +179,7 @@ async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>) {
                 return;
             }
         };
-        if out.send(notification(&Notification::Snapshot { state })).await.is_err() {
+        if out.send(notification(&Notification::Snapshot { state: Box::new(state) })).await.is_err() {
             return;
         }
         loop {
@@ -211,8 +214,5 @@ fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> String {
 
 /// The `id` of a request that failed to parse, if it has one, so the error can be matched.
 fn request_id(line: &str) -> u64 {
-    serde_json::from_str::<serde_json::Value>(line)
-        .ok()
-        .and_then(|v| v.get("id").and_then(|i| i.as_u64()))
-        .unwrap_or(0)
+    serde_json::from_str::<serde_json::Value>(line).ok().and_then(|v| v.get("id").and_then(|i| i.as_u64())).unwrap_or(0)
 }

@@ -149,7 +149,11 @@ impl Engine {
     }
 
     /// Stop an operation. Never queued behind inputs.
-    pub async fn interrupt(self: &Arc<Engine>, operation: Option<OperationId>, device: String) -> Result<Interrupted, ApiError> {
+    pub async fn interrupt(
+        self: &Arc<Engine>,
+        operation: Option<OperationId>,
+        device: String,
+    ) -> Result<Interrupted, ApiError> {
         let now = clock::now();
         let (op, changed) = self
             .db(move |store| -> Result<(Operation, bool), ApiError> {
@@ -230,7 +234,8 @@ impl Engine {
 
     async fn moved(&self, id: OperationId, from: OperationStatus, t: Transition) -> Result<Operation, StoreError> {
         let status = operation::next(from, t).unwrap_or(from);
-        let op = self.db(move |s| s.record(id, &[OperationEvent::Moved { transition: t, status }], clock::now())).await?;
+        let op =
+            self.db(move |s| s.record(id, &[OperationEvent::Moved { transition: t, status }], clock::now())).await?;
         self.publish(Notification::Operation { operation: op.clone() });
         Ok(op)
     }
@@ -279,7 +284,8 @@ impl Engine {
             let Some(t) = operation::on_restart(op.status) else { continue };
             let status = operation::next(op.status, t).unwrap_or(OperationStatus::OutcomeUnknown);
             let summary = if status == OperationStatus::OutcomeUnknown {
-                "Circe restarted while this was running; whether it took effect is unknown until it is observed".to_string()
+                "Circe restarted while this was running; whether it took effect is unknown until it is observed"
+                    .to_string()
             } else {
                 "Circe restarted before this started; nothing was done".to_string()
             };
@@ -314,7 +320,12 @@ impl Engine {
 }
 
 /// Put an operation's outcome on its interaction, if the interaction still points at it.
-fn attach_outcome(store: &mut Store, op: &Operation, outcome: Outcome, now: u64) -> Result<Option<Interaction>, StoreError> {
+fn attach_outcome(
+    store: &mut Store,
+    op: &Operation,
+    outcome: Outcome,
+    now: u64,
+) -> Result<Option<Interaction>, StoreError> {
     let Some(current) = store.interaction(op.interaction)? else { return Ok(None) };
     if current.operation != Some(op.id) {
         return Ok(None);
@@ -346,7 +357,8 @@ fn validate(input: &Input, limits: &Limits) -> Result<(), ApiError> {
 
 /// The identity of an input's content: a retry with the same id must carry the same content.
 fn params_hash(input: &Input) -> String {
-    let canonical = serde_json::json!([input.text, input.choice, input.mode, input.interaction, input.expected_revision]);
+    let canonical =
+        serde_json::json!([input.text, input.choice, input.mode, input.interaction, input.expected_revision]);
     store::sha256(&canonical.to_string())
 }
 
@@ -409,7 +421,8 @@ fn take_input(store: &mut Store, node: &str, input: &Input) -> Result<(Submitted
         accepted_at: now,
         updated_at: now,
     });
-    let submitted = Submitted { relation, interaction: change.interaction.clone(), operation: accepted.clone(), replayed: false };
+    let submitted =
+        Submitted { relation, interaction: change.interaction.clone(), operation: accepted.clone(), replayed: false };
     let reply = serde_json::to_value(&submitted).map_err(|e| ApiError::new("internal", e.to_string()))?;
     store.commit_input(&change, accepted.as_ref(), (&input.device, &input.id.to_string(), &hash, &reply), now)?;
     Ok((submitted, change.stop))
@@ -449,7 +462,12 @@ impl Journal for OperationJournal {
         })
     }
 
-    fn end(&self, index: u32, result: StepResult, evidence: serde_json::Value) -> BoxFuture<'_, Result<(), JournalError>> {
+    fn end(
+        &self,
+        index: u32,
+        result: StepResult,
+        evidence: serde_json::Value,
+    ) -> BoxFuture<'_, Result<(), JournalError>> {
         Box::pin(async move {
             let id = self.operation;
             let op = self

@@ -27,9 +27,8 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
         .with_context(|| format!("cannot create the data directory {}", paths.data_dir.display()))?;
     let db = paths.database();
     let store = Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
-    let executors = Executors::default().with(Box::new(
-        WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?,
-    ));
+    let executors = Executors::default()
+        .with(Box::new(WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?));
     Ok(Engine::start(config.node.name.clone(), store, executors, config.limits.clone())?)
 }
 

@@ -55,7 +55,10 @@ fn weather_end_to_end_through_the_cli() {
     assert_eq!(v["operation"]["arguments"]["place"], "Pune");
     assert_eq!(v["operation"]["status"], "completed");
     assert_eq!(v["interaction"]["outcome"]["status"], "completed", "--wait shows the interaction as it ended: {v}");
-    assert!(v["operation"]["outcome"]["summary"].as_str().unwrap().starts_with("Pune, Maharashtra, India: 29 °C"), "{v}");
+    assert!(
+        v["operation"]["outcome"]["summary"].as_str().unwrap().starts_with("Pune, Maharashtra, India: 29 °C"),
+        "{v}"
+    );
 
     let st = d.cli(&["state"]);
     assert!(stdout(&st).contains("place=Pune"), "{}", stdout(&st));
@@ -112,11 +115,8 @@ fn two_clients_answer_one_question_exactly_one_wins() {
             let asked = submit(&mut setup, input("what's the weather")).await.unwrap();
             let i = asked.interaction;
             assert!(matches!(i.pending, Pending::Question(_)));
-            let answer = |city: &str| Input {
-                interaction: Some(i.id),
-                expected_revision: Some(i.revision),
-                ..input(city)
-            };
+            let answer =
+                |city: &str| Input { interaction: Some(i.id), expected_revision: Some(i.revision), ..input(city) };
             let (ra, rb) = tokio::join!(submit(&mut a, answer("Pune")), submit(&mut b, answer("Mumbai")));
             let (won, lost) = match (ra, rb) {
                 (Ok(w), Err(l)) | (Err(l), Ok(w)) => (w, l),
@@ -160,7 +160,10 @@ fn the_same_submit_fifty_times_is_one_operation_and_one_effect() {
             replies.push(t.await.unwrap());
         }
         let op = replies[0].operation.as_ref().unwrap().id;
-        assert!(replies.iter().all(|r| r.operation.as_ref().map(|o| o.id) == Some(op)), "every reply names the same operation");
+        assert!(
+            replies.iter().all(|r| r.operation.as_ref().map(|o| o.id) == Some(op)),
+            "every reply names the same operation"
+        );
         assert_eq!(replies.iter().filter(|r| !r.replayed).count(), 1, "one was taken, 49 were replays");
         // The same id with other content is refused, not merged.
         let mut c = d.client().await;
@@ -168,7 +171,11 @@ fn the_same_submit_fifty_times_is_one_operation_and_one_effect() {
         assert!(err.to_string().contains("different content"), "{err}");
         let mut sub = d.client().await.subscribe().await.unwrap();
         wait_until(&mut sub, 10, |n| match n {
-            Notification::Snapshot { state } if state.operations.iter().any(|o| o.id == op && !o.status.is_active()) => Some(()),
+            Notification::Snapshot { state }
+                if state.operations.iter().any(|o| o.id == op && !o.status.is_active()) =>
+            {
+                Some(())
+            }
             Notification::Operation { operation } if operation.id == op && !operation.status.is_active() => Some(()),
             _ => None,
         })
@@ -212,7 +219,10 @@ fn sigkill_while_running_leaves_outcome_unknown_and_loses_nothing() {
         assert_eq!(op.status, OperationStatus::OutcomeUnknown);
         assert_eq!(op.steps[0].result, Some(StepResult::Applied));
         assert_eq!(op.steps[1].result, Some(StepResult::Unknown), "the in-flight step is unknown, not failed");
-        assert_eq!(state.interaction.as_ref().unwrap().outcome.as_ref().unwrap().status, OperationStatus::OutcomeUnknown);
+        assert_eq!(
+            state.interaction.as_ref().unwrap().outcome.as_ref().unwrap().status,
+            OperationStatus::OutcomeUnknown
+        );
     });
     d.signal(libc::SIGTERM);
     // Every accepted input's interaction is in the log, at the revision its reply named.
@@ -221,7 +231,10 @@ fn sigkill_while_running_leaves_outcome_unknown_and_loses_nothing() {
     for s in &accepted {
         let events = store.interaction_events(s.interaction.id).unwrap();
         assert!(events.iter().any(|(rev, _, _)| *rev == s.interaction.revision), "{:?} lost", s.interaction.id);
-        assert_eq!(store.replay_interaction(s.interaction.id).unwrap().unwrap(), store.interaction(s.interaction.id).unwrap().unwrap());
+        assert_eq!(
+            store.replay_interaction(s.interaction.id).unwrap().unwrap(),
+            store.interaction(s.interaction.id).unwrap().unwrap()
+        );
     }
     // Nothing was run again after the restart.
     assert_eq!(weather.forecasts.load(Ordering::SeqCst), 1);
@@ -246,11 +259,15 @@ fn stop_overtakes_a_hundred_queued_inputs() {
         let mut pipe = d.client().await;
         let mut bytes = Vec::new();
         for n in 0..100u64 {
-            let req = circe::protocol::Request { id: n + 1, verb: Verb::Submit { input: input("what's the weather?") } };
+            let req =
+                circe::protocol::Request { id: n + 1, verb: Verb::Submit { input: input("what's the weather?") } };
             bytes.extend(serde_json::to_vec(&req).unwrap());
             bytes.push(b'\n');
         }
-        let stop = circe::protocol::Request { id: 1000, verb: Verb::Interrupt { operation: Some(op), device: "phone".into() } };
+        let stop = circe::protocol::Request {
+            id: 1000,
+            verb: Verb::Interrupt { operation: Some(op), device: "phone".into() },
+        };
         bytes.extend(serde_json::to_vec(&stop).unwrap());
         bytes.push(b'\n');
         pipe.send_raw(&bytes).await.unwrap();
@@ -273,7 +290,9 @@ fn stop_overtakes_a_hundred_queued_inputs() {
         let interrupted: Interrupted = serde_json::from_value(v).unwrap();
         assert!(interrupted.stop.is_some(), "stop is requested at once");
         let stopped = wait_until(&mut sub, 10, |n| match n {
-            Notification::Operation { operation } if operation.id == op && operation.status == OperationStatus::Stopped => {
+            Notification::Operation { operation }
+                if operation.id == op && operation.status == OperationStatus::Stopped =>
+            {
                 Some(operation.clone())
             }
             _ => None,
@@ -364,7 +383,11 @@ fn a_weather_api_that_times_out_or_sends_garbage_blocks_with_a_reason() {
     weather.behaviour.garbage.store(true, Ordering::SeqCst);
     let garbage = d.cli(&["say", "--wait", "weather in Mumbai"]);
     assert_eq!(garbage.status.code(), Some(3));
-    assert!(stdout(&garbage).contains("blocked: the weather service sent data Circe could not read"), "{}", stdout(&garbage));
+    assert!(
+        stdout(&garbage).contains("blocked: the weather service sent data Circe could not read"),
+        "{}",
+        stdout(&garbage)
+    );
 
     let nowhere = d.cli(&["say", "--wait", "weather in Atlantis"]);
     assert!(stdout(&nowhere).contains("blocked: no place called \"Atlantis\" was found"), "{}", stdout(&nowhere));

@@ -2,4 +2,5 @@
 
 mod daemon;
 mod store;
+mod tidy;
 mod util;

@@ -57,13 +57,19 @@ fn the_event_logs_refuse_updates_and_deletes() {
          INSERT INTO interaction_events (interaction_id, revision, event, at) VALUES ('i', 1, '{}', 0);",
     )
     .unwrap();
-    for sql in ["UPDATE interaction_events SET event = 'x'", "DELETE FROM interaction_events", "DELETE FROM operation_events"] {
+    for sql in
+        ["UPDATE interaction_events SET event = 'x'", "DELETE FROM interaction_events", "DELETE FROM operation_events"]
+    {
         let err = conn.execute(sql, []);
         if sql.contains("operation_events") {
             // No rows: the trigger only fires per row, so check the update trigger exists instead.
             assert!(err.is_ok());
             let n: i64 = conn
-                .query_row("SELECT count(*) FROM sqlite_master WHERE type='trigger' AND tbl_name='operation_events'", [], |r| r.get(0))
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type='trigger' AND tbl_name='operation_events'",
+                    [],
+                    |r| r.get(0),
+                )
                 .unwrap();
             assert_eq!(n, 2);
         } else {

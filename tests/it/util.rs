@@ -30,14 +30,9 @@ impl Daemon {
     }
 
     pub fn spawn(&mut self) {
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.path().join("serve.log")).unwrap();
-        let child = self
-            .command()
-            .arg("serve")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("spawn circe serve");
+        let log =
+            std::fs::OpenOptions::new().create(true).append(true).open(self.dir.path().join("serve.log")).unwrap();
+        let child = self.command().arg("serve").stdout(Stdio::null()).stderr(log).spawn().expect("spawn circe serve");
         self.child = Some(child);
         self.wait_ready();
     }
@@ -152,11 +147,7 @@ impl WeatherServer {
             forecasts: Arc<AtomicUsize>,
             behaviour: Arc<WeatherBehaviour>,
         }
-        let state = S {
-            geocodes: Arc::default(),
-            forecasts: Arc::default(),
-            behaviour: Arc::default(),
-        };
+        let state = S { geocodes: Arc::default(), forecasts: Arc::default(), behaviour: Arc::default() };
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
         let app = axum::Router::new()
             .route(
@@ -205,7 +196,13 @@ impl WeatherServer {
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
-        WeatherServer { url, geocodes: state.geocodes, forecasts: state.forecasts, behaviour: state.behaviour, _runtime: runtime }
+        WeatherServer {
+            url,
+            geocodes: state.geocodes,
+            forecasts: state.forecasts,
+            behaviour: state.behaviour,
+            _runtime: runtime,
+        }
     }
 
     pub fn config(&self) -> String {
@@ -224,7 +221,8 @@ pub async fn wait_until<T>(
 ) -> T {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
     loop {
-        let n = tokio::time::timeout_at(deadline, sub.next()).await.expect("timed out waiting for a notification").unwrap();
+        let n =
+            tokio::time::timeout_at(deadline, sub.next()).await.expect("timed out waiting for a notification").unwrap();
         if let Some(t) = pred(&n) {
             return t;
         }

@@ -1,0 +1,76 @@
+//! Architecture invariants checked as tests, so the seams stay where docs/ARCHITECTURE.md says.
+
+use std::path::Path;
+
+fn source(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The pure core does no I/O, reads no clock and knows no adapter.
+#[test]
+fn the_pure_core_stays_pure() {
+    const FORBIDDEN: [&str; 10] = [
+        "tokio",
+        "rusqlite",
+        "axum",
+        "reqwest",
+        "std::fs",
+        "std::net",
+        "SystemTime",
+        "Instant::now",
+        "std::process",
+        "crate::store",
+    ];
+    for file in ["src/model.rs", "src/interaction.rs", "src/operation.rs", "src/interpret.rs"] {
+        let text = source(file);
+        for word in FORBIDDEN {
+            assert!(!text.contains(word), "{file} mentions {word}; the pure core must not");
+        }
+    }
+}
+
+/// SQL lives in the store; every write transaction there is BEGIN IMMEDIATE.
+#[test]
+fn sql_lives_only_in_the_store() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    for f in files {
+        let rel = f.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&f).unwrap();
+        if rel == "src/store.rs" {
+            assert!(!text.contains(".transaction()"), "store.rs opens a deferred transaction");
+            continue;
+        }
+        for sql in ["SELECT ", "INSERT INTO", "UPDATE ", "CREATE TABLE", "rusqlite"] {
+            assert!(!text.contains(sql), "{rel} contains {sql:?}; SQL belongs in src/store.rs");
+        }
+    }
+}
+
+/// Only the clock module reads the wall clock.
+#[test]
+fn only_clock_reads_the_time() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    for f in files {
+        let rel = f.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        if rel == "src/clock.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(!text.contains("SystemTime::now"), "{rel} reads the wall clock; use circe::clock");
+    }
+}
