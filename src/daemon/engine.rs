@@ -217,7 +217,10 @@ impl Engine {
     async fn run(self: &Arc<Engine>, op: Operation, cancel: CancellationToken) -> Result<(), StoreError> {
         let span = tracing::info_span!("operation", id = %op.id, goal = op.goal.as_str());
         let _enter = span.enter();
-        if cancel.is_cancelled() {
+        // A stop can be recorded between acceptance and this task getting its token: honour it.
+        let id = op.id;
+        let stop_recorded = self.db(move |s| s.operation(id)).await?.is_some_and(|o| o.stop.is_some());
+        if cancel.is_cancelled() || stop_recorded {
             return self.finish(op.id, op.status, ExecOutcome::Stopped).await;
         }
         let started = self.moved(op.id, op.status, Transition::Start).await?;
