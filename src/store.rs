@@ -114,8 +114,13 @@ impl Store {
     /// Read a store's schema version without changing it: (applied, known to this circe).
     pub fn inspect(path: &Path) -> Result<(usize, usize)> {
         let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let has_table: bool = conn.query_row(
+            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+            [],
+            |r| r.get(0),
+        )?;
         let applied: i64 =
-            conn.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0)).optional()?.unwrap_or(0);
+            if has_table { conn.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))? } else { 0 };
         Ok((applied as usize, MIGRATIONS.len()))
     }
 

@@ -22,16 +22,22 @@ pub enum ControlError {
     Io { path: PathBuf, source: std::io::Error },
 }
 
-/// Bind the socket, refusing to take over from a live daemon.
+/// Fail when a live daemon answers on `path`.
+pub fn refuse_if_serving(path: &Path) -> Result<(), ControlError> {
+    if std::os::unix::net::UnixStream::connect(path).is_ok() {
+        return Err(ControlError::AlreadyRunning(path.to_path_buf()));
+    }
+    Ok(())
+}
+
+/// Bind the socket (private to this user), replacing a stale one.
 pub fn bind(path: &Path) -> Result<UnixListener, ControlError> {
     let io = |source| ControlError::Io { path: path.to_path_buf(), source };
     let dir = path.parent().expect("socket path has a parent");
     std::fs::create_dir_all(dir).map_err(io)?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
+    refuse_if_serving(path)?;
     if path.exists() {
-        if std::os::unix::net::UnixStream::connect(path).is_ok() {
-            return Err(ControlError::AlreadyRunning(path.to_path_buf()));
-        }
         std::fs::remove_file(path).map_err(io)?;
     }
     let listener = UnixListener::bind(path).map_err(io)?;

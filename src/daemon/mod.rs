@@ -21,6 +21,25 @@ pub struct ServeOptions {
     pub config: Config,
 }
 
+/// Hold an exclusive lock on `<data dir>/circe.lock` for as long as the returned file lives.
+fn lock_data_dir(paths: &Paths) -> anyhow::Result<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(&paths.data_dir)
+        .with_context(|| format!("cannot create the data directory {}", paths.data_dir.display()))?;
+    let path = paths.data_dir.join("circe.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    // SAFETY: flock on a file descriptor we own; no memory is involved.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        anyhow::bail!("another circe is already serving the data directory {}", paths.data_dir.display());
+    }
+    Ok(file)
+}
+
 /// Build the engine from its adapters: the store at `paths`, and this node's executors.
 pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
     std::fs::create_dir_all(&paths.data_dir)
@@ -35,8 +54,12 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
 pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     let ServeOptions { paths, config } = options;
     let socket = paths.control_socket();
-    let listener = control::bind(&socket)?;
+    control::refuse_if_serving(&socket)?;
+    // One daemon per data directory: recovery must never run under a live daemon.
+    let _lock = lock_data_dir(&paths)?;
     let engine = build(&paths, &config)?;
+    // Bound last, so a client that can connect finds a migrated, recovered store.
+    let listener = control::bind(&socket)?;
     tracing::info!(node = engine.node(), data = %paths.data_dir.display(), socket = %socket.display(), "circe is serving");
     println!("circe serving node {} (control socket {})", engine.node(), socket.display());
     let server = tokio::spawn(control::serve(listener, engine.clone()));

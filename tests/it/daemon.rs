@@ -206,6 +206,12 @@ fn sigkill_while_running_leaves_outcome_unknown_and_loses_nothing() {
             _ => None,
         })
         .await;
+        // The request is in flight at the weather server: the effect has started.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while weather.forecasts.load(Ordering::SeqCst) == 0 {
+            assert!(std::time::Instant::now() < deadline, "the forecast request never arrived");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
         accepted.push(running);
         accepted
     });
@@ -410,6 +416,11 @@ fn serve_owns_a_private_socket_and_stops_cleanly_on_sigterm() {
     let second = d.cli(&["serve"]);
     assert!(!second.status.success());
     assert!(stderr(&second).contains("already serving"), "{}", stderr(&second));
+    // Nor does one on another socket over the same data directory.
+    let other_socket = d.dir.path().join("other.sock");
+    let third = d.cli(&["--socket", other_socket.to_str().unwrap(), "serve"]);
+    assert!(!third.status.success());
+    assert!(stderr(&third).contains("already serving the data directory"), "{}", stderr(&third));
     let doctor = d.cli(&["doctor"]);
     assert!(doctor.status.success(), "{}", stdout(&doctor));
     assert!(stdout(&doctor).contains("serving node desk"), "{}", stdout(&doctor));
