@@ -121,6 +121,16 @@ impl Paths {
     pub fn control_socket(&self) -> PathBuf {
         self.runtime_dir.join("control.sock")
     }
+
+    /// Where native hosts (started by Chrome) reach the daemon.
+    pub fn browser_socket(&self) -> PathBuf {
+        self.runtime_dir.join("browser.sock")
+    }
+
+    /// The per-install secret a native host presents to the daemon.
+    pub fn browser_secret(&self) -> PathBuf {
+        self.data_dir.join("browser.secret")
+    }
 }
 
 fn host_name() -> String {

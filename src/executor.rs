@@ -60,6 +60,10 @@ pub struct RunContext<'a> {
 pub trait Executor: Send + Sync {
     fn goal(&self) -> Goal;
     fn run<'a>(&'a self, operation: &'a Operation, cx: RunContext<'a>) -> BoxFuture<'a, ExecOutcome>;
+    /// What the executor's connector looks like now (shown by `circe state` and `doctor`).
+    fn status(&self) -> serde_json::Value {
+        serde_json::json!({ "ready": true })
+    }
 }
 
 /// The executors this node has, by goal.
@@ -79,7 +83,7 @@ impl Executors {
         self.by_goal.iter().find(|e| e.goal() == goal).map(|e| e.as_ref())
     }
 
-    pub fn goals(&self) -> Vec<Goal> {
-        self.by_goal.iter().map(|e| e.goal()).collect()
+    pub fn status(&self) -> std::collections::BTreeMap<String, serde_json::Value> {
+        self.by_goal.iter().map(|e| (e.goal().as_str().to_string(), e.status())).collect()
     }
 }

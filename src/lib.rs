@@ -8,6 +8,7 @@
 //! - `protocol`, `client`: the control API's wire format and its client;
 //! - `daemon`: the composition root (`circe serve`); `cli`: the command line.
 
+pub mod browser;
 pub mod cli;
 pub mod client;
 pub mod clock;

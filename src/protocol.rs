@@ -85,6 +85,9 @@ pub struct Interrupted {
 #[serde(rename_all = "camelCase")]
 pub struct StateView {
     pub node: String,
+    /// Each executor's connector status, by goal (`weather`, `browser`).
+    #[serde(default)]
+    pub executors: std::collections::BTreeMap<String, serde_json::Value>,
     pub interaction: Option<Interaction>,
     pub operation: Option<Operation>,
     pub operations: Vec<Operation>,

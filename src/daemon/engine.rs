@@ -189,13 +189,14 @@ impl Engine {
 
     pub async fn state(&self, operations: usize) -> Result<StateView, ApiError> {
         let node = self.node.clone();
+        let executors = self.executors.status();
         self.db(move |store| -> Result<StateView, StoreError> {
             let interaction = store.current_interaction()?;
             let operation = match interaction.as_ref().and_then(|i| i.operation) {
                 Some(id) => store.operation(id)?,
                 None => None,
             };
-            Ok(StateView { node, interaction, operation, operations: store.operations(operations)? })
+            Ok(StateView { node, executors, interaction, operation, operations: store.operations(operations)? })
         })
         .await
         .map_err(ApiError::from)
