@@ -22,13 +22,8 @@ pub enum InstallError {
 
 /// The manifest text for this OS, naming `binary` and only the bundled extension.
 pub fn manifest(binary: &Path) -> String {
-    let template = if cfg!(target_os = "macos") {
-        include_str!("../../native-host-manifest/macos.json")
-    } else if cfg!(windows) {
-        include_str!("../../native-host-manifest/windows.json")
-    } else {
-        include_str!("../../native-host-manifest/linux.json")
-    };
+    // One template serves every OS: only where it is written differs.
+    let template = include_str!("../../native-host-manifest/com.circe.connector.json");
     let path = serde_json::to_string(&binary.to_string_lossy()).expect("a string serializes");
     template.replace("\"@CIRCE_PATH@\"", &path).replace("@EXTENSION_ID@", EXTENSION_ID)
 }
