@@ -5,7 +5,7 @@
 //! It must watch `cancel` and return `ExecOutcome::Stopped` promptly when it fires.
 //! The composition root (`daemon`) picks the implementations; nothing else names them.
 
-use crate::model::{Goal, Operation, StepResult};
+use crate::model::{Goal, Operation, Question, StepResult};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -24,6 +24,9 @@ pub enum ExecOutcome {
     Stopped,
     /// An effect may or may not have happened; only an observation can settle it.
     Unknown { reason: String },
+    /// It cannot go on without an answer; the question goes on the interaction, and the answer
+    /// resumes this same operation (with the answer in its arguments, under the question's slot).
+    NeedsInput { question: Question },
 }
 
 /// A step about to run.

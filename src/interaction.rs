@@ -16,9 +16,10 @@ use std::collections::BTreeMap;
 pub const QUESTION_TTL_MS: Millis = 10 * 60 * 1000;
 
 /// Where an interaction stands, as far as relations are concerned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Phase {
     /// There is no current interaction on this node.
+    #[default]
     Empty,
     /// A question is pending and has not expired.
     Asking,
@@ -41,7 +42,8 @@ impl Phase {
         if i.closed {
             return Phase::Closed;
         }
-        if operation.is_some_and(|s| s.is_active()) {
+        let waiting = operation == Some(OperationStatus::NeedsInput) && matches!(i.pending, Pending::Question(_));
+        if operation.is_some_and(|s| s.is_active()) && !waiting {
             return Phase::Running;
         }
         match &i.pending {
@@ -153,6 +155,8 @@ pub struct Change {
     pub start: Option<OperationPlan>,
     /// Interrupt this operation (a cancel, or a correction that replaces it).
     pub stop: Option<OperationId>,
+    /// Resume this operation, which was waiting for the answer, with these arguments.
+    pub resume: Option<(OperationId, BTreeMap<String, String>)>,
 }
 
 /// Everything `dispose` needs, gathered by the caller.
@@ -170,7 +174,8 @@ pub struct Context<'a> {
 pub fn required_slots(goal: Goal) -> &'static [&'static str] {
     match goal {
         Goal::Weather => &["place"],
-        Goal::Browser | Goal::NativeApp | Goal::Coding | Goal::Conversation => &[],
+        Goal::Browser => &["request"],
+        Goal::NativeApp | Goal::Coding | Goal::Conversation => &[],
     }
 }
 
@@ -205,6 +210,7 @@ struct Draft {
     now: Millis,
     start: Option<OperationPlan>,
     stop: Option<OperationId>,
+    resume: Option<(OperationId, BTreeMap<String, String>)>,
 }
 
 impl Draft {
@@ -216,6 +222,7 @@ impl Draft {
             now,
             start: None,
             stop: None,
+            resume: None,
         }
     }
 
@@ -234,6 +241,7 @@ impl Draft {
             events: self.events,
             start: self.start,
             stop: self.stop,
+            resume: self.resume,
         }
     }
 }
@@ -317,7 +325,7 @@ fn correction(cx: &Context<'_>, input: &Input, proposal: &Proposal, phase: Phase
     }
     let mut draft = Draft::from(Some(current), cx.now);
     draft.events.push(InteractionEvent::Corrected { arguments, input: input.id });
-    if phase == Phase::Running {
+    if phase == Phase::Running || waiting_operation(cx).is_some() {
         draft.stop = current.operation;
     }
     Ok(draft)
@@ -327,7 +335,7 @@ fn cancel(cx: &Context<'_>, input: &Input, phase: Phase) -> Draft {
     let current = cx.current.expect("a cancel needs an interaction");
     let mut draft = Draft::from(Some(current), cx.now);
     draft.events.push(InteractionEvent::Cancelled { input: input.id });
-    if phase == Phase::Running {
+    if phase == Phase::Running || waiting_operation(cx).is_some() {
         draft.stop = current.operation;
     }
     draft
@@ -340,6 +348,13 @@ fn advance(cx: &Context<'_>, draft: &mut Draft) {
         return;
     }
     let missing = required_slots(i.goal).iter().find(|s| !i.arguments.contains_key(**s));
+    if let (None, Some(op)) = (missing, waiting_operation(cx)) {
+        // The operation asked; the answer resumes that same operation, once.
+        if draft.stop.is_none() {
+            draft.resume = Some((op, i.arguments.clone()));
+            return;
+        }
+    }
     let event = match missing {
         Some(slot) => InteractionEvent::Asked { question: question_for(cx, &i, slot) },
         None => {
@@ -350,6 +365,11 @@ fn advance(cx: &Context<'_>, draft: &mut Draft) {
         }
     };
     draft.events.push(event);
+}
+
+/// The current interaction's operation, when it is waiting for an answer.
+fn waiting_operation(cx: &Context<'_>) -> Option<OperationId> {
+    (cx.operation_status == Some(OperationStatus::NeedsInput)).then(|| cx.current.and_then(|c| c.operation)).flatten()
 }
 
 fn question_for(cx: &Context<'_>, i: &Interaction, slot: &str) -> Question {
@@ -375,6 +395,11 @@ fn plan_for(cx: &Context<'_>, i: &Interaction) -> OperationPlan {
             "weather:read",
             format!("the current weather for {}", i.arguments.get("place").map_or("", |s| s)),
         ),
+        Goal::Browser => (
+            "chrome",
+            "browser:act",
+            format!("\"{}\" done in the browser", i.arguments.get("request").map_or("", |s| s)),
+        ),
         other => ("unresolved", "none", format!("a {} task", other.as_str())),
     };
     OperationPlan {
@@ -389,6 +414,13 @@ fn plan_for(cx: &Context<'_>, i: &Interaction) -> OperationPlan {
         authorized_scope: vec![scope.to_string()],
         expected_outcome: expected,
     }
+}
+
+/// Put a question an operation asks on its interaction: one change, one new revision.
+pub fn ask(current: &Interaction, question: Question, now: Millis) -> Change {
+    let mut draft = Draft::from(Some(current), now);
+    draft.events.push(InteractionEvent::Asked { question });
+    draft.finish()
 }
 
 /// Record an operation's outcome on its interaction: one change, one new revision.
@@ -645,6 +677,45 @@ mod tests {
         pick.choice = Some(3);
         let err = dispose(&cx(Some(&i), None), &pick, &relation(Relation::Answer, None, None)).unwrap_err();
         assert!(err.to_string().contains("there are 2 choices"), "{err}");
+    }
+
+    #[test]
+    fn an_answer_to_an_operations_question_resumes_that_operation_once() {
+        let mut c = cx(None, None);
+        let browse = Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::Browser),
+            arguments: [("request".to_string(), "open the thing".to_string())].into(),
+            value: None,
+        };
+        let started = dispose(&c, &input("open the thing"), &browse).unwrap();
+        let op = started.start.expect("a browser request starts an operation").id;
+        let question = Question {
+            kind: "choice".into(),
+            slot: "target".into(),
+            prompt: "Which one?".into(),
+            known_arguments: started.interaction.arguments.clone(),
+            choices: vec![
+                Choice { key: "r1".into(), label: "A".into() },
+                Choice { key: "r2".into(), label: "B".into() },
+            ],
+            owner: NODE.into(),
+            expires_at: NOW + 1000,
+        };
+        let asked = ask(&started.interaction, question, NOW);
+        assert_eq!(asked.interaction.revision, started.interaction.revision + 1);
+        c.current = Some(&asked.interaction);
+        c.operation_status = Some(OperationStatus::NeedsInput);
+        assert_eq!(Phase::of(c.current, c.operation_status, NOW), Phase::Asking);
+        let answered = dispose(&c, &input("the second one"), &relation(Relation::Answer, Some("r2"), None)).unwrap();
+        assert!(answered.start.is_none(), "no second operation");
+        let (resumed, args) = answered.resume.expect("the same operation resumes");
+        assert_eq!(resumed, op);
+        assert_eq!(args["target"], "r2");
+        assert_eq!(args["request"], "open the thing");
+        // A cancel instead stops the waiting operation.
+        let cancelled = dispose(&c, &input("cancel"), &relation(Relation::Cancel, None, None)).unwrap();
+        assert_eq!((cancelled.stop, cancelled.resume), (Some(op), None));
     }
 
     #[test]

@@ -5,14 +5,34 @@
 //! Architecture invariant: pure, no I/O; values are spans of the input, never invented text.
 
 use crate::interaction::{Phase, Proposal};
-use crate::model::{Goal, Relation};
+use crate::model::{Choice, Goal, Relation};
 
 /// The longest place name accepted as an answer (a sentence is not a city).
 pub const MAX_PLACE_CHARS: usize = 80;
 
+/// What the reading may consult besides the words.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reading<'a> {
+    pub phase: Phase,
+    /// The choices of the pending question, if any.
+    pub choices: &'a [Choice],
+    /// True when this node has a browser connector to send other requests to.
+    pub browser: bool,
+}
+
 pub fn propose(text: &str, phase: Phase) -> Proposal {
+    read(text, &Reading { phase, ..Reading::default() })
+}
+
+pub fn read(text: &str, r: &Reading<'_>) -> Proposal {
+    let phase = r.phase;
     let words = normalize(text);
     let waiting = matches!(phase, Phase::Asking | Phase::Approving);
+    if waiting && !r.choices.is_empty() {
+        if let Some(choice) = pick(&words, r.choices) {
+            return Proposal { relation: Some(Relation::Answer), value: Some(choice), ..Proposal::default() };
+        }
+    }
 
     if is_cancel(&words) && phase != Phase::Empty {
         return Proposal { relation: Some(Relation::Cancel), ..Proposal::default() };
@@ -44,7 +64,47 @@ pub fn propose(text: &str, phase: Phase) -> Proposal {
             ..Proposal::default()
         };
     }
+    if r.browser {
+        let mut proposal =
+            Proposal { relation: Some(Relation::NewRequest), goal: Some(Goal::Browser), ..Proposal::default() };
+        proposal.arguments.insert("request".into(), text.trim().to_string());
+        return proposal;
+    }
     Proposal { relation: Some(Relation::NewRequest), goal: Some(Goal::Conversation), ..Proposal::default() }
+}
+
+/// "the second one", "2", "number two", "the last one", or a choice's own label: its key.
+fn pick(words: &[String], choices: &[Choice]) -> Option<String> {
+    const ORDINALS: [(&str, usize); 10] = [
+        ("first", 1),
+        ("second", 2),
+        ("third", 3),
+        ("1st", 1),
+        ("2nd", 2),
+        ("3rd", 3),
+        ("one", 1),
+        ("two", 2),
+        ("three", 3),
+        ("top", 1),
+    ];
+    let filler = ["the", "one", "number", "option", "choice", "please", "that", "is", "it", "i", "mean", "meant"];
+    let content: Vec<&str> = words.iter().map(String::as_str).filter(|w| !filler.contains(w)).collect();
+    let n = match content.as_slice() {
+        [w] => w.parse::<usize>().ok().or_else(|| {
+            if *w == "last" {
+                Some(choices.len())
+            } else {
+                ORDINALS.iter().find(|(o, _)| o == w).map(|(_, n)| *n)
+            }
+        }),
+        [] if words.iter().any(|w| w == "one") => Some(1).filter(|_| words.len() == 1),
+        _ => None,
+    };
+    if let Some(n) = n {
+        return choices.get(n.checked_sub(1)?).map(|c| c.key.clone());
+    }
+    let said = words.join(" ");
+    choices.iter().find(|c| normalize(&c.label).join(" ") == said).map(|c| c.key.clone())
 }
 
 fn normalize(text: &str) -> Vec<String> {
@@ -163,6 +223,43 @@ mod tests {
         check("cancel", Asking, Cancel, None, None);
         check("never mind", Running, Cancel, None, None);
         check("open the comments on the third story", Empty, NewRequest, None, None);
+    }
+
+    #[test]
+    fn choices_are_picked_by_number_or_label() {
+        let choices: Vec<Choice> = ["r1", "r2", "r3"]
+            .iter()
+            .zip(["upvote (1 of 30)", "Show HN: A tiny Rust database", "hide"])
+            .map(|(k, l)| Choice { key: k.to_string(), label: l.to_string() })
+            .collect();
+        let r = Reading { phase: Phase::Asking, choices: &choices, browser: true };
+        for (said, key) in [
+            ("the second one", Some("r2")),
+            ("2", Some("r2")),
+            ("number three", Some("r3")),
+            ("the last one", Some("r3")),
+            ("first", Some("r1")),
+            ("Show HN: a tiny Rust database", Some("r2")),
+            ("the fourth one", None),
+        ] {
+            let p = read(said, &r);
+            assert_eq!(p.value.as_deref(), key.or(p.value.as_deref().filter(|_| key.is_none())), "{said}");
+            if let Some(key) = key {
+                assert_eq!(p.relation, Some(Relation::Answer), "{said}");
+                assert_eq!(p.value.as_deref(), Some(key), "{said}");
+            } else {
+                assert!(!choices.iter().any(|c| Some(c.key.as_str()) == p.value.as_deref()), "{said} picked a choice");
+            }
+        }
+    }
+
+    #[test]
+    fn other_requests_go_to_the_browser_when_there_is_one() {
+        let p = read("upvote the third story", &Reading { phase: Phase::Finished, choices: &[], browser: true });
+        assert_eq!((p.relation, p.goal), (Some(Relation::NewRequest), Some(Goal::Browser)));
+        assert_eq!(p.arguments["request"], "upvote the third story");
+        let p = read("upvote the third story", &Reading { phase: Phase::Finished, choices: &[], browser: false });
+        assert_eq!(p.goal, Some(Goal::Conversation));
     }
 
     #[test]

@@ -74,13 +74,32 @@ pub fn on_restart(status: OperationStatus) -> Option<Transition> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum OperationEvent {
-    Accepted { operation: Box<Operation> },
-    Moved { transition: Transition, status: OperationStatus },
-    StepBegun { step: Step },
-    StepEnded { index: u32, result: StepResult, evidence: serde_json::Value },
-    StopRequested { stop: StopState },
+    Accepted {
+        operation: Box<Operation>,
+    },
+    Moved {
+        transition: Transition,
+        status: OperationStatus,
+    },
+    StepBegun {
+        step: Step,
+    },
+    StepEnded {
+        index: u32,
+        result: StepResult,
+        evidence: serde_json::Value,
+    },
+    StopRequested {
+        stop: StopState,
+    },
     StopConfirmed,
-    OutcomeRecorded { outcome: Outcome },
+    OutcomeRecorded {
+        outcome: Outcome,
+    },
+    /// The person answered the operation's question; these arguments now hold.
+    Resumed {
+        arguments: std::collections::BTreeMap<String, String>,
+    },
 }
 
 /// Apply one event. `Moved` carries the status `next` computed, so replay needs no table.
@@ -112,6 +131,7 @@ pub fn apply(state: Option<&Operation>, event: &OperationEvent, at: Millis) -> O
             }
         }
         OperationEvent::OutcomeRecorded { outcome } => op.outcome = Some(outcome.clone()),
+        OperationEvent::Resumed { arguments } => op.arguments.clone_from(arguments),
     }
     op.updated_at = at;
     op

@@ -11,7 +11,8 @@ use crate::executor::{BoxFuture, ExecOutcome, Executors, Journal, JournalError, 
 use crate::interaction::{self, Context, Phase, Proposal};
 use crate::interpret;
 use crate::model::{
-    Input, Interaction, Operation, OperationId, OperationStatus, Outcome, Relation, Step, StepResult, StopState,
+    Input, Interaction, Operation, OperationId, OperationStatus, Outcome, Question, Relation, Step, StepResult,
+    StopState,
 };
 use crate::operation::{self, OperationEvent, Transition};
 use crate::protocol::{ApiError, Interrupted, Notification, StateView, Submitted};
@@ -133,7 +134,8 @@ impl Engine {
     /// Read one input against the stored state, dispose it, and commit, all under the store lock.
     async fn take(self: &Arc<Engine>, input: Input) -> Result<Submitted, ApiError> {
         let node = self.node.clone();
-        let (submitted, stop) = self.db(move |store| take_input(store, &node, &input)).await?;
+        let browser = self.executors.for_goal(crate::model::Goal::Browser).is_some();
+        let (submitted, stop, resume) = self.db(move |store| take_input(store, &node, &input, browser)).await?;
         if submitted.replayed {
             return Ok(submitted);
         }
@@ -144,6 +146,11 @@ impl Engine {
         if let Some(op) = &submitted.operation {
             self.publish(Notification::Operation { operation: op.clone() });
             self.launch(op.clone());
+        }
+        if let Some((id, arguments)) = resume {
+            let op = self.db(move |s| s.record(id, &[OperationEvent::Resumed { arguments }], clock::now())).await?;
+            self.publish(Notification::Operation { operation: op.clone() });
+            self.launch(op);
         }
         Ok(submitted)
     }
@@ -246,11 +253,15 @@ impl Engine {
 
     /// Record how an operation ended, on the operation and on its interaction.
     async fn finish(&self, id: OperationId, from: OperationStatus, outcome: ExecOutcome) -> Result<(), StoreError> {
+        if let ExecOutcome::NeedsInput { question } = outcome {
+            return self.wait_for_answer(id, from, question).await;
+        }
         let (transition, summary, data) = match outcome {
             ExecOutcome::Completed { summary, data } => (Transition::Complete, summary, data),
             ExecOutcome::Blocked { reason } => (Transition::Block, reason, serde_json::Value::Null),
             ExecOutcome::Stopped => (Transition::ConfirmStop, "Stopped.".to_string(), serde_json::Value::Null),
             ExecOutcome::Unknown { reason } => (Transition::Lose, reason, serde_json::Value::Null),
+            ExecOutcome::NeedsInput { .. } => unreachable!("handled above"),
         };
         let status = match operation::next(from, transition) {
             Ok(s) => s,
@@ -271,6 +282,34 @@ impl Engine {
                 let op = s.record(id, &events, now)?;
                 let interaction = attach_outcome(s, &op, outcome, now)?;
                 Ok((op, interaction))
+            })
+            .await?;
+        self.publish(Notification::Operation { operation: op });
+        if let Some(interaction) = interaction {
+            self.publish(Notification::Interaction { interaction });
+        }
+        Ok(())
+    }
+
+    /// The operation asked a question: it waits (needsInput) and the question goes on its interaction.
+    async fn wait_for_answer(
+        &self,
+        id: OperationId,
+        from: OperationStatus,
+        question: Question,
+    ) -> Result<(), StoreError> {
+        let status = operation::next(from, Transition::NeedInput).unwrap_or(OperationStatus::NeedsInput);
+        let (op, interaction) = self
+            .db(move |s| -> Result<(Operation, Option<Interaction>), StoreError> {
+                let now = clock::now();
+                let op = s.record(id, &[OperationEvent::Moved { transition: Transition::NeedInput, status }], now)?;
+                let Some(current) = s.interaction(op.interaction)? else { return Ok((op, None)) };
+                if current.operation != Some(op.id) {
+                    return Ok((op, None));
+                }
+                let change = interaction::ask(&current, question, now);
+                s.commit_change(&change, now)?;
+                Ok((op, Some(change.interaction)))
             })
             .await?;
         self.publish(Notification::Operation { operation: op });
@@ -366,7 +405,9 @@ fn params_hash(input: &Input) -> String {
     store::sha256(&canonical.to_string())
 }
 
-fn take_input(store: &mut Store, node: &str, input: &Input) -> Result<(Submitted, Option<OperationId>), ApiError> {
+type Taken = (Submitted, Option<OperationId>, Option<(OperationId, std::collections::BTreeMap<String, String>)>);
+
+fn take_input(store: &mut Store, node: &str, input: &Input, browser: bool) -> Result<Taken, ApiError> {
     let hash = params_hash(input);
     if let Some(stored) = store.stored_input(&input.device, &input.id.to_string())? {
         if stored.params_hash != hash {
@@ -378,7 +419,7 @@ fn take_input(store: &mut Store, node: &str, input: &Input) -> Result<(Submitted
         let mut reply: Submitted = serde_json::from_value(stored.reply)
             .map_err(|e| ApiError::new("store_error", format!("stored reply unreadable: {e}")))?;
         reply.replayed = true;
-        return Ok((reply, None));
+        return Ok((reply, None, None));
     }
     let current = match input.interaction {
         Some(id) => Some(
@@ -394,10 +435,14 @@ fn take_input(store: &mut Store, node: &str, input: &Input) -> Result<(Submitted
     };
     let now = clock::now();
     let phase = Phase::of(current.as_ref(), operation_status, now);
+    let choices = match current.as_ref().map(|i| &i.pending) {
+        Some(crate::model::Pending::Question(q)) => q.choices.clone(),
+        _ => Vec::new(),
+    };
     let proposal = if input.choice.is_some() && input.text.trim().is_empty() {
         Proposal { relation: Some(Relation::Answer), ..Proposal::default() }
     } else {
-        interpret::propose(&input.text, phase)
+        interpret::read(&input.text, &interpret::Reading { phase, choices: &choices, browser })
     };
     let cx = Context {
         node,
@@ -429,7 +474,7 @@ fn take_input(store: &mut Store, node: &str, input: &Input) -> Result<(Submitted
         Submitted { relation, interaction: change.interaction.clone(), operation: accepted.clone(), replayed: false };
     let reply = serde_json::to_value(&submitted).map_err(|e| ApiError::new("internal", e.to_string()))?;
     store.commit_input(&change, accepted.as_ref(), (&input.device, &input.id.to_string(), &hash, &reply), now)?;
-    Ok((submitted, change.stop))
+    Ok((submitted, change.stop, change.resume))
 }
 
 /// The journal an executor writes its steps to: each step is durable before it acts.
