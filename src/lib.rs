@@ -1,1 +1,5 @@
 //! Circe: voice as a reliable remote control.
+
+pub mod decider;
+pub mod director;
+pub mod eval;

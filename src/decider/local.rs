@@ -1,0 +1,550 @@
+//! The local decider: offline, deterministic, pure. The default, and the
+//! fallback for every remote decider.
+//!
+//! It reads each hypothesis with the Director's grammar and scores every
+//! offered element by how much of the reference its label, description and
+//! list item explain (fuzzy and pronunciation-aware word matching, meaning
+//! through the concept tables), under hard constraints from the verb, the
+//! kind noun and the ordinal. Scores become probabilities with a softmax that
+//! includes a "nothing fits" option, so a lone weak match stays unlikely.
+
+use crate::director::lexicon;
+use crate::director::lexicon::RoleNoun;
+use crate::director::observation::{RoleClass, Structure};
+use crate::director::text::{self, Token};
+use crate::director::utterance::{self, Cue, Kind, Ordinal, Reading, Verb};
+
+use super::{ActionKind, Answer, Ask, DecideError, Decider, Meaning, QuestionKey, Screen};
+
+/// Sharpness of the score-to-probability softmax (fitted on the dev corpus,
+/// see docs/GROUNDING.md).
+pub const SHARPNESS: f32 = 14.0;
+/// Score of the "nothing fits" option.
+pub const NOTHING_SCORE: f32 = 0.45;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LocalDecider;
+
+impl Decider for LocalDecider {
+    fn name(&self) -> &'static str {
+        "local"
+    }
+
+    fn decide(&self, ask: &Ask<'_>) -> Result<Vec<Answer>, DecideError> {
+        let readings: Vec<(Reading<'_>, f32)> = ask
+            .heard
+            .iter()
+            .map(|h| (utterance::read(&h.text), h.weight))
+            .collect();
+        let Some((first, _)) = readings.first() else {
+            return Err(DecideError::Invalid("nothing was heard".into()));
+        };
+        let mut answers = Vec::new();
+        for question in &ask.questions {
+            let probabilities = match question.key {
+                QuestionKey::Action => {
+                    let kind = action_of(first, ask.screen);
+                    question
+                        .choices
+                        .iter()
+                        .map(|c| match c.meaning {
+                            Meaning::Action(k) if k == kind => 0.9,
+                            Meaning::Action(_) => {
+                                0.1 / (question.choices.len() as f32 - 1.0).max(1.0)
+                            }
+                            _ => 0.0,
+                        })
+                        .collect()
+                }
+                QuestionKey::Direction => {
+                    let want = match first.cue {
+                        Cue::Scroll(d) => Some(d),
+                        _ => None,
+                    };
+                    question
+                        .choices
+                        .iter()
+                        .map(|c| match (c.meaning, want) {
+                            (Meaning::Direction(d), Some(w)) if d == w => 0.95,
+                            (Meaning::Direction(_), Some(_)) => 0.05,
+                            _ => 1.0 / question.choices.len() as f32,
+                        })
+                        .collect()
+                }
+                QuestionKey::Target => {
+                    let Some(screen) = ask.screen else {
+                        return Err(DecideError::Invalid(
+                            "a target question needs a screen".into(),
+                        ));
+                    };
+                    let action = action_of(first, Some(screen));
+                    let mut best = vec![0.0f32; screen.observation.elements.len()];
+                    for (reading, weight) in &readings {
+                        let scores = score_elements(reading, screen, action);
+                        for (b, s) in best.iter_mut().zip(scores) {
+                            *b = b.max(s * weight);
+                        }
+                    }
+                    softmax(&question.choices, &best)
+                }
+            };
+            answers.push(Answer {
+                key: question.key,
+                probabilities,
+            });
+        }
+        Ok(answers)
+    }
+}
+
+/// What kind of action a reading asks for, given the screen.
+pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKind {
+    match reading.cue {
+        Cue::Question | Cue::MultiStep => ActionKind::Reason,
+        Cue::Scroll(_) => ActionKind::Scroll,
+        Cue::Back => ActionKind::Back,
+        Cue::Type => ActionKind::Type,
+        Cue::Act => {
+            if let Some(screen) = screen {
+                if names_field_and_value(reading, screen) || quantifies_over_list(reading, screen) {
+                    return ActionKind::Reason;
+                }
+            }
+            ActionKind::Click
+        }
+    }
+}
+
+/// "log in as karl with password h7q2": an action plus a value for a field on
+/// screen is a fill-then-act task, not one grounded action.
+fn names_field_and_value(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    let tokens = &reading.tokens;
+    screen.structure.facts.iter().any(|f| {
+        f.class == RoleClass::Editable
+            && !f.label.is_empty()
+            && tokens.windows(f.label.len() + 1).any(|w| {
+                w[..f.label.len()]
+                    .iter()
+                    .zip(&f.label)
+                    .all(|(a, b)| a.stem == b.stem)
+                    && !lexicon::is_in(lexicon::STOPWORDS, &w[f.label.len()].norm)
+            })
+    })
+}
+
+/// "upvote all the stories about AI": a quantifier over list items, unless a
+/// label itself says "all" ("Accept all").
+fn quantifies_over_list(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    if !reading.quantified {
+        return false;
+    }
+    let all = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "all");
+    !screen
+        .structure
+        .facts
+        .iter()
+        .any(|f| all.is_some_and(|a| lexicon::concept_ids(&f.label).contains(&a)))
+}
+
+fn softmax(choices: &[super::Choice], scores: &[f32]) -> Vec<f32> {
+    let raw: Vec<f32> = choices
+        .iter()
+        .map(|c| match c.meaning {
+            Meaning::Element(i) => match scores.get(i) {
+                Some(&s) if s > 0.0 => (SHARPNESS * s).exp(),
+                _ => 0.0,
+            },
+            Meaning::Nothing => (SHARPNESS * NOTHING_SCORE).exp(),
+            _ => 0.0,
+        })
+        .collect();
+    let total: f32 = raw.iter().sum();
+    if total <= 0.0 {
+        return raw;
+    }
+    raw.iter().map(|r| r / total).collect()
+}
+
+/// How well one query word is matched by a list of words, in [0, 1].
+pub fn word_match(q: &Token, words: &[Token]) -> f32 {
+    let mut best: f32 = 0.0;
+    for w in words {
+        best = best.max(pair_match(q, w));
+        if best >= 1.0 {
+            return 1.0;
+        }
+    }
+    best
+}
+
+fn pair_match(q: &Token, w: &Token) -> f32 {
+    if q.stem == w.stem || q.norm == w.norm {
+        return 1.0;
+    }
+    if q.is_number() || w.is_number() {
+        return 0.0;
+    }
+    let (ql, wl) = (q.norm.chars().count(), w.norm.chars().count());
+    let (short, long) = if ql <= wl {
+        (&q.norm, &w.norm)
+    } else {
+        (&w.norm, &q.norm)
+    };
+    if short.chars().count() >= 5 && long.starts_with(short.as_str()) {
+        return 0.8;
+    }
+    if ql < 4 || wl < 4 || ql.abs_diff(wl) > 3 {
+        return 0.0;
+    }
+    let sim = text::similarity(&q.norm, &w.norm);
+    let mut m = if sim >= 0.75 { sim * 0.9 } else { 0.0 };
+    if m < 0.7 {
+        let (a, b) = (text::sound_key(&q.norm), text::sound_key(&w.norm));
+        if a.len() >= 3 && a == b {
+            m = 0.7;
+        }
+    }
+    m
+}
+
+/// Per-word match of a query against candidate words, with compounds: two or
+/// three adjacent query words may spell one candidate word ("sea monkey" ->
+/// "SeaMonkey"), and one query word may spell two ("login" -> "log in").
+fn phrase_match(query: &[&Token], words: &[Token]) -> Vec<f32> {
+    let mut out: Vec<f32> = query.iter().map(|q| word_match(q, words)).collect();
+    for span in [2usize, 3] {
+        for start in 0..query.len().saturating_sub(span - 1) {
+            let joined: String = query[start..start + span]
+                .iter()
+                .map(|t| t.norm.as_str())
+                .collect();
+            if joined.chars().count() < 4 {
+                continue;
+            }
+            let m = word_match(&Token::synthetic(&joined), words) * 0.95;
+            for o in &mut out[start..start + span] {
+                *o = o.max(m);
+            }
+        }
+    }
+    for (qi, q) in query.iter().enumerate() {
+        for pair in words.windows(2) {
+            let joined = format!("{}{}", pair[0].norm, pair[1].norm);
+            if joined == q.norm {
+                out[qi] = out[qi].max(0.95);
+            }
+        }
+    }
+    out
+}
+
+/// Document frequency weight: words found on many elements say little.
+fn weight(q: &Token, structure: &Structure) -> f32 {
+    let df = structure
+        .facts
+        .iter()
+        .filter(|f| f.label.iter().chain(&f.context).any(|t| t.stem == q.stem))
+        .count();
+    let w = if df == 0 {
+        0.7
+    } else {
+        1.0 / (1.0 + (1.0 + df as f32).ln())
+    };
+    if structure.title.iter().any(|t| t.stem == q.stem) {
+        w * 0.35
+    } else {
+        w
+    }
+}
+
+/// Scores every element of the screen for one reading, in [0, 1]; 0 means
+/// excluded by a hard constraint.
+pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
+    let structure = screen.structure;
+    let n = structure.facts.len();
+    let typing = reading.typing.as_ref();
+
+    let head: Vec<&Token> = reading
+        .head
+        .content
+        .iter()
+        .map(|&i| &reading.tokens[i])
+        .collect();
+    let qual: Vec<&Token> = reading
+        .qualifier
+        .content
+        .iter()
+        .map(|&i| &reading.tokens[i])
+        .collect();
+    let verb_tokens: Vec<&Token> = match &reading.verb {
+        Verb::Specific { tokens, .. } => tokens.clone().map(|i| &reading.tokens[i]).collect(),
+        _ => Vec::new(),
+    };
+    let verb_concept = match &reading.verb {
+        Verb::Specific { concept, .. } => *concept,
+        _ => None,
+    };
+    let rest: Vec<&Token> = typing
+        .and_then(|t| t.rest.clone())
+        .map(|r| r.map(|i| &reading.tokens[i]).collect())
+        .unwrap_or_default();
+    let replace: Vec<&Token> = typing
+        .and_then(|t| t.replace.clone())
+        .map(|r| r.map(|i| &reading.tokens[i]).collect())
+        .unwrap_or_default();
+    let head_w: Vec<f32> = head.iter().map(|q| weight(q, structure)).collect();
+    let qual_w: Vec<f32> = qual.iter().map(|q| weight(q, structure)).collect();
+    let search_concept = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "search");
+    let item_kind = reading.head.kind == Kind::Item || reading.qualifier.kind == Kind::Item;
+    let has_items = !structure.items.is_empty();
+
+    let mut scores = vec![0.0f32; n];
+    for (i, score) in scores.iter_mut().enumerate() {
+        let f = &structure.facts[i];
+        let element = &screen.observation.elements[i];
+        if f.disabled || f.class == RoleClass::Static {
+            continue;
+        }
+        let mut factor = 1.0f32;
+        match action {
+            ActionKind::Type if f.class != RoleClass::Editable => continue,
+            ActionKind::Click if f.class == RoleClass::Editable => factor *= 0.6,
+            _ => {}
+        }
+        if reading.verb == Verb::Toggle && f.class != RoleClass::Toggle {
+            factor *= 0.8;
+        }
+        let label_concepts = lexicon::concept_ids(&f.label);
+        let mut explained = 0.0f32;
+        let mut total = 0.0f32;
+        let mut label_hits = vec![false; f.label.len()];
+        let mark = |q: &Token, hits: &mut [bool]| {
+            for (k, w) in f.label.iter().enumerate() {
+                if pair_match(q, w) >= 0.7 {
+                    hits[k] = true;
+                }
+            }
+        };
+
+        // The verb must be one of the element's own words.
+        if !verb_tokens.is_empty() {
+            let by_word = phrase_match(&verb_tokens, &f.label)
+                .into_iter()
+                .fold(0.0f32, f32::max);
+            let by_concept = match verb_concept {
+                Some(c) if label_concepts.contains(&c) => 1.0,
+                _ => 0.0,
+            };
+            let m = by_word.max(by_concept);
+            if m < 0.75 {
+                continue;
+            }
+            explained += m;
+            total += 1.0;
+            for q in &verb_tokens {
+                mark(q, &mut label_hits);
+            }
+            if by_concept > 0.0 {
+                let c = verb_concept.unwrap_or(usize::MAX);
+                for (cid, range) in lexicon::concepts_in(&f.label) {
+                    if cid == c {
+                        range.for_each(|k| label_hits[k] = true);
+                    }
+                }
+            }
+        }
+
+        // Kind nouns constrain what sort of element is meant.
+        for phrase in [&reading.head, &reading.qualifier] {
+            match phrase.kind {
+                Kind::Role(r) if !role_fits(r, f.class, &element.role) => {
+                    factor = 0.0;
+                }
+                Kind::Footnote if !f.footnote => factor = 0.0,
+                Kind::Author if !f.byline => factor = 0.0,
+                Kind::Section if !f.section => factor *= 0.8,
+                Kind::Item if f.section => factor *= 0.8,
+                _ => {}
+            }
+        }
+        let wants_primary = reading.head.kind == Kind::Item
+            && !reading.head.plural
+            && !matches!(reading.verb, Verb::Specific { .. })
+            && has_items;
+        if wants_primary && !f.primary {
+            factor = 0.0;
+        }
+        if factor == 0.0 {
+            continue;
+        }
+
+        let item_text = structure.item_text(i);
+        let context: &[Token] = if item_text.is_empty() {
+            &f.context
+        } else {
+            item_text
+        };
+        let around = if item_kind { 0.9 } else { 0.5 };
+        let concept_hit = |q: &Token| -> f32 {
+            let qc = lexicon::concept_ids(std::slice::from_ref(q));
+            if qc.iter().any(|c| label_concepts.contains(c)) {
+                0.9
+            } else {
+                0.0
+            }
+        };
+        let head_label = phrase_match(&head, &f.label);
+        let head_desc = phrase_match(&head, &f.description);
+        let head_ctx = phrase_match(&head, context);
+        for (k, q) in head.iter().enumerate() {
+            let m = head_label[k]
+                .max(concept_hit(q))
+                .max(head_desc[k] * 0.9)
+                .max(head_ctx[k] * around);
+            explained += head_w[k] * m;
+            total += head_w[k];
+            mark(q, &mut label_hits);
+        }
+        let qual_label = phrase_match(&qual, &f.label);
+        let qual_ctx = phrase_match(&qual, context);
+        let qual_desc = phrase_match(&qual, &f.description);
+        for (k, q) in qual.iter().enumerate() {
+            let m = qual_label[k]
+                .max(concept_hit(q))
+                .max(qual_ctx[k] * 0.9)
+                .max(qual_desc[k] * 0.9);
+            explained += qual_w[k] * m;
+            total += qual_w[k];
+            mark(q, &mut label_hits);
+        }
+        for q in &reading.implied {
+            let m = word_match(q, &f.label).max(concept_hit(q));
+            explained += 0.3 * m;
+            mark(q, &mut label_hits);
+        }
+
+        // Typing: the field is named by its label, by search, or by its value.
+        if action == ActionKind::Type {
+            let search_field = search_concept.is_some_and(|c| {
+                label_concepts.contains(&c)
+                    || lexicon::concept_ids(&f.context).contains(&c)
+                    || element.role == "searchbox"
+            });
+            if typing.is_some_and(|t| t.search) {
+                explained += if search_field { 1.0 } else { 0.3 };
+                total += 1.0;
+            }
+            if !rest.is_empty() && !f.label.is_empty() {
+                let prefix = phrase_match(&rest[..rest.len().min(f.label.len() + 1)], &f.label);
+                let m = prefix.iter().copied().fold(0.0f32, f32::max);
+                explained += m;
+                total += 1.0;
+            }
+            if !replace.is_empty() {
+                let value = text::tokens(f.value.as_deref().unwrap_or(""));
+                let m = phrase_match(&replace, &value)
+                    .iter()
+                    .copied()
+                    .fold(1.0f32, f32::min);
+                if m < 0.75 {
+                    continue;
+                }
+                explained += m;
+                total += 1.0;
+            }
+        }
+
+        let coverage = if total > 0.0 {
+            explained / total
+        } else if reading.head.ordinal.is_some()
+            || reading.qualifier.ordinal.is_some()
+            || reading.head.kind != Kind::Plain
+            || action == ActionKind::Type
+        {
+            0.6
+        } else {
+            0.0
+        };
+        let precision = if f.label.is_empty() {
+            0.0
+        } else {
+            label_hits.iter().filter(|h| **h).count() as f32 / f.label.len() as f32
+        };
+        *score = factor * (0.8 * coverage + 0.2 * precision);
+    }
+    apply_ordinals(reading, structure, &mut scores);
+    scores
+}
+
+fn role_fits(noun: RoleNoun, class: RoleClass, role: &str) -> bool {
+    match noun {
+        RoleNoun::Field => matches!(class, RoleClass::Editable | RoleClass::Toggle),
+        RoleNoun::Editable => class == RoleClass::Editable,
+        RoleNoun::Toggle => class == RoleClass::Toggle,
+        RoleNoun::Button => role == "button",
+        RoleNoun::Link => role == "link",
+        RoleNoun::Tab => role == "tab",
+    }
+}
+
+/// Ordinals select by list structure: an item noun ("the second story",
+/// "number ten") picks a numbered list item; otherwise the n-th of the
+/// matching elements, using `ordinal`/`of` when they share a label.
+fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f32]) {
+    for phrase in [&reading.head, &reading.qualifier] {
+        let Some(ordinal) = phrase.ordinal else {
+            continue;
+        };
+        let by_item = matches!(phrase.kind, Kind::Item | Kind::One | Kind::Plain)
+            && !structure.items.is_empty()
+            && (phrase.kind != Kind::Plain || matches!(ordinal, Ordinal::Number(_)));
+        if by_item {
+            let visible = &structure.items;
+            let wanted = match ordinal {
+                Ordinal::Number(n) => Some(n),
+                Ordinal::Last => visible.last().copied(),
+                Ordinal::Nth(n) if visible.contains(&n) => Some(n),
+                // The page is scrolled: "the first story" is ambiguous between
+                // item 1 (not visible) and the first visible one, so nothing
+                // is certain enough to act on.
+                Ordinal::Nth(_) => None,
+            };
+            for (i, s) in scores.iter_mut().enumerate() {
+                if structure.facts[i].item != wanted || wanted.is_none() {
+                    *s = 0.0;
+                }
+            }
+            continue;
+        }
+        if phrase.kind == Kind::Footnote {
+            if let Ordinal::Number(n) = ordinal {
+                let want = n.to_string();
+                for (i, s) in scores.iter_mut().enumerate() {
+                    if !structure.facts[i].label.iter().any(|t| t.stem == want) {
+                        *s = 0.0;
+                    }
+                }
+            }
+            continue;
+        }
+        let top = scores.iter().copied().fold(0.0f32, f32::max);
+        if top <= 0.0 {
+            continue;
+        }
+        let pool: Vec<usize> = (0..scores.len())
+            .filter(|&i| scores[i] >= 0.8 * top)
+            .collect();
+        let chosen = match ordinal {
+            Ordinal::Nth(n) | Ordinal::Number(n) if n >= 1 => pool.get(n as usize - 1).copied(),
+            Ordinal::Nth(_) | Ordinal::Number(_) => None,
+            Ordinal::Last => pool.last().copied(),
+        };
+        for (i, s) in scores.iter_mut().enumerate() {
+            if Some(i) != chosen {
+                *s = 0.0;
+            } else {
+                *s = s.max(0.75);
+            }
+        }
+    }
+}
