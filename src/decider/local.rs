@@ -139,11 +139,21 @@ fn quantifies_over_list(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
         return false;
     }
     let all = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "all");
-    !screen
-        .structure
-        .facts
-        .iter()
-        .any(|f| all.is_some_and(|a| lexicon::concept_ids(&f.label).contains(&a)))
+    let verb = match &reading.verb {
+        Verb::Specific { tokens, .. } => tokens.clone().next().map(|i| &reading.tokens[i]),
+        _ => None,
+    };
+    // Only a label that says both the verb and "all" makes it one click.
+    !screen.structure.facts.iter().any(|f| {
+        let concepts = lexicon::concept_ids(&f.label);
+        all.is_some_and(|a| concepts.contains(&a))
+            && verb.is_some_and(|v| {
+                word_match(v, &f.label) >= 0.75
+                    || lexicon::concept_ids(std::slice::from_ref(v))
+                        .iter()
+                        .any(|c| concepts.contains(c))
+            })
+    })
 }
 
 fn softmax(choices: &[super::Choice], scores: &[f32]) -> Vec<f32> {
@@ -238,15 +248,16 @@ fn phrase_match(query: &[&Token], words: &[Token]) -> Vec<f32> {
     out
 }
 
-/// Document frequency weight: words found on many elements say little.
+/// Document frequency weight: words found on many labels say little. A word
+/// found nowhere does not tell elements apart; it only lowers confidence.
 fn weight(q: &Token, structure: &Structure) -> f32 {
     let df = structure
         .facts
         .iter()
-        .filter(|f| f.label.iter().chain(&f.context).any(|t| t.stem == q.stem))
+        .filter(|f| f.label.iter().chain(&f.description).any(|t| t.stem == q.stem))
         .count();
     let w = if df == 0 {
-        0.7
+        UNSEEN_WEIGHT
     } else {
         1.0 / (1.0 + (1.0 + df as f32).ln())
     };
@@ -257,6 +268,36 @@ fn weight(q: &Token, structure: &Structure) -> f32 {
     }
 }
 
+/// Weight of a word that no label on screen contains.
+pub const UNSEEN_WEIGHT: f32 = 0.3;
+
+/// Per query word: the concept ids of the phrase it belongs to.
+fn phrase_concepts(words: &[&Token]) -> Vec<Vec<usize>> {
+    let owned: Vec<Token> = words.iter().map(|t| (*t).clone()).collect();
+    let mut out = vec![Vec::new(); words.len()];
+    for (c, range) in lexicon::concepts_in(&owned) {
+        for k in range {
+            out[k].push(c);
+        }
+    }
+    out
+}
+
+/// How a label carries a concept: 1.0 if the label is nothing but that
+/// concept ("More" for "next"), 0.9 if it is part of it, 0 if absent.
+fn concept_strength(label: &[Token], label_concepts: &[(usize, std::ops::Range<usize>)], wanted: &[usize]) -> (f32, Vec<usize>) {
+    let mut best = 0.0f32;
+    let mut covered = Vec::new();
+    for (c, range) in label_concepts {
+        if wanted.contains(c) {
+            let whole = range.len() == label.len();
+            best = best.max(if whole { 1.0 } else { 0.9 });
+            covered.extend(range.clone());
+        }
+    }
+    (best, covered)
+}
+
 /// Scores every element of the screen for one reading, in [0, 1]; 0 means
 /// excluded by a hard constraint.
 pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
@@ -264,25 +305,29 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     let n = structure.facts.len();
     let typing = reading.typing.as_ref();
 
-    let head: Vec<&Token> = reading
-        .head
-        .content
-        .iter()
-        .map(|&i| &reading.tokens[i])
-        .collect();
-    let qual: Vec<&Token> = reading
-        .qualifier
-        .content
-        .iter()
-        .map(|&i| &reading.tokens[i])
-        .collect();
+    let head: Vec<&Token> = reading.head.content.iter().map(|&i| &reading.tokens[i]).collect();
+    let qual: Vec<&Token> = reading.qualifier.content.iter().map(|&i| &reading.tokens[i]).collect();
     let verb_tokens: Vec<&Token> = match &reading.verb {
-        Verb::Specific { tokens, .. } => tokens.clone().map(|i| &reading.tokens[i]).collect(),
+        Verb::Specific { tokens, .. } => tokens
+            .clone()
+            .map(|i| &reading.tokens[i])
+            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm) || t.norm == "in" || t.norm == "up" || t.norm == "on")
+            .collect(),
         _ => Vec::new(),
     };
-    let verb_concept = match &reading.verb {
-        Verb::Specific { concept, .. } => *concept,
-        _ => None,
+    // The verb's meaning may span its object: "create an account" = sign up.
+    let verb_concepts: Vec<usize> = match &reading.verb {
+        Verb::Specific { concept, .. } => {
+            let mut words: Vec<&Token> = verb_tokens.clone();
+            words.extend(head.iter().copied());
+            let mut cs: Vec<usize> = phrase_concepts(&words)
+                .first()
+                .cloned()
+                .unwrap_or_default();
+            cs.extend(*concept);
+            cs
+        }
+        _ => Vec::new(),
     };
     let rest: Vec<&Token> = typing
         .and_then(|t| t.rest.clone())
@@ -294,9 +339,15 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         .unwrap_or_default();
     let head_w: Vec<f32> = head.iter().map(|q| weight(q, structure)).collect();
     let qual_w: Vec<f32> = qual.iter().map(|q| weight(q, structure)).collect();
+    let head_c = phrase_concepts(&head);
+    let qual_c = phrase_concepts(&qual);
     let search_concept = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "search");
-    let item_kind = reading.head.kind == Kind::Item || reading.qualifier.kind == Kind::Item;
+    let specific = matches!(reading.verb, Verb::Specific { .. });
     let has_items = !structure.items.is_empty();
+    // Words of the head describe the element itself, unless the head is an
+    // item noun or the verb already named the element: then they describe
+    // the item it sits in.
+    let head_around = if reading.head.kind == Kind::Item || specific { 0.9 } else { 0.5 };
 
     let mut scores = vec![0.0f32; n];
     for (i, score) in scores.iter_mut().enumerate() {
@@ -314,7 +365,7 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         if reading.verb == Verb::Toggle && f.class != RoleClass::Toggle {
             factor *= 0.8;
         }
-        let label_concepts = lexicon::concept_ids(&f.label);
+        let label_concepts = lexicon::concepts_in(&f.label);
         let mut explained = 0.0f32;
         let mut total = 0.0f32;
         let mut label_hits = vec![false; f.label.len()];
@@ -326,15 +377,12 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
             }
         };
 
-        // The verb must be one of the element's own words.
+        // A specific verb must be the element's own word or meaning.
         if !verb_tokens.is_empty() {
             let by_word = phrase_match(&verb_tokens, &f.label)
                 .into_iter()
-                .fold(0.0f32, f32::max);
-            let by_concept = match verb_concept {
-                Some(c) if label_concepts.contains(&c) => 1.0,
-                _ => 0.0,
-            };
+                .fold(1.0f32, f32::min);
+            let (by_concept, covered) = concept_strength(&f.label, &label_concepts, &verb_concepts);
             let m = by_word.max(by_concept);
             if m < 0.75 {
                 continue;
@@ -344,22 +392,13 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
             for q in &verb_tokens {
                 mark(q, &mut label_hits);
             }
-            if by_concept > 0.0 {
-                let c = verb_concept.unwrap_or(usize::MAX);
-                for (cid, range) in lexicon::concepts_in(&f.label) {
-                    if cid == c {
-                        range.for_each(|k| label_hits[k] = true);
-                    }
-                }
-            }
+            covered.into_iter().for_each(|k| label_hits[k] = true);
         }
 
         // Kind nouns constrain what sort of element is meant.
         for phrase in [&reading.head, &reading.qualifier] {
             match phrase.kind {
-                Kind::Role(r) if !role_fits(r, f.class, &element.role) => {
-                    factor = 0.0;
-                }
+                Kind::Role(r) if !role_fits(r, f.class, &element.role) => factor = 0.0,
                 Kind::Footnote if !f.footnote => factor = 0.0,
                 Kind::Author if !f.byline => factor = 0.0,
                 Kind::Section if !f.section => factor *= 0.8,
@@ -367,10 +406,7 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
                 _ => {}
             }
         }
-        let wants_primary = reading.head.kind == Kind::Item
-            && !reading.head.plural
-            && !matches!(reading.verb, Verb::Specific { .. })
-            && has_items;
+        let wants_primary = reading.head.kind == Kind::Item && !reading.head.plural && !specific && has_items;
         if wants_primary && !f.primary {
             factor = 0.0;
         }
@@ -379,54 +415,51 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         }
 
         let item_text = structure.item_text(i);
-        let context: &[Token] = if item_text.is_empty() {
-            &f.context
-        } else {
-            item_text
-        };
-        let around = if item_kind { 0.9 } else { 0.5 };
-        let concept_hit = |q: &Token| -> f32 {
-            let qc = lexicon::concept_ids(std::slice::from_ref(q));
-            if qc.iter().any(|c| label_concepts.contains(c)) {
-                0.9
-            } else {
-                0.0
-            }
-        };
+        let context: &[Token] = if item_text.is_empty() { &f.context } else { item_text };
         let head_label = phrase_match(&head, &f.label);
         let head_desc = phrase_match(&head, &f.description);
         let head_ctx = phrase_match(&head, context);
+        let mut head_hit = head.is_empty();
         for (k, q) in head.iter().enumerate() {
-            let m = head_label[k]
-                .max(concept_hit(q))
-                .max(head_desc[k] * 0.9)
-                .max(head_ctx[k] * around);
+            let (c, covered) = concept_strength(&f.label, &label_concepts, &head_c[k]);
+            let own = head_label[k].max(c).max(head_desc[k] * 0.9);
+            let m = own.max(head_ctx[k] * head_around);
+            if own >= 0.7 || head_ctx[k] * head_around >= 0.63 && head_around > 0.5 {
+                head_hit = true;
+            }
             explained += head_w[k] * m;
             total += head_w[k];
             mark(q, &mut label_hits);
+            covered.into_iter().for_each(|k| label_hits[k] = true);
+        }
+        // The head names the target; an element that matches only the
+        // qualifier ("the comments on X" vs the title of X) is the wrong kind.
+        if !head_hit {
+            factor *= 0.5;
         }
         let qual_label = phrase_match(&qual, &f.label);
         let qual_ctx = phrase_match(&qual, context);
         let qual_desc = phrase_match(&qual, &f.description);
         for (k, q) in qual.iter().enumerate() {
-            let m = qual_label[k]
-                .max(concept_hit(q))
-                .max(qual_ctx[k] * 0.9)
-                .max(qual_desc[k] * 0.9);
+            let (c, covered) = concept_strength(&f.label, &label_concepts, &qual_c[k]);
+            let m = qual_label[k].max(c).max(qual_ctx[k] * 0.9).max(qual_desc[k] * 0.9);
             explained += qual_w[k] * m;
             total += qual_w[k];
             mark(q, &mut label_hits);
+            covered.into_iter().for_each(|k| label_hits[k] = true);
         }
         for q in &reading.implied {
-            let m = word_match(q, &f.label).max(concept_hit(q));
-            explained += 0.3 * m;
+            let qc = lexicon::concept_ids(std::slice::from_ref(q));
+            let (c, covered) = concept_strength(&f.label, &label_concepts, &qc);
+            explained += 0.3 * word_match(q, &f.label).max(c);
             mark(q, &mut label_hits);
+            covered.into_iter().for_each(|k| label_hits[k] = true);
         }
 
         // Typing: the field is named by its label, by search, or by its value.
         if action == ActionKind::Type {
             let search_field = search_concept.is_some_and(|c| {
-                label_concepts.contains(&c)
+                label_concepts.iter().any(|(x, _)| *x == c)
                     || lexicon::concept_ids(&f.context).contains(&c)
                     || element.role == "searchbox"
             });
@@ -434,18 +467,18 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
                 explained += if search_field { 1.0 } else { 0.3 };
                 total += 1.0;
             }
-            if !rest.is_empty() && !f.label.is_empty() {
-                let prefix = phrase_match(&rest[..rest.len().min(f.label.len() + 1)], &f.label);
+            if !rest.is_empty() {
+                // "enter the username karl" names the field first; "type
+                // karl" names none, which leaves every field possible.
+                let take = rest.len().min(f.label.len().max(1) + 1);
+                let prefix = phrase_match(&rest[..take], &f.label);
                 let m = prefix.iter().copied().fold(0.0f32, f32::max);
-                explained += m;
+                explained += if m >= 0.75 { m } else { 0.5 };
                 total += 1.0;
             }
             if !replace.is_empty() {
                 let value = text::tokens(f.value.as_deref().unwrap_or(""));
-                let m = phrase_match(&replace, &value)
-                    .iter()
-                    .copied()
-                    .fold(1.0f32, f32::min);
+                let m = phrase_match(&replace, &value).iter().copied().fold(1.0f32, f32::min);
                 if m < 0.75 {
                     continue;
                 }
