@@ -237,6 +237,25 @@ fn phrase_match(query: &[&Token], words: &[Token]) -> Vec<f32> {
             }
         }
     }
+    // A number means a quantity of the word beside it: "17 points" is not
+    // "17 comments". Out of its phrase it is weak evidence.
+    if query.len() > 1 {
+        for (k, q) in query.iter().enumerate() {
+            if !q.is_number() || out[k] < 1.0 {
+                continue;
+            }
+            let beside = words.iter().enumerate().any(|(j, w)| {
+                w.stem == q.stem
+                    && ((k + 1 < query.len()
+                        && j + 1 < words.len()
+                        && pair_match(query[k + 1], &words[j + 1]) >= 0.75)
+                        || (k > 0 && j > 0 && pair_match(query[k - 1], &words[j - 1]) >= 0.75))
+            });
+            if !beside {
+                out[k] = 0.6;
+            }
+        }
+    }
     for (qi, q) in query.iter().enumerate() {
         for pair in words.windows(2) {
             let joined = format!("{}{}", pair[0].norm, pair[1].norm);
@@ -254,7 +273,12 @@ fn weight(q: &Token, structure: &Structure) -> f32 {
     let df = structure
         .facts
         .iter()
-        .filter(|f| f.label.iter().chain(&f.description).any(|t| t.stem == q.stem))
+        .filter(|f| {
+            f.label
+                .iter()
+                .chain(&f.description)
+                .any(|t| t.stem == q.stem)
+        })
         .count();
     let w = if df == 0 {
         UNSEEN_WEIGHT
@@ -285,7 +309,11 @@ fn phrase_concepts(words: &[&Token]) -> Vec<Vec<usize>> {
 
 /// How a label carries a concept: 1.0 if the label is nothing but that
 /// concept ("More" for "next"), 0.9 if it is part of it, 0 if absent.
-fn concept_strength(label: &[Token], label_concepts: &[(usize, std::ops::Range<usize>)], wanted: &[usize]) -> (f32, Vec<usize>) {
+fn concept_strength(
+    label: &[Token],
+    label_concepts: &[(usize, std::ops::Range<usize>)],
+    wanted: &[usize],
+) -> (f32, Vec<usize>) {
     let mut best = 0.0f32;
     let mut covered = Vec::new();
     for (c, range) in label_concepts {
@@ -305,13 +333,28 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     let n = structure.facts.len();
     let typing = reading.typing.as_ref();
 
-    let head: Vec<&Token> = reading.head.content.iter().map(|&i| &reading.tokens[i]).collect();
-    let qual: Vec<&Token> = reading.qualifier.content.iter().map(|&i| &reading.tokens[i]).collect();
+    let head: Vec<&Token> = reading
+        .head
+        .content
+        .iter()
+        .map(|&i| &reading.tokens[i])
+        .collect();
+    let qual: Vec<&Token> = reading
+        .qualifier
+        .content
+        .iter()
+        .map(|&i| &reading.tokens[i])
+        .collect();
     let verb_tokens: Vec<&Token> = match &reading.verb {
         Verb::Specific { tokens, .. } => tokens
             .clone()
             .map(|i| &reading.tokens[i])
-            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm) || t.norm == "in" || t.norm == "up" || t.norm == "on")
+            .filter(|t| {
+                !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
+                    || t.norm == "in"
+                    || t.norm == "up"
+                    || t.norm == "on"
+            })
             .collect(),
         _ => Vec::new(),
     };
@@ -320,15 +363,42 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         Verb::Specific { concept, .. } => {
             let mut words: Vec<&Token> = verb_tokens.clone();
             words.extend(head.iter().copied());
-            let mut cs: Vec<usize> = phrase_concepts(&words)
-                .first()
-                .cloned()
-                .unwrap_or_default();
+            let mut cs: Vec<usize> = phrase_concepts(&words).first().cloned().unwrap_or_default();
             cs.extend(*concept);
             cs
         }
         _ => Vec::new(),
     };
+    // Head words that the verb's meaning consumed are not a description.
+    let head: Vec<&Token> = if verb_concepts.is_empty() {
+        head
+    } else {
+        let mut words: Vec<&Token> = verb_tokens.clone();
+        words.extend(head.iter().copied());
+        let owned: Vec<Token> = words.iter().map(|t| (*t).clone()).collect();
+        let consumed = lexicon::concepts_in(&owned)
+            .into_iter()
+            .filter(|(c, r)| r.start == 0 && verb_concepts.contains(c))
+            .map(|(_, r)| r.end)
+            .max()
+            .unwrap_or(0);
+        let skip = consumed.saturating_sub(verb_tokens.len());
+        head.into_iter().skip(skip).collect()
+    };
+    // Words that appear nowhere on screen, or only in the page title, cannot
+    // tell elements apart.
+    let seen = |q: &Token| {
+        !structure.title.iter().any(|t| t.stem == q.stem)
+            && structure.facts.iter().enumerate().any(|(i, f)| {
+                f.label
+                    .iter()
+                    .chain(&f.description)
+                    .chain(&f.context)
+                    .chain(structure.item_text(i))
+                    .any(|t| t.stem == q.stem)
+            })
+    };
+    let head_seen: Vec<bool> = head.iter().map(|q| seen(q)).collect();
     let rest: Vec<&Token> = typing
         .and_then(|t| t.rest.clone())
         .map(|r| r.map(|i| &reading.tokens[i]).collect())
@@ -347,7 +417,11 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     // Words of the head describe the element itself, unless the head is an
     // item noun or the verb already named the element: then they describe
     // the item it sits in.
-    let head_around = if reading.head.kind == Kind::Item || specific { 0.9 } else { 0.5 };
+    let head_around = if reading.head.kind == Kind::Item || specific {
+        0.9
+    } else {
+        0.5
+    };
 
     let mut scores = vec![0.0f32; n];
     for (i, score) in scores.iter_mut().enumerate() {
@@ -406,7 +480,8 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
                 _ => {}
             }
         }
-        let wants_primary = reading.head.kind == Kind::Item && !reading.head.plural && !specific && has_items;
+        let wants_primary =
+            reading.head.kind == Kind::Item && !reading.head.plural && !specific && has_items;
         if wants_primary && !f.primary {
             factor = 0.0;
         }
@@ -415,11 +490,15 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         }
 
         let item_text = structure.item_text(i);
-        let context: &[Token] = if item_text.is_empty() { &f.context } else { item_text };
+        let context: &[Token] = if item_text.is_empty() {
+            &f.context
+        } else {
+            item_text
+        };
         let head_label = phrase_match(&head, &f.label);
         let head_desc = phrase_match(&head, &f.description);
         let head_ctx = phrase_match(&head, context);
-        let mut head_hit = head.is_empty();
+        let mut head_hit = reading.head.kind != Kind::Plain || !head_seen.iter().any(|x| *x);
         for (k, q) in head.iter().enumerate() {
             let (c, covered) = concept_strength(&f.label, &label_concepts, &head_c[k]);
             let own = head_label[k].max(c).max(head_desc[k] * 0.9);
@@ -442,7 +521,10 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         let qual_desc = phrase_match(&qual, &f.description);
         for (k, q) in qual.iter().enumerate() {
             let (c, covered) = concept_strength(&f.label, &label_concepts, &qual_c[k]);
-            let m = qual_label[k].max(c).max(qual_ctx[k] * 0.9).max(qual_desc[k] * 0.9);
+            let m = qual_label[k]
+                .max(c)
+                .max(qual_ctx[k] * 0.9)
+                .max(qual_desc[k] * 0.9);
             explained += qual_w[k] * m;
             total += qual_w[k];
             mark(q, &mut label_hits);
@@ -478,7 +560,10 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
             }
             if !replace.is_empty() {
                 let value = text::tokens(f.value.as_deref().unwrap_or(""));
-                let m = phrase_match(&replace, &value).iter().copied().fold(1.0f32, f32::min);
+                let m = phrase_match(&replace, &value)
+                    .iter()
+                    .copied()
+                    .fold(1.0f32, f32::min);
                 if m < 0.75 {
                     continue;
                 }
