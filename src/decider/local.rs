@@ -106,13 +106,40 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
         Cue::Type => ActionKind::Type,
         Cue::Act => {
             if let Some(screen) = screen {
-                if names_field_and_value(reading, screen) || quantifies_over_list(reading, screen) {
+                if names_field_and_value(reading, screen)
+                    || quantifies_over_list(reading, screen)
+                    || compares(reading, screen)
+                {
                     return ActionKind::Reason;
                 }
             }
             ActionKind::Click
         }
     }
+}
+
+/// Words ending in "est" that are not superlatives.
+const NOT_SUPERLATIVE: &[&str] = &[
+    "interest", "request", "contest", "forest", "guest", "digest", "manifest", "protest",
+    "suggest", "harvest", "test", "rest", "chest", "nest", "west", "quest", "honest", "modest",
+    "invest", "arrest", "latest",
+];
+
+/// "the cheapest desk", "the most popular": a comparison across items is
+/// reasoning, unless a label says that very word ("newest" -> "new").
+fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    reading.content().any(|t| {
+        let superlative = matches!(t.norm.as_str(), "best" | "worst" | "most" | "least")
+            || (t.norm.ends_with("est")
+                && t.norm.chars().count() >= 6
+                && !lexicon::is_in(NOT_SUPERLATIVE, &t.norm));
+        superlative
+            && !screen
+                .structure
+                .facts
+                .iter()
+                .any(|f| f.label.iter().any(|w| w.stem == t.stem || w.norm == t.norm))
+    })
 }
 
 /// "log in as karl with password h7q2": an action plus a value for a field on
@@ -327,8 +354,41 @@ fn concept_strength(
 }
 
 /// Scores every element of the screen for one reading, in [0, 1]; 0 means
-/// excluded by a hard constraint.
+/// excluded by a hard constraint. Two constraints relax when they exclude
+/// everything: a media verb ("play") with no control of its own means
+/// "open", and a kind noun no element has ("radio") is a content word.
 pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
+    let scores = score_once(reading, screen, action);
+    if scores.iter().any(|s| *s > 0.0) {
+        return scores;
+    }
+    let mut relaxed = reading.clone();
+    let mut changed = false;
+    if let Verb::Specific { tokens, .. } = &reading.verb {
+        let first = &reading.tokens[tokens.start];
+        if lexicon::is_in(lexicon::MEDIA_VERBS, &first.norm) {
+            relaxed.verb = Verb::Activate;
+            changed = true;
+        }
+    }
+    for phrase in [&mut relaxed.head, &mut relaxed.qualifier] {
+        if matches!(phrase.kind, Kind::Footnote | Kind::Author | Kind::Role(_)) {
+            if let Some(t) = phrase.kind_token.take() {
+                phrase.content.push(t);
+                phrase.content.sort_unstable();
+            }
+            phrase.kind = Kind::Plain;
+            changed = true;
+        }
+    }
+    if changed {
+        score_once(&relaxed, screen, action)
+    } else {
+        scores
+    }
+}
+
+fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
     let structure = screen.structure;
     let n = structure.facts.len();
     let typing = reading.typing.as_ref();
@@ -348,13 +408,14 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     let verb_tokens: Vec<&Token> = match &reading.verb {
         Verb::Specific { tokens, .. } => tokens
             .clone()
-            .map(|i| &reading.tokens[i])
-            .filter(|t| {
-                !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
-                    || t.norm == "in"
-                    || t.norm == "up"
-                    || t.norm == "on"
+            .enumerate()
+            .filter(|(k, i)| {
+                let t = &reading.tokens[*i];
+                *k == 0
+                    || !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
+                    || matches!(t.norm.as_str(), "in" | "up" | "on" | "out")
             })
+            .map(|(_, i)| &reading.tokens[i])
             .collect(),
         _ => Vec::new(),
     };
@@ -417,11 +478,22 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     // Words of the head describe the element itself, unless the head is an
     // item noun or the verb already named the element: then they describe
     // the item it sits in.
-    let head_around = if reading.head.kind == Kind::Item || specific {
+    let head_around = if (reading.head.kind == Kind::Item && !reading.head.plural) || specific {
         0.9
     } else {
         0.5
     };
+    let editables = structure
+        .facts
+        .iter()
+        .filter(|f| f.class == RoleClass::Editable)
+        .count();
+    // A generic verb that is also a label's own word ("open" in "Open a file").
+    let verb_word: Option<&Token> = match reading.verb {
+        Verb::Activate | Verb::Toggle => reading.tokens.get(reading.begin),
+        _ => None,
+    };
+    let mut head_best = vec![0.0f32; head.len()];
 
     let mut scores = vec![0.0f32; n];
     for (i, score) in scores.iter_mut().enumerate() {
@@ -472,7 +544,7 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         // Kind nouns constrain what sort of element is meant.
         for phrase in [&reading.head, &reading.qualifier] {
             match phrase.kind {
-                Kind::Role(r) if !role_fits(r, f.class, &element.role) => factor = 0.0,
+                Kind::Role(r) if !role_fits(r, f.class, &element.role) => factor *= 0.4,
                 Kind::Footnote if !f.footnote => factor = 0.0,
                 Kind::Author if !f.byline => factor = 0.0,
                 Kind::Section if !f.section => factor *= 0.8,
@@ -499,10 +571,13 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         let head_desc = phrase_match(&head, &f.description);
         let head_ctx = phrase_match(&head, context);
         let mut head_hit = reading.head.kind != Kind::Plain || !head_seen.iter().any(|x| *x);
+        let mut label_content_hit = false;
         for (k, q) in head.iter().enumerate() {
             let (c, covered) = concept_strength(&f.label, &label_concepts, &head_c[k]);
             let own = head_label[k].max(c).max(head_desc[k] * 0.9);
             let m = own.max(head_ctx[k] * head_around);
+            head_best[k] = head_best[k].max(m);
+            label_content_hit |= own >= 0.7;
             if own >= 0.7 || head_ctx[k] * head_around >= 0.63 && head_around > 0.5 {
                 head_hit = true;
             }
@@ -513,7 +588,7 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         }
         // The head names the target; an element that matches only the
         // qualifier ("the comments on X" vs the title of X) is the wrong kind.
-        if !head_hit {
+        if !head_hit && !specific {
             factor *= 0.5;
         }
         let qual_label = phrase_match(&qual, &f.label);
@@ -525,6 +600,7 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
                 .max(c)
                 .max(qual_ctx[k] * 0.9)
                 .max(qual_desc[k] * 0.9);
+            label_content_hit |= qual_label[k].max(c) >= 0.7;
             explained += qual_w[k] * m;
             total += qual_w[k];
             mark(q, &mut label_hits);
@@ -548,6 +624,13 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
             if typing.is_some_and(|t| t.search) {
                 explained += if search_field { 1.0 } else { 0.3 };
                 total += 1.0;
+                if let (true, Some(c)) = (search_field, search_concept) {
+                    for (cid, range) in &label_concepts {
+                        if *cid == c {
+                            range.clone().for_each(|k| label_hits[k] = true);
+                        }
+                    }
+                }
             }
             if !rest.is_empty() {
                 // "enter the username karl" names the field first; "type
@@ -555,7 +638,8 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
                 let take = rest.len().min(f.label.len().max(1) + 1);
                 let prefix = phrase_match(&rest[..take], &f.label);
                 let m = prefix.iter().copied().fold(0.0f32, f32::max);
-                explained += if m >= 0.75 { m } else { 0.5 };
+                let unnamed = if editables == 1 { 0.75 } else { 0.5 };
+                explained += if m >= 0.75 { m } else { unnamed };
                 total += 1.0;
             }
             if !replace.is_empty() {
@@ -583,12 +667,53 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         } else {
             0.0
         };
-        let precision = if f.label.is_empty() {
+        let mut bonus = 0.0;
+        if let Some(v) = verb_word {
+            if label_content_hit && f.label.iter().any(|w| w.stem == v.stem) {
+                mark(v, &mut label_hits);
+                bonus = 0.05;
+            }
+        }
+        let meaningful: Vec<bool> = f
+            .label
+            .iter()
+            .map(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+            .collect();
+        let words = meaningful.iter().filter(|m| **m).count();
+        let precision = if words == 0 {
             0.0
         } else {
-            label_hits.iter().filter(|h| **h).count() as f32 / f.label.len() as f32
+            label_hits
+                .iter()
+                .zip(&meaningful)
+                .filter(|(h, m)| **h && **m)
+                .count() as f32
+                / words as f32
         };
-        *score = factor * (0.8 * coverage + 0.2 * precision);
+        // Saying every word of a label is strong evidence; saying some words
+        // of two labels does not choose between them.
+        let said = if precision >= 0.999 {
+            0.2
+        } else {
+            0.1 * precision
+        };
+        *score = factor * (0.8 * coverage.min(1.0) + said + bonus);
+    }
+    // A modifier that fits nothing on screen ("my music folder") means the
+    // thing referred to is not here, whatever its head noun matches.
+    let generic = matches!(reading.verb, Verb::Activate | Verb::Toggle | Verb::None);
+    if generic
+        && action == ActionKind::Click
+        && matches!(reading.head.kind, Kind::Plain | Kind::One)
+        && head.len() >= 2
+    {
+        let missing = head[..head.len() - 1]
+            .iter()
+            .zip(&head_best)
+            .any(|(q, best)| !q.is_number() && *best < 0.7);
+        if missing {
+            scores.iter_mut().for_each(|s| *s *= 0.5);
+        }
     }
     apply_ordinals(reading, structure, &mut scores);
     scores
@@ -602,6 +727,7 @@ fn role_fits(noun: RoleNoun, class: RoleClass, role: &str) -> bool {
         RoleNoun::Button => role == "button",
         RoleNoun::Link => role == "link",
         RoleNoun::Tab => role == "tab",
+        RoleNoun::Menu => matches!(role, "menuitem" | "menu" | "menubar"),
     }
 }
 

@@ -198,7 +198,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "comprar",
         ],
     ),
-    ("add", &["add", "hinzufügen", "ajouter", "añadir"]),
+    ("add", &["add", "put", "hinzufügen", "ajouter", "añadir"]),
     (
         "settings",
         &[
@@ -344,10 +344,15 @@ pub const TOGGLE_VERBS: &[&str] = &[
     "unmark",
 ];
 
+/// Verbs that name a control when there is one ("play" -> the Play button)
+/// and otherwise just mean "open" ("play the piano radio" -> its link).
+pub const MEDIA_VERBS: &[&str] = &["play", "watch", "listen", "stop", "start"];
+
+/// Words that introduce the text to type ("write a comment saying hi").
+pub const TEXT_MARKERS: &[&str] = &["saying", "says", "reading"];
+
 /// Verbs that put text into a field.
-pub const TYPE_VERBS: &[&str] = &[
-    "type", "enter", "write", "put", "fill", "input", "insert", "key",
-];
+pub const TYPE_VERBS: &[&str] = &["type", "enter", "write", "fill", "input", "insert", "key"];
 
 /// Verbs that search for text.
 pub const SEARCH_VERBS: &[&str] = &["search", "find", "look", "google", "query", "lookup"];
@@ -386,7 +391,7 @@ pub const AUXILIARIES: &[&str] = &[
 /// Words that carry politeness or hesitation, not meaning, at the start.
 pub const FILLERS: &[&str] = &[
     "okay", "ok", "please", "just", "hey", "um", "uh", "so", "now", "well", "alright", "kindly",
-    "yeah", "oh", "then", "and", "also", "quickly",
+    "yeah", "oh", "then", "and", "also", "quickly", "only",
 ];
 
 /// Openers that wrap a command ("can you", "I want to", "let's").
@@ -434,7 +439,7 @@ pub const ITEM_NOUNS: &[&str] = &[
 pub const SECTION_NOUNS: &[&str] = &["section", "part", "chapter", "heading", "paragraph"];
 
 /// Nouns for footnote markers.
-pub const FOOTNOTE_NOUNS: &[&str] = &["footnote", "reference", "citation", "note"];
+pub const FOOTNOTE_NOUNS: &[&str] = &["footnote", "citation"];
 
 /// Nouns for the person who wrote or posted something.
 pub const AUTHOR_NOUNS: &[&str] = &[
@@ -456,10 +461,10 @@ pub const ROLE_NOUNS: &[(&str, RoleNoun)] = &[
     ("checkbox", RoleNoun::Toggle),
     ("toggle", RoleNoun::Toggle),
     ("switch", RoleNoun::Toggle),
-    ("radio", RoleNoun::Toggle),
     ("button", RoleNoun::Button),
     ("link", RoleNoun::Link),
     ("tab", RoleNoun::Tab),
+    ("menu", RoleNoun::Menu),
     ("dropdown", RoleNoun::Editable),
 ];
 
@@ -472,6 +477,7 @@ pub enum RoleNoun {
     Button,
     Link,
     Tab,
+    Menu,
 }
 
 /// Words that never carry the content of a reference.
@@ -481,8 +487,8 @@ pub const STOPWORDS: &[&str] = &[
     "is", "are", "be", "here", "there", "some", "any", "one", "ones", "thing", "page", "site",
     "website", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
     "titled", "labelled", "labeled", "into", "onto", "up", "us", "we", "them", "him", "her", "his",
-    "their", "which", "who", "that", "can", "get", "want", "like", "now", "just", "again",
-    "option", "thingy", "bit",
+    "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "option",
+    "thingy", "bit",
 ];
 
 /// Words that introduce a qualifier after the head of a reference.

@@ -162,7 +162,14 @@ impl Structure {
         let elements = &observation.elements;
         let item_numbers: Vec<Option<u32>> =
             elements.iter().map(|e| item_number(&e.context)).collect();
-        let membership = item_membership(elements, &item_numbers);
+        let mut membership = item_membership(elements, &item_numbers);
+        let mut item_numbers = item_numbers;
+        if membership.iter().all(Option::is_none) {
+            if let Some(cards) = card_membership(elements) {
+                item_numbers = cards.clone();
+                membership = cards;
+            }
+        }
 
         let mut items: Vec<u32> = Vec::new();
         for n in membership.iter().flatten() {
@@ -253,15 +260,18 @@ impl Structure {
     }
 
     /// Two elements do the same thing: same accessible name, and nothing on the
-    /// page tells them apart (same row, or same role outside any list item).
+    /// page tells them apart: the same row, or two links outside any list
+    /// item (same-named links go to the same place; same-named buttons act on
+    /// whatever they sit in).
     pub fn interchangeable(&self, observation: &Observation, a: usize, b: usize) -> bool {
         let (ea, eb) = (&observation.elements[a], &observation.elements[b]);
         let (fa, fb) = (&self.facts[a], &self.facts[b]);
         let same_label = !ea.label.trim().is_empty()
             && ea.label.trim().to_lowercase() == eb.label.trim().to_lowercase();
+        let links = ea.role == "link" && eb.role == "link";
         same_label
             && fa.item == fb.item
-            && (ea.context == eb.context || (ea.role == eb.role && fa.item.is_none()))
+            && (ea.context == eb.context || (links && fa.item.is_none()))
     }
 }
 
@@ -343,6 +353,42 @@ fn item_membership(elements: &[Element], numbers: &[Option<u32>]) -> Vec<Option<
         }
     }
     tentative
+}
+
+/// Unnumbered lists of cards (products, videos): when an action button
+/// repeats with the same label in several distinct contexts ("Add to cart"
+/// on each product card), each of those contexts is one item, numbered in
+/// reading order. Repeated links do not make cards: same-named links usually
+/// go to the same place.
+fn card_membership(elements: &[Element]) -> Option<Vec<Option<u32>>> {
+    let mut cards: Vec<&str> = Vec::new();
+    for (i, e) in elements.iter().enumerate() {
+        if e.role == "link" || role_class(e) == RoleClass::Static || e.context.trim().is_empty() {
+            continue;
+        }
+        let label = e.label.trim();
+        let repeats_elsewhere = !label.is_empty()
+            && elements.iter().enumerate().any(|(j, o)| {
+                j != i && o.role == e.role && o.label.trim() == label && o.context != e.context
+            });
+        if repeats_elsewhere && !cards.contains(&e.context.as_str()) {
+            cards.push(e.context.as_str());
+        }
+    }
+    if cards.len() < 2 {
+        return None;
+    }
+    Some(
+        elements
+            .iter()
+            .map(|e| {
+                cards
+                    .iter()
+                    .position(|c| *c == e.context)
+                    .map(|p| p as u32 + 1)
+            })
+            .collect(),
+    )
 }
 
 /// The main link of each numbered row: the link whose label covers most of it.

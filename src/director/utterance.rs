@@ -68,6 +68,8 @@ pub struct Phrase {
     pub plural: bool,
     /// Concept ids named by the content words.
     pub concepts: Vec<usize>,
+    /// The token that set `kind`, so the kind can fall back to content.
+    pub kind_token: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -461,6 +463,16 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
         if first == "fill" && w.get(1) == Some(&"in") {
             start += 1;
         }
+        if let Some(m) = (start..n).find(|&i| is_in(lexicon::TEXT_MARKERS, &reading.tokens[i].norm))
+        {
+            if m + 1 < n {
+                return Some(Typing {
+                    text: reading.span(&(m + 1..n)),
+                    field: (start..m).collect(),
+                    ..Typing::default()
+                });
+            }
+        }
         let last_in = (start + 1..n)
             .rev()
             .find(|&i| matches!(reading.tokens[i].norm.as_str(), "in" | "into"));
@@ -656,6 +668,7 @@ fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
             }
             if p.kind == Kind::Plain || p.kind == Kind::One {
                 p.kind = kind;
+                p.kind_token = Some(i);
                 p.plural = t.norm != t.stem && t.norm.ends_with('s');
             }
             if let Some(n) = number_after {
@@ -664,7 +677,7 @@ fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
                     k += 1;
                 }
             }
-        } else if !is_in(lexicon::STOPWORDS, &t.norm) {
+        } else if !is_in(lexicon::STOPWORDS, &t.norm) && !is_in(lexicon::STOPWORDS, &t.stem) {
             p.content.push(i);
         }
         k += 1;
