@@ -545,7 +545,7 @@ fn compile_objective(
     let words: Vec<&str> = out.split_whitespace().collect();
     words
         .join(" ")
-        .trim_matches(|c: char| c == ',' || c.is_whitespace())
+        .trim_matches(|c: char| matches!(c, ',' | ':' | ';' | '-') || c.is_whitespace())
         .to_string()
 }
 

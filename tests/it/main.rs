@@ -1,2 +1,3 @@
 mod placeholder {}
+mod director;
 mod director_eval;
