@@ -120,7 +120,67 @@ pub struct CaseResult {
     pub expected: String,
     pub decided: String,
     pub micros: u64,
+    /// The best element the decider found and its merged probability,
+    /// whether or not the gate let it act.
+    pub top: Option<String>,
+    pub top_p: f32,
+    /// Elements that would be right to act on (empty when acting is wrong).
+    pub intended: Vec<String>,
+    /// The case expects a single element action (click or type).
+    pub wants_element: bool,
+    /// The case expects no action (clarify, planner, reject).
+    pub wants_no_action: bool,
 }
+
+/// What acting at one threshold would have done on a corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CurvePoint {
+    pub threshold: f32,
+    /// Element cases acted on correctly / all element cases.
+    pub coverage: f64,
+    /// Correct / all acted element cases.
+    pub accuracy: f64,
+    pub acted_wrong: usize,
+    pub acted_instead: usize,
+}
+
+/// The coverage/accuracy curve of the act-at threshold.
+pub fn curve(results: &[CaseResult], thresholds: &[f32]) -> Vec<CurvePoint> {
+    let element_cases = results.iter().filter(|r| r.wants_element).count();
+    thresholds
+        .iter()
+        .map(|&t| {
+            let acted = |r: &&CaseResult| r.top.is_some() && r.top_p >= t;
+            let right = results
+                .iter()
+                .filter(|r| r.wants_element)
+                .filter(acted)
+                .filter(|r| r.top.as_ref().is_some_and(|top| r.intended.contains(top)))
+                .count();
+            let wrong = results
+                .iter()
+                .filter(|r| r.wants_element)
+                .filter(acted)
+                .count()
+                - right;
+            let instead = results
+                .iter()
+                .filter(|r| r.wants_no_action)
+                .filter(acted)
+                .count();
+            CurvePoint {
+                threshold: t,
+                coverage: ratio(right, element_cases),
+                accuracy: ratio(right, right + wrong),
+                acted_wrong: wrong,
+                acted_instead: instead,
+            }
+        })
+        .collect()
+}
+
+/// Thresholds reported in the curve.
+pub const CURVE_AT: [f32; 10] = [0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9];
 
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalReport {
@@ -134,6 +194,7 @@ pub struct EvalReport {
     pub missed: usize,
     pub latency_p50_ms: f64,
     pub latency_p95_ms: f64,
+    pub curve: Vec<CurvePoint>,
     pub results: Vec<CaseResult>,
 }
 
@@ -185,6 +246,18 @@ impl fmt::Display for EvalReport {
             "latency        p50 {:.3} ms, p95 {:.3} ms",
             self.latency_p50_ms, self.latency_p95_ms
         )?;
+        writeln!(f, "\nact-at threshold curve (element cases):")?;
+        for c in &self.curve {
+            writeln!(
+                f,
+                "  p >= {:.2}  coverage {:5.1}%  accuracy {:5.1}%  wrong {:2}  acted instead {:2}",
+                c.threshold,
+                100.0 * c.coverage,
+                100.0 * c.accuracy,
+                c.acted_wrong,
+                c.acted_instead
+            )?;
+        }
         let misses: Vec<&CaseResult> = self
             .results
             .iter()
@@ -284,7 +357,36 @@ pub fn run_case(
     let started = Instant::now();
     let decision = director::decide(&envelope, &snapshot, decider);
     let micros = started.elapsed().as_micros() as u64;
+    let (top, top_p) = match &decision {
+        Decision::Execute(plan) => match &plan.action {
+            Action::Click { target } | Action::Type { target, .. } => {
+                (Some(target.clone()), plan.confidence)
+            }
+            _ => (None, 0.0),
+        },
+        Decision::Clarify(c) => match c.candidates.first() {
+            Some(k) => match &k.entity {
+                EntityRef::Element(id) => (Some(id.clone()), k.probability),
+                _ => (None, 0.0),
+            },
+            None => (None, 0.0),
+        },
+        Decision::Reject(_) => (None, 0.0),
+    };
+    let e = &case.expect;
+    let wants_no_action = e.clarify == Some(true) || e.route.is_some() || e.reject == Some(true);
+    let wants_element =
+        !wants_no_action && matches!(e.act.as_deref(), Some("click") | Some("type"));
     CaseResult {
+        top,
+        top_p,
+        intended: if wants_element {
+            e.targets()
+        } else {
+            Vec::new()
+        },
+        wants_element,
+        wants_no_action,
         id: case.id.clone(),
         file: file
             .file_name()
@@ -368,6 +470,7 @@ fn report(decider: &str, results: Vec<CaseResult>) -> EvalReport {
         missed: count(&|o| o == Outcome::Missed),
         latency_p50_ms: percentile(&micros, 0.50) / 1000.0,
         latency_p95_ms: percentile(&micros, 0.95) / 1000.0,
+        curve: curve(&results, &CURVE_AT),
         results,
     }
 }

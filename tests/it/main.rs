@@ -1,3 +1,4 @@
 mod placeholder {}
 mod director;
 mod director_eval;
+mod director_remote;
