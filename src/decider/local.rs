@@ -221,7 +221,7 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     if q.is_number() || w.is_number() {
         return 0.0;
     }
-    let (ql, wl) = (q.norm.chars().count(), w.norm.chars().count());
+    let (ql, wl) = (q.norm.len(), w.norm.len());
     let (short, long) = if ql <= wl {
         (&q.norm, &w.norm)
     } else {
@@ -235,7 +235,7 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     }
     let sim = text::similarity(&q.norm, &w.norm);
     let mut m = if sim >= 0.75 { sim * 0.9 } else { 0.0 };
-    if m < 0.7 {
+    if m < 0.7 && text::sound_first(&q.norm) == text::sound_first(&w.norm) {
         let (a, b) = (text::sound_key(&q.norm), text::sound_key(&w.norm));
         if a.len() >= 3 && a == b {
             m = 0.7;
@@ -244,24 +244,51 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     m
 }
 
+/// Query words with their compounds (two or three adjacent words joined)
+/// built once, so matching against many elements allocates nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Query<'a> {
+    words: Vec<&'a Token>,
+    joined: Vec<(usize, usize, Token)>,
+}
+
+impl<'a> Query<'a> {
+    pub fn new(words: Vec<&'a Token>) -> Query<'a> {
+        let mut joined = Vec::new();
+        for span in [2usize, 3] {
+            for start in 0..words.len().saturating_sub(span - 1) {
+                let j: String = words[start..start + span]
+                    .iter()
+                    .map(|t| t.norm.as_str())
+                    .collect();
+                if j.chars().count() >= 4 {
+                    joined.push((start, start + span, Token::synthetic(&j)));
+                }
+            }
+        }
+        Query { words, joined }
+    }
+}
+
+impl<'a> std::ops::Deref for Query<'a> {
+    type Target = [&'a Token];
+    fn deref(&self) -> &Self::Target {
+        &self.words
+    }
+}
+
 /// Per-word match of a query against candidate words, with compounds: two or
 /// three adjacent query words may spell one candidate word ("sea monkey" ->
 /// "SeaMonkey"), and one query word may spell two ("login" -> "log in").
-fn phrase_match(query: &[&Token], words: &[Token]) -> Vec<f32> {
+fn phrase_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
     let mut out: Vec<f32> = query.iter().map(|q| word_match(q, words)).collect();
-    for span in [2usize, 3] {
-        for start in 0..query.len().saturating_sub(span - 1) {
-            let joined: String = query[start..start + span]
-                .iter()
-                .map(|t| t.norm.as_str())
-                .collect();
-            if joined.chars().count() < 4 {
-                continue;
-            }
-            let m = word_match(&Token::synthetic(&joined), words) * 0.95;
-            for o in &mut out[start..start + span] {
-                *o = o.max(m);
-            }
+    if words.is_empty() {
+        return out;
+    }
+    for (start, end, joined) in &query.joined {
+        let m = word_match(joined, words) * 0.95;
+        for o in &mut out[*start..*end] {
+            *o = o.max(m);
         }
     }
     // A number means a quantity of the word beside it: "17 points" is not
@@ -284,11 +311,13 @@ fn phrase_match(query: &[&Token], words: &[Token]) -> Vec<f32> {
         }
     }
     for (qi, q) in query.iter().enumerate() {
-        for pair in words.windows(2) {
-            let joined = format!("{}{}", pair[0].norm, pair[1].norm);
-            if joined == q.norm {
-                out[qi] = out[qi].max(0.95);
-            }
+        let spelled = words.windows(2).any(|pair| {
+            q.norm
+                .strip_prefix(pair[0].norm.as_str())
+                .is_some_and(|rest| rest == pair[1].norm)
+        });
+        if spelled {
+            out[qi] = out[qi].max(0.95);
         }
     }
     out
@@ -454,7 +483,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
                 f.label
                     .iter()
                     .chain(&f.description)
-                    .chain(&f.context)
+                    .chain(structure.context(i))
                     .chain(structure.item_text(i))
                     .any(|t| t.stem == q.stem)
             })
@@ -495,6 +524,13 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     };
     let mut head_best = vec![0.0f32; head.len()];
 
+    let head_q = Query::new(head.clone());
+    let qual_q = Query::new(qual.clone());
+    let verb_q = Query::new(verb_tokens.clone());
+    let replace_q = Query::new(replace.clone());
+    // Elements of one row or list item share their context: match it once.
+    type Memo<'c> = ((Option<usize>, &'c str), Vec<f32>, Vec<f32>);
+    let mut context_memo: Vec<Memo<'_>> = Vec::new();
     let mut scores = vec![0.0f32; n];
     for (i, score) in scores.iter_mut().enumerate() {
         let f = &structure.facts[i];
@@ -511,7 +547,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         if reading.verb == Verb::Toggle && f.class != RoleClass::Toggle {
             factor *= 0.8;
         }
-        let label_concepts = lexicon::concepts_in(&f.label);
+        let label_concepts = &f.label_concepts;
         let mut explained = 0.0f32;
         let mut total = 0.0f32;
         let mut label_hits = vec![false; f.label.len()];
@@ -525,10 +561,10 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
 
         // A specific verb must be the element's own word or meaning.
         if !verb_tokens.is_empty() {
-            let by_word = phrase_match(&verb_tokens, &f.label)
+            let by_word = phrase_match(&verb_q, &f.label)
                 .into_iter()
                 .fold(1.0f32, f32::min);
-            let (by_concept, covered) = concept_strength(&f.label, &label_concepts, &verb_concepts);
+            let (by_concept, covered) = concept_strength(&f.label, label_concepts, &verb_concepts);
             let m = by_word.max(by_concept);
             if m < 0.75 {
                 continue;
@@ -563,17 +599,26 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
 
         let item_text = structure.item_text(i);
         let context: &[Token] = if item_text.is_empty() {
-            &f.context
+            structure.context(i)
         } else {
             item_text
         };
-        let head_label = phrase_match(&head, &f.label);
-        let head_desc = phrase_match(&head, &f.description);
-        let head_ctx = phrase_match(&head, context);
+        let head_label = phrase_match(&head_q, &f.label);
+        let head_desc = phrase_match(&head_q, &f.description);
+        let ctx_key = (f.item_slot, element.context.as_str());
+        let (head_ctx, qual_ctx) = match context_memo.iter().find(|(k, _, _)| *k == ctx_key) {
+            Some((_, h, q)) => (h.clone(), q.clone()),
+            None => {
+                let h = phrase_match(&head_q, context);
+                let q = phrase_match(&qual_q, context);
+                context_memo.push((ctx_key, h.clone(), q.clone()));
+                (h, q)
+            }
+        };
         let mut head_hit = reading.head.kind != Kind::Plain || !head_seen.iter().any(|x| *x);
         let mut label_content_hit = false;
         for (k, q) in head.iter().enumerate() {
-            let (c, covered) = concept_strength(&f.label, &label_concepts, &head_c[k]);
+            let (c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
             let own = head_label[k].max(c).max(head_desc[k] * 0.9);
             let m = own.max(head_ctx[k] * head_around);
             head_best[k] = head_best[k].max(m);
@@ -591,11 +636,10 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         if !head_hit && !specific {
             factor *= 0.5;
         }
-        let qual_label = phrase_match(&qual, &f.label);
-        let qual_ctx = phrase_match(&qual, context);
-        let qual_desc = phrase_match(&qual, &f.description);
+        let qual_label = phrase_match(&qual_q, &f.label);
+        let qual_desc = phrase_match(&qual_q, &f.description);
         for (k, q) in qual.iter().enumerate() {
-            let (c, covered) = concept_strength(&f.label, &label_concepts, &qual_c[k]);
+            let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
             let m = qual_label[k]
                 .max(c)
                 .max(qual_ctx[k] * 0.9)
@@ -608,7 +652,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         }
         for q in &reading.implied {
             let qc = lexicon::concept_ids(std::slice::from_ref(q));
-            let (c, covered) = concept_strength(&f.label, &label_concepts, &qc);
+            let (c, covered) = concept_strength(&f.label, label_concepts, &qc);
             explained += 0.3 * word_match(q, &f.label).max(c);
             mark(q, &mut label_hits);
             covered.into_iter().for_each(|k| label_hits[k] = true);
@@ -618,14 +662,14 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         if action == ActionKind::Type {
             let search_field = search_concept.is_some_and(|c| {
                 label_concepts.iter().any(|(x, _)| *x == c)
-                    || lexicon::concept_ids(&f.context).contains(&c)
+                    || lexicon::concept_ids(structure.context(i)).contains(&c)
                     || element.role == "searchbox"
             });
             if typing.is_some_and(|t| t.search) {
                 explained += if search_field { 1.0 } else { 0.3 };
                 total += 1.0;
                 if let (true, Some(c)) = (search_field, search_concept) {
-                    for (cid, range) in &label_concepts {
+                    for (cid, range) in label_concepts {
                         if *cid == c {
                             range.clone().for_each(|k| label_hits[k] = true);
                         }
@@ -636,7 +680,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
                 // "enter the username karl" names the field first; "type
                 // karl" names none, which leaves every field possible.
                 let take = rest.len().min(f.label.len().max(1) + 1);
-                let prefix = phrase_match(&rest[..take], &f.label);
+                let prefix = phrase_match(&Query::new(rest[..take].to_vec()), &f.label);
                 let m = prefix.iter().copied().fold(0.0f32, f32::max);
                 let unnamed = if editables == 1 { 0.75 } else { 0.5 };
                 explained += if m >= 0.75 { m } else { unnamed };
@@ -644,7 +688,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             }
             if !replace.is_empty() {
                 let value = text::tokens(f.value.as_deref().unwrap_or(""));
-                let m = phrase_match(&replace, &value)
+                let m = phrase_match(&replace_q, &value)
                     .iter()
                     .copied()
                     .fold(1.0f32, f32::min);

@@ -29,6 +29,22 @@ pub struct Heard {
     pub weight: f32,
 }
 
+impl Ask<'_> {
+    /// How a choice is described to a model: its own text, or for an element
+    /// a rendering of that element.
+    pub fn describe(&self, choice: &Choice) -> String {
+        match (choice.meaning, self.screen) {
+            (Meaning::Element(i), Some(screen)) if choice.text.is_empty() => screen
+                .observation
+                .elements
+                .get(i)
+                .map(crate::director::screen::option_text)
+                .unwrap_or_default(),
+            _ => choice.text.clone(),
+        }
+    }
+}
+
 /// An observation together with the structure derived from it.
 #[derive(Debug, Clone, Copy)]
 pub struct Screen<'a> {

@@ -107,7 +107,7 @@ pub fn prompt(ask: &Ask<'_>, question: &Question) -> String {
         question.instructions
     ));
     for c in &question.choices {
-        s.push_str(&format!("{}: {}\n", c.key, c.text));
+        s.push_str(&format!("{}: {}\n", c.key, ask.describe(c)));
     }
     s.push_str("\nAnswer with exactly one option key and nothing else.");
     s
@@ -279,7 +279,7 @@ pub fn decisions_body(ask: &Ask<'_>) -> Value {
         let criteria: serde_json::Map<String, Value> = q
             .choices
             .iter()
-            .map(|c| (c.key.clone(), Value::String(c.text.clone())))
+            .map(|c| (c.key.clone(), Value::String(ask.describe(c))))
             .collect();
         questions.insert(
             q.key.name().to_string(),

@@ -6,6 +6,7 @@
 //! the same observation always gives the same facts. Reading a file is the one
 //! I/O helper here, [`load_observation`], kept apart from the logic.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -123,10 +124,13 @@ pub struct ElementFacts {
     pub class: RoleClass,
     /// Label tokens, section number prefix removed.
     pub label: Vec<Token>,
+    /// Concepts the label names, with their token ranges.
+    pub label_concepts: Vec<(usize, std::ops::Range<usize>)>,
     /// Description tokens (often the link's title attribute).
     pub description: Vec<Token>,
-    /// Context tokens (the item or row it sits in), item number removed.
-    pub context: Vec<Token>,
+    /// Index into `Structure::contexts`: the tokens of the row it sits in,
+    /// item number removed.
+    pub context_slot: usize,
     /// Index into `Structure::item_texts` of the list item it belongs to.
     pub item_slot: Option<usize>,
     /// The visible number of the list item it belongs to ("3." in "3. Title").
@@ -153,6 +157,8 @@ pub struct Structure {
     pub items: Vec<u32>,
     /// Text of each list item (all its rows), aligned with `items`.
     pub item_texts: Vec<Vec<Token>>,
+    /// Tokens of each distinct row context, in order of first appearance.
+    pub contexts: Vec<Vec<Token>>,
     /// Tokens of the page title (and its initialism), which name the page itself.
     pub title: Vec<Token>,
 }
@@ -177,21 +183,34 @@ impl Structure {
                 items.push(*n);
             }
         }
-        let mut item_text: Vec<(u32, Vec<Token>)> = Vec::new();
+        // Rows share one context string; tokenize each once.
+        let mut contexts: HashMap<&str, Vec<Token>> = HashMap::new();
+        let mut context_order: Vec<&str> = Vec::new();
+        for e in elements {
+            contexts.entry(e.context.as_str()).or_insert_with(|| {
+                context_order.push(e.context.as_str());
+                text::tokens(strip_item_number(&e.context))
+            });
+        }
+        // The text of an item: the distinct words of its distinct rows.
+        let mut item_text: Vec<(u32, Vec<Token>, Vec<&str>)> = Vec::new();
         for (i, element) in elements.iter().enumerate() {
-            if let Some(n) = membership[i] {
-                let slot = match item_text.iter().position(|(k, _)| *k == n) {
-                    Some(p) => p,
-                    None => {
-                        item_text.push((n, Vec::new()));
-                        item_text.len() - 1
-                    }
-                };
-                let tokens = &mut item_text[slot].1;
-                for t in text::tokens(strip_item_number(&element.context)) {
-                    if !tokens.iter().any(|x| x.norm == t.norm) {
-                        tokens.push(t);
-                    }
+            let Some(n) = membership[i] else { continue };
+            let slot = match item_text.iter().position(|(k, _, _)| *k == n) {
+                Some(p) => p,
+                None => {
+                    item_text.push((n, Vec::new(), Vec::new()));
+                    item_text.len() - 1
+                }
+            };
+            let (_, tokens, rows) = &mut item_text[slot];
+            if rows.contains(&element.context.as_str()) {
+                continue;
+            }
+            rows.push(element.context.as_str());
+            for t in &contexts[element.context.as_str()] {
+                if !tokens.iter().any(|x| x.norm == t.norm) {
+                    tokens.push(t.clone());
                 }
             }
         }
@@ -201,14 +220,19 @@ impl Structure {
             .iter()
             .enumerate()
             .map(|(index, e)| {
-                let (section, label_rest) = split_section_number(&e.label);
+                let (section, label_rest) = split_section_number(&e.label, &e.context);
                 let item = membership[index];
+                let label = text::tokens(label_rest);
                 ElementFacts {
                     index,
                     class: role_class(e),
-                    label: text::tokens(label_rest),
+                    label_concepts: super::lexicon::concepts_in(&label),
+                    label,
                     description: text::tokens(e.description.as_deref().unwrap_or("")),
-                    context: text::tokens(strip_item_number(&e.context)),
+                    context_slot: context_order
+                        .iter()
+                        .position(|c| *c == e.context.as_str())
+                        .unwrap_or(0),
                     item_slot: item.and_then(|n| items.iter().position(|k| *k == n)),
                     item,
                     item_position: item
@@ -238,17 +262,27 @@ impl Structure {
             .map(|n| {
                 item_text
                     .iter()
-                    .find(|(k, _)| k == n)
-                    .map(|(_, t)| t.clone())
+                    .find(|(k, _, _)| k == n)
+                    .map(|(_, t, _)| t.clone())
                     .unwrap_or_default()
             })
+            .collect();
+        let contexts = context_order
+            .iter()
+            .map(|c| contexts.remove(c).unwrap_or_default())
             .collect();
         Structure {
             facts,
             items,
             item_texts,
+            contexts,
             title,
         }
+    }
+
+    /// The tokens of an element's row context.
+    pub fn context(&self, index: usize) -> &[Token] {
+        &self.contexts[self.facts[index].context_slot]
     }
 
     /// The text of the list item an element belongs to (empty if none).
@@ -409,8 +443,10 @@ fn primary_links(elements: &[Element], numbers: &[Option<u32>]) -> Vec<usize> {
     best.into_iter().map(|(_, i, _)| i).collect()
 }
 
-/// "3.5 SeaMonkey" -> (true, "SeaMonkey"); "1 History" -> (true, "History").
-fn split_section_number(label: &str) -> (bool, &str) {
+/// "3.5 SeaMonkey" -> (true, "SeaMonkey"). An undotted number is a section
+/// only inside a table of contents (its row has dotted numbers too): "1
+/// History" in "1 History 1.1 Eich ..." is; "17 comments" is a count.
+fn split_section_number<'a>(label: &'a str, context: &str) -> (bool, &'a str) {
     let trimmed = label.trim_start();
     let prefix: String = trimmed
         .chars()
@@ -425,11 +461,18 @@ fn split_section_number(label: &str) -> (bool, &str) {
             .chars()
             .next()
             .is_some_and(|c| c.is_alphabetic());
-    if numbered {
+    let dotted = prefix.trim_end_matches('.').contains('.');
+    if numbered && (dotted || has_dotted_number(context)) {
         (true, rest.trim_start())
     } else {
         (false, label)
     }
+}
+
+fn has_dotted_number(context: &str) -> bool {
+    let b = context.as_bytes();
+    (1..b.len().saturating_sub(1))
+        .any(|i| b[i] == b'.' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
 }
 
 fn is_footnote(label: &str) -> bool {
@@ -501,15 +544,25 @@ mod tests {
     #[test]
     fn labels_know_sections_and_footnotes() {
         let table = [
-            ("3.5 SeaMonkey", true, false),
-            ("1 History", true, false),
-            ("[2]", false, true),
-            ("Helldivers 2", false, false),
-            ("17 comments", false, false),
+            ("3.5 SeaMonkey", "", true, false),
+            (
+                "1 History",
+                "1 History 1.1 Eich CEO promotion controversy",
+                true,
+                false,
+            ),
+            ("[2]", "", false, true),
+            ("Helldivers 2", "", false, false),
+            (
+                "17 comments",
+                "93 points by ann | 17 comments",
+                false,
+                false,
+            ),
         ];
-        for (label, section, footnote) in table {
+        for (label, context, section, footnote) in table {
             let s = Structure::of(&Observation {
-                elements: vec![el("e1", "link", label, "")],
+                elements: vec![el("e1", "link", label, context)],
                 ..Observation::default()
             });
             assert_eq!(s.facts[0].section, section, "{label}");

@@ -82,9 +82,11 @@ pub fn ask<'a>(
             .elements
             .iter()
             .enumerate()
-            .map(|(i, e)| Choice {
+            .map(|(i, _)| Choice {
                 key: (i + 1).to_string(),
-                text: option_text(e),
+                // Described on demand (`Ask::describe`): the local decider
+                // never needs the text, and 200 descriptions cost time.
+                text: String::new(),
                 meaning: Meaning::Element(i),
             }),
     );

@@ -192,13 +192,32 @@ pub fn similarity(a: &str, b: &str) -> f32 {
     if a == b {
         return 1.0;
     }
+    if a.is_ascii() && b.is_ascii() && a.len() <= 32 && b.len() <= 32 {
+        return 1.0
+            - edit_distance(a.as_bytes(), b.as_bytes()) as f32 / a.len().max(b.len()) as f32;
+    }
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let longest = a.len().max(b.len());
     if longest == 0 {
         return 1.0;
     }
-    let mut row: Vec<usize> = (0..=b.len()).collect();
+    1.0 - edit_distance(&a, &b) as f32 / longest as f32
+}
+
+/// Levenshtein distance with one row on the stack for short inputs.
+fn edit_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    let mut stack = [0usize; 33];
+    let mut heap = Vec::new();
+    let row: &mut [usize] = if b.len() < stack.len() {
+        &mut stack[..=b.len()]
+    } else {
+        heap.resize(b.len() + 1, 0);
+        &mut heap
+    };
+    for (j, r) in row.iter_mut().enumerate() {
+        *r = j;
+    }
     for (i, ca) in a.iter().enumerate() {
         let mut prev = row[0];
         row[0] = i + 1;
@@ -212,7 +231,24 @@ pub fn similarity(a: &str, b: &str) -> f32 {
             prev = here;
         }
     }
-    1.0 - row[b.len()] as f32 / longest as f32
+    row[b.len()]
+}
+
+/// The first letter of [`sound_key`], cheap: equal keys need equal firsts.
+pub fn sound_first(norm: &str) -> char {
+    match norm.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü') => 'a',
+        Some('c') if matches!(norm.chars().nth(1), Some('e' | 'i' | 'y')) => 's',
+        Some('p') if norm.chars().nth(1) == Some('h') => 'f',
+        Some('c' | 'k' | 'q' | 'g' | 'x') => 'k',
+        Some('b' | 'p') => 'p',
+        Some('d' | 't') => 't',
+        Some('f' | 'v') => 'f',
+        Some('s' | 'z' | 'ß') => 's',
+        Some('m' | 'n') => 'n',
+        Some(c) => c,
+        None => ' ',
+    }
 }
 
 /// A coarse pronunciation key: letters grouped by how they sound, vowels
@@ -301,6 +337,22 @@ mod tests {
         assert_eq!(similarity("awk", "awk"), 1.0);
         assert!((similarity("kitten", "sitting") - (1.0 - 3.0 / 7.0)).abs() < 1e-6);
         assert!(similarity("zivil", "rivvl") < 0.7);
+    }
+
+    #[test]
+    fn sound_first_agrees_with_sound_key() {
+        for w in [
+            "floats",
+            "cereal",
+            "phone",
+            "kasse",
+            "awk",
+            "zivil",
+            "rivvl",
+            "demoscene",
+        ] {
+            assert_eq!(sound_key(w).chars().next(), Some(sound_first(w)), "{w}");
+        }
     }
 
     #[test]
