@@ -3,6 +3,7 @@
 //! Layout (see docs/ARCHITECTURE.md):
 //! - `model`: plain data (Interaction, Operation, Input) shared by every layer;
 //! - `interaction`, `operation`, `interpret`: the pure core (state machines, the input reading);
+//! - `director`, `decider`, `eval`: grounding (pure), the decider seam, the corpus runner;
 //! - `store`: SQLite, the only module that knows SQL;
 //! - `executor`, `weather`: the executor seam and the weather connector;
 //! - `protocol`, `client`: the control API's wire format and its client;
@@ -14,7 +15,10 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod daemon;
+pub mod decider;
+pub mod director;
 pub mod doctor;
+pub mod eval;
 pub mod executor;
 pub mod interaction;
 pub mod interpret;

@@ -1,0 +1,940 @@
+// Circe service worker: holds the one native-messaging port to the `circe` host, answers the
+// daemon's commands (ping, tabs, observe, act) and reports tab/debugger events.
+// Protocol: docs/protocol.md, section "Browser connector".
+'use strict';
+importScripts('lib/core.js');
+const C = self.CirceCore;
+
+const HOST = 'com.circe.connector';
+const PROTOCOL = 1;
+const MAX_ELEMENTS = 200;
+const TEXT_MAX = 5000;
+const DEFAULT_TIMEOUT_MS = 2000;
+const POLL_MS = 25;
+const DETACH_IDLE_MS = 15000;
+const SETTLE_MAX_MS = 250;
+const ACTIONS = ['click', 'type', 'select', 'check', 'uncheck', 'press', 'scroll', 'back', 'open', 'switchTab'];
+
+class CirceError extends Error {
+  constructor(code, message, extra) {
+    super(message);
+    this.code = code;
+    this.extra = extra || {};
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const now = () => Date.now();
+
+// ---------------------------------------------------------------------------------------------
+// Profile (id created once, label user-editable) and connection state for the popup.
+// ---------------------------------------------------------------------------------------------
+let profilePromise = null;
+function getProfile() {
+  if (!profilePromise) {
+    profilePromise = (async () => {
+      const s = await chrome.storage.local.get(['profileId', 'profileLabel']);
+      let id = s.profileId;
+      if (!id) {
+        id = crypto.randomUUID();
+        await chrome.storage.local.set({ profileId: id });
+      }
+      const label = (typeof s.profileLabel === 'string' && s.profileLabel.trim()) || 'Chrome';
+      return { id, label };
+    })().catch((e) => { profilePromise = null; throw e; });
+  }
+  return profilePromise;
+}
+
+let connState = { port: 'disconnected', daemon: 'unknown', lastError: null, since: now(), attempt: 0 };
+function setConn(patch) {
+  connState = { ...connState, ...patch };
+  chrome.storage.session.set({ conn: connState }).catch(() => {});
+}
+
+function appName() {
+  const brands = (navigator.userAgentData && navigator.userAgentData.brands) || [];
+  if (brands.some((b) => /Google Chrome/.test(b.brand))) return 'Chrome';
+  if (brands.some((b) => /Microsoft Edge/.test(b.brand))) return 'Edge';
+  return 'Chromium';
+}
+
+async function helloFrame() {
+  const profile = await getProfile();
+  return {
+    type: 'hello', protocol: PROTOCOL, extensionId: chrome.runtime.id,
+    extensionVersion: chrome.runtime.getManifest().version, profile, userAgent: navigator.userAgent,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The native port: one, long-lived, reconnected with exponential backoff.
+// ---------------------------------------------------------------------------------------------
+let port = null;
+let connecting = false;
+let reconnectTimer = null;
+let stableTimer = null;
+const RECONNECT_ALARM = 'circe-reconnect';
+
+async function readBackoff() {
+  const s = await chrome.storage.session.get('backoff').catch(() => ({}));
+  return s.backoff || { attempt: 0, nextAt: 0 };
+}
+function writeBackoff(b) {
+  return chrome.storage.session.set({ backoff: b }).catch(() => {});
+}
+
+async function connect(reason) {
+  if (port || connecting) return;
+  connecting = true;
+  try {
+    const b = await readBackoff();
+    if (reason !== 'scheduled' && now() < b.nextAt) {
+      scheduleReconnect(b.nextAt - now(), b.attempt, false);
+      return;
+    }
+    const hello = await helloFrame();
+    let p;
+    try {
+      p = chrome.runtime.connectNative(HOST);
+    } catch (e) {
+      setConn({ port: 'disconnected', lastError: String(e.message || e) });
+      await backoffAfterFailure();
+      return;
+    }
+    port = p;
+    setConn({ port: 'connected', daemon: 'unknown', lastError: null, since: now() });
+    p.onMessage.addListener((msg) => onPortMessage(p, msg));
+    p.onDisconnect.addListener(() => onPortDisconnect(p));
+    post(hello);
+    clearTimeout(stableTimer);
+    // A port that stays up for 5 s is a working host: reset the backoff.
+    stableTimer = setTimeout(() => { if (port === p) writeBackoff({ attempt: 0, nextAt: 0 }); }, 5000);
+    console.log('[circe] native port opened (' + reason + ')');
+  } finally {
+    connecting = false;
+  }
+}
+
+async function backoffAfterFailure() {
+  const b = await readBackoff();
+  const delay = C.backoffDelay(b.attempt);
+  scheduleReconnect(delay, b.attempt + 1, true);
+}
+
+function scheduleReconnect(delay, attempt, persist) {
+  clearTimeout(reconnectTimer);
+  if (persist) writeBackoff({ attempt, nextAt: now() + delay });
+  setConn({ attempt });
+  // setTimeout only while the worker is sure to live (it stops ~30 s after the port is gone);
+  // an alarm backs it up and covers the longer delays.
+  if (delay <= 25000) reconnectTimer = setTimeout(() => connect('scheduled'), delay);
+  chrome.alarms.create(RECONNECT_ALARM, { when: now() + Math.max(delay, 30000) });
+}
+
+function onPortDisconnect(p) {
+  const err = chrome.runtime.lastError ? chrome.runtime.lastError.message : null;
+  if (port !== p) return;
+  port = null;
+  clearTimeout(stableTimer);
+  console.log('[circe] native port closed:', err);
+  setConn({ port: 'disconnected', daemon: 'unknown', lastError: err, since: now() });
+  resetConnectionState();
+  backoffAfterFailure();
+}
+
+function post(msg) {
+  if (!port) return false;
+  try {
+    port.postMessage(msg);
+    return true;
+  } catch (e) {
+    console.log('[circe] post failed', String(e));
+    return false;
+  }
+}
+
+function sendEvent(event, fields) {
+  post({ type: 'event', event, ...fields });
+}
+
+async function onPortMessage(p, msg) {
+  if (port !== p || !msg || typeof msg !== 'object') return;
+  if (msg.type === 'status') {
+    const was = connState.daemon;
+    setConn({ daemon: msg.daemon === 'connected' ? 'connected' : 'disconnected' });
+    if (msg.daemon === 'connected' && was !== 'connected') {
+      // A (re)connected daemon is a new peer: it gets a hello, and old refs are void.
+      if (was === 'disconnected') resetConnectionState();
+      post(await helloFrame());
+    }
+    return;
+  }
+  if (msg.type !== 'command') return;
+  const id = msg.id;
+  try {
+    const result = await runCommand(msg.cmd, msg.args || {});
+    if (port === p) post({ type: 'reply', id, ok: true, result });
+  } catch (e) {
+    const error = toWireError(e);
+    if (port === p) post({ type: 'reply', id, ok: false, error });
+  }
+}
+
+function toWireError(e) {
+  if (e instanceof CirceError) {
+    const out = { code: e.code, message: e.message };
+    if (e.extra.observation) out.observation = e.extra.observation;
+    return out;
+  }
+  console.log('[circe] internal error', e && e.stack);
+  return { code: 'internal', message: String((e && e.message) || e) };
+}
+
+chrome.alarms.onAlarm.addListener((a) => { if (a.name === RECONNECT_ALARM && !port) connect('scheduled'); });
+chrome.runtime.onStartup.addListener(() => connect('startup'));
+chrome.runtime.onInstalled.addListener(() => connect('installed'));
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && changes.profileLabel) {
+    profilePromise = null;
+    helloFrame().then((h) => post(h));
+  }
+});
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  // Content scripts and the popup wake the worker; a worker without a port reconnects.
+  if (msg && msg.popup === 'reconnect') {
+    writeBackoff({ attempt: 0, nextAt: 0 }).then(() => connect('popup'));
+    sendResponse({ ok: true });
+    return false;
+  }
+  if (!port) connect('wake');
+  return false;
+});
+
+// ---------------------------------------------------------------------------------------------
+// Refs: "r41", unique for the connection, bound to tab, frame, document, role and label.
+// ---------------------------------------------------------------------------------------------
+let refCounter = 0;
+let generation = 0;
+let refs = new Map();      // ref -> record
+let refIndex = new Map();  // tab|doc|key|role|label -> ref
+const frameParents = new Map(); // tabId -> Map(frameId -> parentFrameId)
+
+function resetConnectionState() {
+  refs = new Map();
+  refIndex = new Map();
+}
+
+function refFor(rec) {
+  const k = [rec.tabId, rec.documentId, rec.key, rec.role, rec.label].join('|');
+  let ref = refIndex.get(k);
+  if (!ref) {
+    ref = 'r' + (++refCounter);
+    refIndex.set(k, ref);
+    if (refIndex.size > 50000) { // bound memory on very long sessions
+      const [oldK, oldRef] = refIndex.entries().next().value;
+      refIndex.delete(oldK);
+      refs.delete(oldRef);
+    }
+  }
+  refs.set(ref, rec);
+  return ref;
+}
+
+function dropTabRefs(tabId) {
+  for (const [k, ref] of refIndex) {
+    if (k.startsWith(tabId + '|')) { refIndex.delete(k); refs.delete(ref); }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-tab page history (for "back"), kept in chrome.storage.session across worker restarts.
+// ---------------------------------------------------------------------------------------------
+const histories = new Map();
+const pendingBack = new Map();
+let historyLoaded = chrome.storage.session.get('histories').then((s) => {
+  for (const [k, v] of Object.entries(s.histories || {})) histories.set(Number(k), v);
+}).catch(() => {});
+
+function saveHistories() {
+  const o = {};
+  for (const [k, v] of histories) o[k] = v;
+  chrome.storage.session.set({ histories: o }).catch(() => {});
+}
+
+async function recordNavigation(tabId, url) {
+  await historyLoaded;
+  const pend = pendingBack.get(tabId);
+  if (pend && C.urlMatches(url, pend)) {
+    pendingBack.delete(tabId); // our own "back": the stack already ends with it
+    return;
+  }
+  histories.set(tabId, C.historyPush(histories.get(tabId), url));
+  saveHistories();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tab, navigation and debugger events.
+// ---------------------------------------------------------------------------------------------
+const guards = new Map(); // tabId -> Set(guard)
+
+function abortTab(tabId, code, message) {
+  const set = guards.get(tabId);
+  if (!set) return;
+  for (const g of set) g.abort(new CirceError(code, message));
+}
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  sendEvent('tabRemoved', { tabId });
+  abortTab(tabId, 'target_closed', 'the tab was closed');
+  attached.delete(tabId);
+  histories.delete(tabId);
+  pendingBack.delete(tabId);
+  frameParents.delete(tabId);
+  dropTabRefs(tabId);
+  saveHistories();
+});
+chrome.tabs.onUpdated.addListener((tabId, info, tab) => {
+  if (info.url) {
+    recordNavigation(tabId, info.url);
+    sendEvent('navigated', { tabId, url: info.url });
+  }
+});
+chrome.tabs.onActivated.addListener((info) => sendEvent('tabActivated', { tabId: info.tabId }));
+chrome.debugger.onDetach.addListener((source, reason) => {
+  if (source.tabId == null) return;
+  const a = attached.get(source.tabId);
+  if (a) clearTimeout(a.idleTimer);
+  attached.delete(source.tabId);
+  sendEvent('debuggerDetached', { tabId: source.tabId, reason });
+  if (reason === 'canceled_by_user') abortTab(source.tabId, 'debugger_detached', 'the user cancelled debugging of this tab');
+  else if (reason === 'target_closed') abortTab(source.tabId, 'target_closed', 'the tab went away');
+  else abortTab(source.tabId, 'debugger_detached', 'the debugger was detached: ' + reason);
+});
+
+// Seed histories with the tabs that are open when the worker starts.
+chrome.tabs.query({}).then(async (tabs) => {
+  await historyLoaded;
+  for (const t of tabs) if (t.url && !histories.get(t.id)) histories.set(t.id, [t.url]);
+  saveHistories();
+}).catch(() => {});
+
+// ---------------------------------------------------------------------------------------------
+// chrome.debugger: attach while acting, detach after a quiet period (the infobar goes away).
+// ---------------------------------------------------------------------------------------------
+const attached = new Map(); // tabId -> {idleTimer}
+
+async function ensureAttached(tabId) {
+  const a = attached.get(tabId);
+  if (a) { clearTimeout(a.idleTimer); return false; }
+  try {
+    await chrome.debugger.attach({ tabId }, '1.3');
+  } catch (e) {
+    const m = String(e.message || e);
+    if (/already attached/i.test(m)) {
+      // Ours from a previous worker life, or another client (DevTools).
+      try { await chrome.debugger.detach({ tabId }); await chrome.debugger.attach({ tabId }, '1.3'); } catch (e2) {
+        throw new CirceError('debugger_unavailable', String(e2.message || e2));
+      }
+    } else if (/No tab with given id/i.test(m)) {
+      throw new CirceError('target_closed', 'the tab was closed');
+    } else {
+      throw new CirceError('debugger_unavailable', m);
+    }
+  }
+  attached.set(tabId, { idleTimer: null });
+  return true;
+}
+
+function scheduleDetach(tabId) {
+  const a = attached.get(tabId);
+  if (!a) return;
+  clearTimeout(a.idleTimer);
+  a.idleTimer = setTimeout(() => {
+    if (attached.get(tabId) !== a) return;
+    attached.delete(tabId);
+    chrome.debugger.detach({ tabId }).catch(() => {});
+  }, DETACH_IDLE_MS);
+}
+
+const cdp = (tabId, method, params) => chrome.debugger.sendCommand({ tabId }, method, params || {});
+
+// ---------------------------------------------------------------------------------------------
+// Talking to content scripts.
+// ---------------------------------------------------------------------------------------------
+function scriptable(url) {
+  return /^(https?|file):/i.test(url || '') || /^about:blank/.test(url || '');
+}
+
+const NO_RECEIVER = /Receiving end does not exist|No frame with id|No document with id|message port closed|Frame with ID|Could not establish connection|document.*not found|Invalid document/i;
+
+async function toDoc(tabId, documentId, msg) {
+  let r;
+  try {
+    r = await chrome.tabs.sendMessage(tabId, { circe: 1, ...msg }, { documentId });
+  } catch (e) {
+    const m = String(e.message || e);
+    if (/No tab with id/i.test(m)) throw new CirceError('target_closed', 'the tab was closed');
+    if (NO_RECEIVER.test(m)) return { gone: true, error: m };
+    throw e;
+  }
+  if (!r) return { gone: true, error: 'no reply' };
+  if (!r.ok) throw new Error('content script: ' + r.error);
+  return r.result;
+}
+
+async function toFrame(tabId, frameId, msg) {
+  let r;
+  try {
+    r = await chrome.tabs.sendMessage(tabId, { circe: 1, ...msg }, { frameId });
+  } catch (e) {
+    const m = String(e.message || e);
+    if (/No tab with id/i.test(m)) throw new CirceError('target_closed', 'the tab was closed');
+    if (NO_RECEIVER.test(m)) return { gone: true, error: m };
+    throw e;
+  }
+  if (!r) return { gone: true, error: 'no reply' };
+  if (!r.ok) throw new Error('content script: ' + r.error);
+  return r.result;
+}
+
+async function getTab(tabId) {
+  try {
+    return await chrome.tabs.get(tabId);
+  } catch (_) {
+    throw new CirceError('no_tab', `no tab ${tabId}`);
+  }
+}
+
+async function mainDocumentId(tabId) {
+  try {
+    const rs = await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => location.href });
+    return rs && rs[0] ? rs[0].documentId : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+async function injectAll(tabId) {
+  try {
+    await chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: ['lib/core.js', 'content.js'] });
+  } catch (e) {
+    console.log('[circe] inject failed', String(e.message || e));
+  }
+}
+
+async function scanFrames(tabId) {
+  const run = () => chrome.scripting.executeScript({
+    target: { tabId, allFrames: true },
+    func: (opts) => (self.__circe ? self.__circe.scan(opts) : null),
+    args: [{ text: true, textMax: TEXT_MAX }],
+  });
+  let rs;
+  try {
+    rs = await run();
+  } catch (e) {
+    const m = String(e.message || e);
+    if (/No tab with id/i.test(m)) throw new CirceError('target_closed', 'the tab was closed');
+    return { restricted: m };
+  }
+  if (rs.some((r) => r.result == null)) {
+    // Tabs that were open before the extension was (re)loaded have no content script yet.
+    await injectAll(tabId);
+    try { rs = await run(); } catch (e) { return { restricted: String(e.message || e) }; }
+  }
+  return { frames: rs.filter((r) => r.result) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// observe
+// ---------------------------------------------------------------------------------------------
+async function defaultTabId() {
+  let [t] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  if (!t) [t] = await chrome.tabs.query({ active: true });
+  if (!t) throw new CirceError('no_tab', 'no active tab');
+  return t.id;
+}
+
+async function observeTab(tabId) {
+  const t0 = performance.now();
+  const tab = await getTab(tabId);
+  const base = { surface: 'browser', app: appName(), title: tab.title || '', url: tab.url || tab.pendingUrl || '',
+    tabId: tab.id, windowId: tab.windowId };
+  if (!scriptable(tab.url)) {
+    return { ...base, documentId: null, generation: ++generation, viewport: null, elements: [], covered: [],
+      text: '', truncated: false, dropped: 0, restricted: true };
+  }
+  const scanned = await scanFrames(tabId);
+  if (scanned.restricted) {
+    return { ...base, documentId: null, generation: ++generation, viewport: null, elements: [], covered: [],
+      text: '', truncated: false, dropped: 0, restricted: true, reason: scanned.restricted };
+  }
+  const byFrame = new Map(scanned.frames.map((f) => [f.frameId, f]));
+  const main = byFrame.get(0);
+  if (!main) throw new CirceError('no_tab', 'the tab has no scriptable main frame yet');
+  const parents = new Map();
+  const all = [];
+  const covered = [...main.result.covered];
+  const probes = []; // subframe elements to hit-test in the parent frame
+
+  const emit = (f, offX, offY, clipRect) => {
+    const r = f.result;
+    const kids = [...r.frames].sort((a, b) => a.index - b.index);
+    let ki = 0;
+    const emitKid = (k) => {
+      parents.set(k.frameId, f.frameId);
+      const child = byFrame.get(k.frameId);
+      if (!child || k.state === 'offscreen' || !k.clip) return;
+      const kc = { left: k.clip.left + offX, top: k.clip.top + offY, right: k.clip.right + offX, bottom: k.clip.bottom + offY };
+      const c = clipRect ? { left: Math.max(kc.left, clipRect.left), top: Math.max(kc.top, clipRect.top),
+        right: Math.min(kc.right, clipRect.right), bottom: Math.min(kc.bottom, clipRect.bottom) } : kc;
+      if (c.right <= c.left || c.bottom <= c.top) return;
+      const start = all.length;
+      emit(child, offX + k.offsetX, offY + k.offsetY, c);
+      if (all.length > start) probes.push({ parentFrame: f, childFrameId: k.frameId, from: start, to: all.length, offX, offY });
+      for (const cv of child.result.covered) covered.push(cv);
+    };
+    r.elements.forEach((e, i) => {
+      while (ki < kids.length && kids[ki].index <= i) emitKid(kids[ki++]);
+      const x = e.x + offX, y = e.y + offY;
+      if (clipRect && (x < clipRect.left || x >= clipRect.right || y < clipRect.top || y >= clipRect.bottom)) return;
+      all.push({ e, frameId: f.frameId, documentId: f.documentId, x, y, localX: e.x, localY: e.y });
+    });
+    while (ki < kids.length) emitKid(kids[ki++]);
+  };
+  emit(main, 0, 0, null);
+  frameParents.set(tabId, parents);
+
+  // Subframe elements: the frame itself may sit under an overlay of its parent.
+  const hidden = new Set();
+  for (const p of probes) {
+    const items = all.slice(p.from, p.to).filter((a) => a.frameId === p.childFrameId);
+    if (!items.length) continue;
+    const res = await toFrame(tabId, p.parentFrame.frameId, { cmd: 'frameOffset', frameId: p.childFrameId,
+      points: items.map((a) => [a.localX, a.localY]) }).catch(() => null);
+    if (!res || !res.points) continue;
+    res.points.forEach((pt, i) => {
+      if (pt.state === 'ok') return;
+      hidden.add(items[i]);
+      if (pt.state === 'covered' && covered.length < 50) covered.push({ label: items[i].e.label, role: items[i].e.role, by: pt.by.label, byRole: pt.by.role, context: items[i].e.context });
+    });
+  }
+  const visible = all.filter((a) => !hidden.has(a));
+
+  const elements = visible.map((a) => {
+    const e = a.e;
+    const rec = { tabId, frameId: a.frameId, documentId: a.documentId, key: e.key, role: e.role, label: e.label, bounds: e.bounds };
+    const out = { id: refFor(rec), role: e.role, label: e.label, context: e.context };
+    if (e.value !== undefined) out.value = e.value;
+    out.states = e.states;
+    out.frameId = a.frameId;
+    return out;
+  });
+  C.assignOrdinals(elements);
+  // Field order as in the eval format: id, role, label, context, ordinal, of, value, states, frameId.
+  const ordered = elements.map((e) => {
+    const o = { id: e.id, role: e.role, label: e.label, context: e.context };
+    if (e.ordinal) { o.ordinal = e.ordinal; o.of = e.of; }
+    if (e.value !== undefined) o.value = e.value;
+    o.states = e.states;
+    o.frameId = e.frameId;
+    return o;
+  });
+  const kept = ordered.slice(0, MAX_ELEMENTS);
+  const dropped = ordered.length - kept.length;
+  return {
+    ...base, title: main.result.title || base.title, url: main.result.url || base.url,
+    documentId: main.documentId, generation: ++generation, viewport: main.result.viewport,
+    elements: kept,
+    covered: covered.slice(0, 50).map((c) => ({ label: c.label, role: c.role, by: c.by, context: c.context })),
+    text: main.result.text || '', truncated: dropped > 0, dropped,
+    textTruncated: !!main.result.textTruncated,
+    scroll: main.result.scroll,
+    timing: { scanMs: round1(main.result.scanMs), totalMs: round1(performance.now() - t0) },
+  };
+}
+
+const round1 = (x) => Math.round(x * 10) / 10;
+
+async function freshObservation(tabId) {
+  try {
+    return await observeTab(tabId);
+  } catch (_) {
+    return undefined;
+  }
+}
+
+async function staleRef(tabId, message) {
+  throw new CirceError('stale_ref', message, { observation: await freshObservation(tabId) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// act
+// ---------------------------------------------------------------------------------------------
+function makeGuard(tabId) {
+  let rejectFn;
+  const aborted = new Promise((_, rej) => { rejectFn = rej; });
+  aborted.catch(() => {});
+  const g = {
+    error: null,
+    abort(err) { if (!g.error) { g.error = err; rejectFn(err); } },
+    run(p) { if (g.error) return Promise.reject(g.error); return Promise.race([p, aborted]); },
+    release() { const s = guards.get(tabId); if (s) { s.delete(g); if (!s.size) guards.delete(tabId); } },
+  };
+  if (!guards.has(tabId)) guards.set(tabId, new Set());
+  guards.get(tabId).add(g);
+  return g;
+}
+
+function waitComplete(tabId, ms) {
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); chrome.tabs.onUpdated.removeListener(l); resolve(); };
+    const timer = setTimeout(done, ms);
+    const l = (id, info) => { if (id === tabId && info.status === 'complete') done(); };
+    chrome.tabs.onUpdated.addListener(l);
+    chrome.tabs.get(tabId).then((t) => { if (t.status === 'complete') done(); }, done);
+  });
+}
+
+/** Frame offset chain up to the top frame, plus a hit test of the point in every parent. */
+async function toTopLevel(tabId, frameId, x, y) {
+  let fx = x, fy = y, fid = frameId;
+  const parents = frameParents.get(tabId) || new Map();
+  while (fid !== 0) {
+    const parent = parents.has(fid) ? parents.get(fid) : 0;
+    const r = await toFrame(tabId, parent, { cmd: 'frameOffset', frameId: fid, points: [[fx, fy]] });
+    if (!r || r.gone || r.missing) return { state: 'offscreen' };
+    const pt = r.points[0];
+    if (pt.state !== 'ok') return { state: pt.state, by: pt.by };
+    fx += r.offsetX; fy += r.offsetY; fid = parent;
+  }
+  return { state: 'ok', x: fx, y: fy };
+}
+
+async function resolveRef(rec) {
+  const r = await toDoc(rec.tabId, rec.documentId, { cmd: 'resolve', key: rec.key, role: rec.role, label: rec.label });
+  if (r.gone) return { stale: 'the page that element was on is gone (navigation or reload)' };
+  return r;
+}
+
+/** Resolve, hit-test, and compute top-level viewport coordinates. */
+async function locate(rec) {
+  const r = await resolveRef(rec);
+  if (r.stale) return r;
+  if (r.state === 'ok' && rec.frameId !== 0) {
+    const t = await toTopLevel(rec.tabId, rec.frameId, r.x, r.y);
+    if (t.state !== 'ok') return { ...r, state: t.state, by: t.by };
+    return { ...r, x: t.x, y: t.y };
+  }
+  return r;
+}
+
+async function settleAfterAttach(rec, before) {
+  // The "started debugging" infobar shrinks the viewport (56 px) a little after attach: wait
+  // for the resize (or a short maximum) and read the coordinates again.
+  const t0 = now();
+  let r = await locate(rec);
+  while (!r.stale && r.viewport && before.viewport && r.viewport.height === before.viewport.height && now() - t0 < SETTLE_MAX_MS) {
+    await sleep(15);
+    r = await locate(rec);
+  }
+  return r;
+}
+
+async function probeState(tabId, rec, token, mainDoc) {
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (!tab) throw new CirceError('target_closed', 'the tab was closed');
+  const s = { url: tab.url, active: tab.active };
+  if (mainDoc) {
+    const alive = await toDoc(tabId, mainDoc, { cmd: 'alive' });
+    if (alive.gone) s.mainDocumentGone = true;
+  }
+  if (rec) {
+    const p = await toDoc(tabId, rec.documentId, { cmd: 'probe', token });
+    if (p.gone) { s.documentGone = true; s.exists = false; s.visible = false; } else Object.assign(s, p, { url: tab.url });
+  } else if (token === 'scroll') {
+    const p = await toFrame(tabId, 0, { cmd: 'scrollState' });
+    if (!p.gone) { s.scrollX = p.scrollX; s.scrollY = p.scrollY; } else s.documentGone = true;
+  }
+  return s;
+}
+
+async function pollExpect(guard, tabId, rec, token, mainDoc, expect, before, deadline, extraCheck) {
+  let last = null;
+  for (;;) {
+    const after = await guard.run(probeState(tabId, rec, token, mainDoc));
+    const ev = C.evaluateExpect(expect, before, after);
+    if (extraCheck) {
+      const ok = extraCheck(after);
+      ev.checks.url = ok;
+      ev.met = ev.met && ok;
+    }
+    last = { after, ev };
+    if (ev.met || now() >= deadline) return last;
+    await guard.run(sleep(POLL_MS));
+  }
+}
+
+async function dispatchClick(tabId, x, y) {
+  await cdp(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'none', buttons: 0 });
+  await cdp(tabId, 'Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', buttons: 1, clickCount: 1 });
+  await cdp(tabId, 'Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', buttons: 0, clickCount: 1 });
+}
+
+async function dispatchKey(tabId, k) {
+  const base = { key: k.key, code: k.code, windowsVirtualKeyCode: k.windowsVirtualKeyCode,
+    nativeVirtualKeyCode: k.nativeVirtualKeyCode, modifiers: k.modifiers };
+  if (k.text) await cdp(tabId, 'Input.dispatchKeyEvent', { ...base, type: 'keyDown', text: k.text, unmodifiedText: k.text });
+  else await cdp(tabId, 'Input.dispatchKeyEvent', { ...base, type: 'rawKeyDown' });
+  await cdp(tabId, 'Input.dispatchKeyEvent', { ...base, type: 'keyUp' });
+}
+
+let tokenCounter = 0;
+
+async function act(args) {
+  const action = args.action;
+  if (typeof action !== 'string') throw new CirceError('bad_args', 'act needs an action');
+  if (!ACTIONS.includes(action)) throw new CirceError('unsupported', `unknown action "${action}"`);
+  if (!Number.isInteger(args.tabId)) throw new CirceError('bad_args', 'act needs an integer tabId');
+  const err = C.validateExpect(args.expect);
+  if (err) throw new CirceError('bad_args', err);
+  const expect = args.expect && Object.keys(args.expect).length ? args.expect : C.defaultExpect(action, args);
+  let timeoutMs = args.timeoutMs == null ? DEFAULT_TIMEOUT_MS : Number(args.timeoutMs);
+  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) throw new CirceError('bad_args', 'timeoutMs must be a non-negative number');
+  timeoutMs = Math.min(timeoutMs, 60000);
+  const tabId = args.tabId;
+  const tab = await getTab(tabId);
+  const guard = makeGuard(tabId);
+  const t0 = now();
+  try {
+    const out = await guard.run(doAct(guard, tab, action, args, expect, timeoutMs));
+    out.evidence = { action, expect, ...out.evidence, elapsedMs: now() - t0 };
+    return out;
+  } catch (e) {
+    if (!(e instanceof CirceError)) {
+      const still = await chrome.tabs.get(tabId).catch(() => null);
+      if (!still) throw new CirceError('target_closed', 'the tab was closed');
+    }
+    throw e;
+  } finally {
+    guard.release();
+    scheduleDetach(tabId);
+  }
+}
+
+function resultOf(kind, evidence, observation) {
+  const r = { result: kind, evidence: evidence || {} };
+  if (observation) r.observation = observation;
+  return r;
+}
+
+async function finish(guard, tabId, kind, evidence, navigated) {
+  if (navigated) await guard.run(waitComplete(tabId, 3000));
+  const observation = await guard.run(freshObservation(tabId));
+  return resultOf(kind, evidence, observation);
+}
+
+async function doAct(guard, tab, action, args, expect, timeoutMs) {
+  const tabId = tab.id;
+  switch (action) {
+    case 'click': case 'type': case 'select': case 'check': case 'uncheck': case 'press':
+      return actOnElement(guard, tab, action, args, expect, timeoutMs);
+    case 'scroll': return actScroll(guard, tab, args, expect, timeoutMs);
+    case 'back': return actBack(guard, tab, expect, timeoutMs);
+    case 'open': return actOpen(guard, tab, args, expect, timeoutMs);
+    case 'switchTab': {
+      await chrome.tabs.update(tabId, { active: true });
+      await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
+      const deadline = now() + timeoutMs;
+      const before = { url: tab.url, active: tab.active };
+      const { after, ev } = await pollExpect(guard, tabId, null, null, null, expect, before, deadline);
+      return finish(guard, tabId, ev.met ? 'applied' : 'unknown', { delivered: true, checks: ev.checks, url: after.url });
+    }
+    default: throw new CirceError('unsupported', action);
+  }
+}
+
+async function actOnElement(guard, tab, action, args, expect, timeoutMs) {
+  const tabId = tab.id;
+  if (action === 'press') {
+    const k = C.keyEvent(args.key);
+    if (!k) throw new CirceError('bad_args', `unknown key "${args.key}"`);
+    if (args.ref == null) return pressUnfocused(guard, tab, k, expect, timeoutMs);
+  }
+  if (typeof args.ref !== 'string') throw new CirceError('bad_args', `${action} needs a ref`);
+  if (action === 'type' && typeof args.text !== 'string') throw new CirceError('bad_args', 'type needs text');
+  if (action === 'select' && typeof args.option !== 'string') throw new CirceError('bad_args', 'select needs option');
+  const rec = refs.get(args.ref);
+  if (!rec) return staleRef(tabId, `unknown ref ${args.ref} (from an older connection or observation)`);
+  if (rec.tabId !== tabId) throw new CirceError('bad_args', `ref ${args.ref} belongs to tab ${rec.tabId}, not ${tabId}`);
+
+  let loc = await guard.run(locate(rec));
+  if (loc.stale) return staleRef(tabId, `${args.ref}: ${loc.stale}`);
+  const ev0 = { ref: args.ref, label: rec.label, role: rec.role };
+  if (loc.state === 'covered') return finish(guard, tabId, 'blocked', { ...ev0, coveredBy: loc.by, delivered: false });
+  if (loc.state !== 'ok') return finish(guard, tabId, 'notApplied', { ...ev0, reason: 'not_visible', state: loc.state, delivered: false });
+  if (loc.disabled) return finish(guard, tabId, 'notApplied', { ...ev0, reason: 'disabled', delivered: false });
+  if (action === 'type' && (!loc.editable || loc.readOnly)) {
+    return finish(guard, tabId, 'notApplied', { ...ev0, reason: loc.readOnly ? 'read_only' : 'not_editable', delivered: false });
+  }
+  if ((action === 'check' || action === 'uncheck') && loc.checked == null) {
+    return finish(guard, tabId, 'notApplied', { ...ev0, reason: 'not_checkable', delivered: false });
+  }
+  if ((action === 'check' || action === 'uncheck') && loc.checked === (action === 'check')) {
+    return finish(guard, tabId, 'applied', { ...ev0, alreadyInState: true, delivered: false, checks: { checked: true } });
+  }
+
+  const needsDebugger = action !== 'select';
+  let settleMs = 0;
+  if (needsDebugger) {
+    let fresh;
+    try {
+      fresh = await guard.run(ensureAttached(tabId));
+    } catch (e) {
+      if (e instanceof CirceError && e.code === 'debugger_unavailable') {
+        return finish(guard, tabId, 'notApplied', { ...ev0, reason: 'debugger_unavailable', message: e.message, delivered: false });
+      }
+      throw e;
+    }
+    if (fresh) {
+      const ts = now();
+      loc = await guard.run(settleAfterAttach(rec, loc));
+      settleMs = now() - ts;
+      if (loc.stale) return staleRef(tabId, `${args.ref}: ${loc.stale}`);
+      if (loc.state === 'covered') return finish(guard, tabId, 'blocked', { ...ev0, coveredBy: loc.by, delivered: false });
+      if (loc.state !== 'ok') return finish(guard, tabId, 'notApplied', { ...ev0, reason: 'not_visible', state: loc.state, delivered: false });
+    }
+  }
+
+  const token = 't' + (++tokenCounter);
+  const before = await guard.run(toDoc(tabId, rec.documentId, { cmd: 'watch', key: rec.key, token }));
+  if (before.gone) return staleRef(tabId, `${args.ref}: the page that element was on is gone`);
+  const mainDoc = await guard.run(mainDocumentId(tabId));
+  before.url = (await getTab(tabId)).url;
+  before.documentId = rec.documentId;
+
+  const evidence = { ...ev0, x: Math.round(loc.x), y: Math.round(loc.y), delivered: false };
+  if (settleMs) evidence.attachSettleMs = settleMs;
+  if (loc.scrolledIntoView) evidence.scrolledIntoView = true;
+  try {
+    if (action === 'click' || action === 'check' || action === 'uncheck') {
+      await guard.run(dispatchClick(tabId, loc.x, loc.y));
+      evidence.delivered = true;
+    } else if (action === 'type') {
+      const f = await guard.run(toDoc(tabId, rec.documentId, { cmd: 'focus', key: rec.key }));
+      if (f.gone || f.stale) return staleRef(tabId, `${args.ref}: the element went away`);
+      if (args.text === '') await guard.run(dispatchKey(tabId, C.keyEvent('Delete')));
+      else await guard.run(cdp(tabId, 'Input.insertText', { text: args.text }));
+      evidence.delivered = true;
+    } else if (action === 'press') {
+      const f = await guard.run(toDoc(tabId, rec.documentId, { cmd: 'focus', key: rec.key, noSelect: true }));
+      if (f.gone || f.stale) return staleRef(tabId, `${args.ref}: the element went away`);
+      await guard.run(dispatchKey(tabId, C.keyEvent(args.key)));
+      evidence.delivered = true;
+      evidence.key = args.key;
+    } else if (action === 'select') {
+      const s = await guard.run(toDoc(tabId, rec.documentId, { cmd: 'select', key: rec.key, option: args.option }));
+      if (s.gone || s.stale) return staleRef(tabId, `${args.ref}: the element went away`);
+      if (s.unsupported) throw new CirceError('unsupported', s.unsupported);
+      if (s.noOption) return finish(guard, tabId, 'notApplied', { ...evidence, reason: 'no_such_option', options: s.options });
+      if (s.disabledOption) return finish(guard, tabId, 'notApplied', { ...evidence, reason: 'option_disabled' });
+      evidence.delivered = true;
+      evidence.selected = s.selected;
+    }
+  } catch (e) {
+    toDoc(tabId, rec.documentId, { cmd: 'unwatch', token }).catch(() => {});
+    if (e instanceof CirceError) throw e;
+    // The input call failed: nothing (or not all of it) was delivered.
+    return finish(guard, tabId, evidence.delivered ? 'unknown' : 'notApplied', { ...evidence, reason: 'input_failed', message: String(e.message || e) });
+  }
+
+  const { after, ev } = await pollExpect(guard, tabId, rec, token, mainDoc, expect, before, now() + timeoutMs);
+  toDoc(tabId, rec.documentId, { cmd: 'unwatch', token }).catch(() => {});
+  evidence.checks = ev.checks;
+  evidence.url = after.url;
+  const navigated = after.url !== before.url || !!after.mainDocumentGone;
+  if (navigated) evidence.navigated = true;
+  if (after.value != null && (action === 'type' || action === 'select')) evidence.value = after.value;
+  return finish(guard, tabId, ev.met ? 'applied' : 'unknown', evidence, navigated);
+}
+
+async function pressUnfocused(guard, tab, k, expect, timeoutMs) {
+  const tabId = tab.id;
+  try {
+    await guard.run(ensureAttached(tabId));
+  } catch (e) {
+    if (e instanceof CirceError && e.code === 'debugger_unavailable') return finish(guard, tabId, 'notApplied', { reason: 'debugger_unavailable', message: e.message, delivered: false });
+    throw e;
+  }
+  const mainDoc = await mainDocumentId(tabId);
+  const before = { url: tab.url };
+  await guard.run(dispatchKey(tabId, k));
+  const exp = expect.change ? { navigation: true } : expect; // no element item to watch
+  const { after, ev } = await pollExpect(guard, tabId, null, null, mainDoc, exp, before, now() + timeoutMs);
+  const navigated = after.url !== before.url || !!after.mainDocumentGone;
+  return finish(guard, tabId, ev.met ? 'applied' : 'unknown', { delivered: true, key: k.key, checks: ev.checks, url: after.url }, navigated);
+}
+
+async function actScroll(guard, tab, args, expect, timeoutMs) {
+  const tabId = tab.id;
+  if (args.direction !== 'up' && args.direction !== 'down') throw new CirceError('bad_args', 'scroll needs direction "up" or "down"');
+  const r = await guard.run(toFrame(tabId, 0, { cmd: 'scroll', direction: args.direction }));
+  if (r.gone) throw new CirceError('no_tab', 'the page has no content script (restricted page?)');
+  if (r.atEnd) return finish(guard, tabId, 'notApplied', { delivered: false, reason: args.direction === 'down' ? 'at_bottom' : 'at_top', scrollY: r.scrollY });
+  const before = { url: tab.url, scrollX: 0, scrollY: r.from };
+  const cur = await toFrame(tabId, 0, { cmd: 'scrollState' });
+  before.scrollX = cur.scrollX;
+  const { after, ev } = await pollExpect(guard, tabId, null, 'scroll', null, expect, before, now() + timeoutMs);
+  return finish(guard, tabId, ev.met ? 'applied' : 'unknown', { delivered: true, direction: args.direction, from: r.from, to: after.scrollY, checks: ev.checks });
+}
+
+async function actBack(guard, tab, expect, timeoutMs) {
+  const tabId = tab.id;
+  await historyLoaded;
+  const b = C.historyBack(histories.get(tabId), tab.url);
+  if (!b) return finish(guard, tabId, 'notApplied', { delivered: false, reason: 'no_history' });
+  histories.set(tabId, b.stack);
+  saveHistories();
+  pendingBack.set(tabId, b.target);
+  const mainDoc = await mainDocumentId(tabId);
+  const before = { url: tab.url, documentId: mainDoc };
+  await guard.run(chrome.tabs.update(tabId, { url: b.target }));
+  const { after, ev } = await pollExpect(guard, tabId, null, null, mainDoc, expect, before, now() + timeoutMs,
+    (a) => C.urlMatches(a.url, b.target));
+  return finish(guard, tabId, ev.met ? 'applied' : 'unknown', { delivered: true, target: b.target, url: after.url, checks: ev.checks }, true);
+}
+
+async function actOpen(guard, tab, args, expect, timeoutMs) {
+  const tabId = tab.id;
+  let u;
+  try { u = new URL(String(args.url)); } catch (_) { throw new CirceError('bad_args', `not a URL: ${args.url}`); }
+  if (!/^https?:$/.test(u.protocol) && u.href !== 'about:blank') throw new CirceError('bad_args', `only http(s) URLs can be opened (${u.protocol})`);
+  const mainDoc = await mainDocumentId(tabId);
+  const before = { url: tab.url, documentId: mainDoc };
+  await guard.run(chrome.tabs.update(tabId, { url: u.href }));
+  const { after, ev } = await pollExpect(guard, tabId, null, null, mainDoc, expect, before, now() + timeoutMs);
+  return finish(guard, tabId, ev.met ? 'applied' : 'unknown', { delivered: true, target: u.href, url: after.url, checks: ev.checks }, true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands.
+// ---------------------------------------------------------------------------------------------
+async function runCommand(cmd, args) {
+  switch (cmd) {
+    case 'ping': return { pong: true };
+    case 'tabs': {
+      const tabs = await chrome.tabs.query({});
+      return { tabs: tabs.map((t) => ({ tabId: t.id, windowId: t.windowId, url: t.url || t.pendingUrl || '', title: t.title || '', active: t.active })) };
+    }
+    case 'observe': {
+      const tabId = args.tabId == null ? await defaultTabId() : args.tabId;
+      if (!Number.isInteger(tabId)) throw new CirceError('bad_args', 'tabId must be an integer');
+      return observeTab(tabId);
+    }
+    case 'act': return act(args);
+    default: throw new CirceError('unsupported', `unknown command "${cmd}"`);
+  }
+}
+
+setConn({ port: 'disconnected', daemon: 'unknown' });
+connect('boot');

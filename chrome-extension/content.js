@@ -1,0 +1,605 @@
+// Circe content script: runs in every frame. It scans what is on screen, resolves element keys
+// for actions, hit-tests right before acting, and watches the effect of an action.
+// It never acts by itself: trusted input comes from the service worker through chrome.debugger.
+(() => {
+  'use strict';
+  if (self.__circe) return; // injected twice (manifest + scripting.executeScript after install)
+  const C = self.CirceCore;
+
+  // element <-> key for this document. Keys are local to the document; the service worker maps
+  // (tab, document, key) to the connection-wide ref ids ("r41").
+  const keyOf = new WeakMap();
+  const byKey = new Map();
+  let nextKey = 1;
+  const watches = new Map();
+
+  const CANDIDATES = [
+    'a[href]', 'area[href]', 'button', 'input:not([type=hidden])', 'select', 'textarea', 'summary',
+    '[role]', '[onclick]', '[contenteditable]:not([contenteditable=false])', '[tabindex]', 'iframe', 'frame',
+  ].join(',');
+
+  const openOrClosed = (el) => {
+    try {
+      return (chrome.dom && chrome.dom.openOrClosedShadowRoot) ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot;
+    } catch (_) {
+      return el.shadowRoot;
+    }
+  };
+
+  function isCandidate(el) {
+    if (!el.matches(CANDIDATES)) return false;
+    const tag = el.tagName;
+    if (tag === 'IFRAME' || tag === 'FRAME') return true;
+    const role = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
+    const nativeInteractive = (tag === 'A' || tag === 'AREA') ? el.hasAttribute('href') :
+      ['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY'].includes(tag);
+    if (nativeInteractive) return true;
+    if (role && C.WIDGET_ROLES.has(role)) return true;
+    if (el.hasAttribute('onclick')) return true;
+    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
+    const ti = el.getAttribute('tabindex');
+    if (ti !== null && Number(ti) >= 0 && !['BODY', 'HTML'].includes(tag)) return true;
+    return false;
+  }
+
+  /** Candidates in tree order, descending into open and closed shadow roots. */
+  function collect(root, out) {
+    for (const el of root.querySelectorAll('*')) {
+      if (isCandidate(el)) out.push(el);
+      const sr = openOrClosed(el);
+      if (sr) collect(sr, out);
+    }
+    return out;
+  }
+
+  function parentOf(node) {
+    if (node.parentElement) return node.parentElement;
+    const r = node.parentNode;
+    return r && r.host ? r.host : null;
+  }
+
+  function composedContains(a, b) {
+    for (let n = b; n; n = parentOf(n)) if (n === a) return true;
+    return false;
+  }
+
+  /** elementFromPoint, descending into shadow roots (open and closed). */
+  function deepHit(x, y) {
+    let el = document.elementFromPoint(x, y);
+    for (let i = 0; el && i < 32; i++) {
+      const sr = openOrClosed(el);
+      if (!sr) break;
+      const inner = sr.elementFromPoint(x, y);
+      if (!inner || inner === el) break;
+      el = inner;
+    }
+    return el;
+  }
+
+  function textOf(el) {
+    // innerText respects CSS (hidden text is left out); alt text of images counts as text.
+    let t = el.innerText;
+    if (t == null) t = el.textContent;
+    if (!C.normText(t)) {
+      const img = el.querySelector && el.querySelector('img[alt], [aria-label], svg title');
+      if (img) t = img.getAttribute('alt') || img.getAttribute('aria-label') || img.textContent || '';
+    }
+    return t || '';
+  }
+
+  function byIdRefs(el, attr) {
+    const ids = (el.getAttribute(attr) || '').trim();
+    if (!ids) return '';
+    const root = el.getRootNode();
+    return ids.split(/\s+/).map((id) => {
+      const n = (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+      return n ? textOf(n) : '';
+    }).join(' ');
+  }
+
+  function descriptor(el) {
+    return {
+      tag: el.tagName, type: el.getAttribute('type') || (el.tagName === 'INPUT' ? 'text' : ''),
+      role: el.getAttribute('role') || '', hasHref: el.hasAttribute('href'), multiple: el.multiple,
+      size: el.size, editable: el.isContentEditable, list: !!el.getAttribute('list'),
+    };
+  }
+
+  function roleOf(el) {
+    return C.roleOf(descriptor(el));
+  }
+
+  function labelOf(el, role) {
+    const tag = el.tagName;
+    const type = (el.getAttribute('type') || '').toLowerCase();
+    let labelFor = '';
+    if (el.labels && el.labels.length) labelFor = [...el.labels].map(textOf).join(' ');
+    const isButtonInput = tag === 'INPUT' && ['button', 'submit', 'reset'].includes(type);
+    let text = '';
+    const fromContent = C.NAME_FROM_CONTENT.has(role) && !['INPUT', 'SELECT', 'TEXTAREA'].includes(tag);
+    if (fromContent || !['INPUT', 'SELECT', 'TEXTAREA'].includes(tag)) text = textOf(el);
+    if (tag === 'INPUT' && type === 'submit' && !el.value) text = 'Submit';
+    return C.chooseLabel({
+      labelledby: byIdRefs(el, 'aria-labelledby'),
+      ariaLabel: el.getAttribute('aria-label'),
+      labelFor,
+      alt: (tag === 'IMG' || (tag === 'INPUT' && type === 'image') || tag === 'AREA') ? el.getAttribute('alt') : '',
+      buttonValue: isButtonInput ? el.value : '',
+      nameFromContent: fromContent,
+      text: (tag === 'IFRAME' || tag === 'FRAME') ? '' : text,
+      placeholder: el.getAttribute('placeholder'),
+      title: el.getAttribute('title'),
+    });
+  }
+
+  const TEXTLIKE = new Set(['', 'text', 'email', 'url', 'tel', 'search', 'number', 'date', 'datetime-local', 'month', 'week', 'time', 'password']);
+
+  function isEditable(el) {
+    if (el.isContentEditable) return true;
+    if (el.tagName === 'TEXTAREA') return true;
+    if (el.tagName === 'INPUT') return TEXTLIKE.has((el.getAttribute('type') || '').toLowerCase());
+    return false;
+  }
+
+  function valueOf(el) {
+    const tag = el.tagName;
+    if (tag === 'INPUT') {
+      const type = (el.type || '').toLowerCase();
+      if (type === 'password') return el.value ? '••••' : '';
+      if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(type)) return undefined;
+      return el.value;
+    }
+    if (tag === 'TEXTAREA') return el.value;
+    if (tag === 'SELECT') {
+      const o = el.selectedOptions && el.selectedOptions[0];
+      return o ? C.normText(o.label || o.text) : '';
+    }
+    if (el.isContentEditable) return C.truncate(C.normText(el.innerText), 500);
+    const vn = el.getAttribute('aria-valuenow');
+    if (vn != null) return el.getAttribute('aria-valuetext') || vn;
+    return undefined;
+  }
+
+  function checkedOf(el) {
+    if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked;
+    const a = el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed');
+    if (a === 'true') return true;
+    if (a === 'false') return false;
+    return undefined;
+  }
+
+  function deepActive() {
+    let a = document.activeElement;
+    for (let i = 0; a && i < 32; i++) {
+      const sr = openOrClosed(a);
+      if (!sr || !sr.activeElement) break;
+      a = sr.activeElement;
+    }
+    return a;
+  }
+
+  function statesOf(el, role, active) {
+    const s = [];
+    if (el.tabIndex >= 0 || ['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY'].includes(el.tagName)) s.push('focusable');
+    if (el === active) s.push('focused');
+    const ch = checkedOf(el);
+    if (ch === true) s.push('checked');
+    if (el.getAttribute('aria-selected') === 'true' || (el.tagName === 'OPTION' && el.selected)) s.push('selected');
+    if (el.disabled || el.getAttribute('aria-disabled') === 'true') s.push('disabled');
+    const ex = el.getAttribute('aria-expanded');
+    if (ex === 'true' || (el.tagName === 'SUMMARY' && el.parentElement && el.parentElement.open)) s.push('expanded');
+    if (isEditable(el) && !el.readOnly && !el.disabled) s.push('editable');
+    return s;
+  }
+
+  // ---- context: the text of the repeated item the element belongs to ----
+  const ITEM_TAGS = new Set(['LI', 'TR', 'ARTICLE']);
+  const ITEM_ROLES = new Set(['listitem', 'row', 'article', 'option', 'treeitem']);
+
+  function signature(el) {
+    return el.tagName + (el.getAttribute('class') ? '.' + el.getAttribute('class').trim().split(/\s+/).sort().join('.') : '') +
+      (el.getAttribute('role') ? '[' + el.getAttribute('role') + ']' : '');
+  }
+
+  function makeContextFinder() {
+    const sibCache = new WeakMap();
+    const textCache = new WeakMap();
+    const siblings = (parent) => {
+      let c = sibCache.get(parent);
+      if (!c) {
+        const kids = [...(parent.children || [])];
+        c = { kids, sigs: kids.map(signature) };
+        sibCache.set(parent, c);
+      }
+      return c;
+    };
+    const groupText = (nodes) => {
+      const key = nodes[0];
+      let t = textCache.get(key);
+      if (t === undefined) {
+        t = C.normText(nodes.map(textOf).join(' '));
+        textCache.set(key, t);
+      }
+      return t;
+    };
+    return (el, label) => {
+      const minLen = C.normText(label).length + 3;
+      let fallback = '';
+      for (let node = el, depth = 0; node && depth < 12; depth++) {
+        const parent = parentOf(node);
+        if (!parent || node === document.body || node === document.documentElement) break;
+        if (node !== el || true) {
+          const { kids, sigs } = siblings(parent);
+          const idx = kids.indexOf(node);
+          let nodes = null;
+          if (idx >= 0) {
+            const g = C.itemGroup(sigs, idx, 3);
+            if (g) nodes = kids.slice(g[0], g[1]);
+          }
+          const role = (node.getAttribute('role') || '').toLowerCase();
+          if (!nodes && (ITEM_TAGS.has(node.tagName) || ITEM_ROLES.has(role))) nodes = [node];
+          if (nodes) {
+            const t = groupText(nodes);
+            if (t.length >= minLen) return C.contextText(t);
+          } else if (!fallback && node !== el) {
+            const t = C.normText(textOf(node));
+            if (t.length >= minLen + 8) fallback = t;
+          }
+        }
+        node = parent;
+      }
+      return fallback ? C.contextText(fallback) : '';
+    };
+  }
+
+  // ---- coverage ----
+  function overlayOf(hit) {
+    // The covering thing as the user sees it: the outermost fixed/sticky/dialog ancestor of the hit.
+    let best = hit;
+    for (let n = hit, i = 0; n && n !== document.body && n !== document.documentElement && i < 40; n = parentOf(n), i++) {
+      const role = (n.getAttribute && n.getAttribute('role')) || '';
+      if (n.tagName === 'DIALOG' || role === 'dialog' || role === 'alertdialog' || n.getAttribute('aria-modal') === 'true') { best = n; continue; }
+      const pos = getComputedStyle(n).position;
+      if (pos === 'fixed' || pos === 'sticky') best = n;
+    }
+    return best;
+  }
+
+  function describeCover(hit) {
+    const o = overlayOf(hit);
+    let role = (o.getAttribute('role') || '').split(' ')[0];
+    if (!role) role = o.tagName === 'DIALOG' ? 'dialog' : (['BUTTON', 'A', 'INPUT'].includes(o.tagName) ? roleOf(o) : 'generic');
+    const label = C.truncate(C.normText(o.getAttribute('aria-label') || byIdRefs(o, 'aria-labelledby') || textOf(o)), 80);
+    return { label, role };
+  }
+
+  function keyFor(el) {
+    let k = keyOf.get(el);
+    if (!k) {
+      k = nextKey++;
+      keyOf.set(el, k);
+      byKey.set(k, new WeakRef(el));
+    }
+    return k;
+  }
+
+  /** Visible part of a rect inside the viewport, or null. */
+  function clip(r) {
+    const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
+    const right = Math.min(r.right, innerWidth), bottom = Math.min(r.bottom, innerHeight);
+    if (right - left < 1 || bottom - top < 1) return null;
+    return { left, top, right, bottom };
+  }
+
+  /**
+   * Hit-test an element: {state: 'ok'|'covered'|'offscreen'|'hidden'|'clipped', x, y, by?}.
+   * x/y are frame-viewport coordinates of the probe point (the centre of the visible part).
+   */
+  function hitTest(el) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return { state: 'hidden' };
+    if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return { state: 'hidden' };
+    const v = clip(r);
+    if (!v) return { state: 'offscreen', rect: r };
+    const x = (v.left + v.right) / 2, y = (v.top + v.bottom) / 2;
+    const hit = deepHit(x, y);
+    if (!hit) return { state: 'offscreen', x, y };
+    if (hit === el || composedContains(el, hit)) return { state: 'ok', x, y, rect: r };
+    if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') return { state: 'covered', x, y, by: describeCover(hit), rect: r };
+    // The element's own label (or an ancestor label) receiving the hit still activates it.
+    if (hit.tagName === 'LABEL' && hit.control === el) return { state: 'ok', x, y, rect: r };
+    if (composedContains(hit, el)) return { state: 'clipped', x, y }; // clipped by a scroll container, or pointer-events: none
+    return { state: 'covered', x, y, by: describeCover(hit), rect: r };
+  }
+
+  function scan(opts = {}) {
+    const t0 = performance.now();
+    const cands = collect(document, []);
+    const context = makeContextFinder();
+    const active = deepActive();
+    const elements = [];
+    const covered = [];
+    const frames = [];
+    let hidden = 0, offscreen = 0, clipped = 0;
+    for (const el of cands) {
+      const h = hitTest(el);
+      if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
+        let fid = -1;
+        try { fid = chrome.runtime.getFrameId(el); } catch (_) { /* not a frame we can see */ }
+        if (fid >= 0 && h.state !== 'hidden') {
+          const r = el.getBoundingClientRect();
+          const cs = getComputedStyle(el);
+          const ox = r.left + el.clientLeft + parseFloat(cs.paddingLeft || 0);
+          const oy = r.top + el.clientTop + parseFloat(cs.paddingTop || 0);
+          const vis = clip(r);
+          frames.push({ frameId: fid, index: elements.length, offsetX: ox, offsetY: oy,
+            clip: vis, state: h.state, by: h.by });
+        }
+        continue;
+      }
+      if (h.state === 'hidden') { hidden++; continue; }
+      if (h.state === 'offscreen') { offscreen++; continue; }
+      if (h.state === 'clipped') { clipped++; continue; }
+      const role = roleOf(el);
+      const label = labelOf(el, role);
+      if (h.state === 'covered') {
+        if (covered.length < 50) covered.push({ label, role, by: h.by.label, byRole: h.by.role, context: context(el, label) });
+        continue;
+      }
+      const item = { key: keyFor(el), role, label, context: context(el, label) };
+      const value = valueOf(el);
+      if (value !== undefined) item.value = value;
+      item.states = statesOf(el, role, active);
+      item.x = Math.round(h.x); item.y = Math.round(h.y);
+      const r = h.rect;
+      item.bounds = [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
+      elements.push(item);
+    }
+    const result = {
+      url: location.href, title: document.title, top: self === top,
+      viewport: { width: innerWidth, height: innerHeight },
+      scroll: { x: scrollX, y: scrollY },
+      elements, covered, frames, counts: { candidates: cands.length, hidden, offscreen, clipped },
+    };
+    if (opts.text) {
+      const pt = C.pageText(document.body ? document.body.innerText : '', opts.textMax || 5000);
+      result.text = pt.text;
+      result.textTruncated = pt.truncated;
+    }
+    result.scanMs = performance.now() - t0;
+    return result;
+  }
+
+  function elementFor(key) {
+    const ref = byKey.get(key);
+    const el = ref && ref.deref();
+    if (!el || !el.isConnected) return null;
+    return el;
+  }
+
+  /** Check identity and geometry of a key right before acting. */
+  function resolve(msg) {
+    const el = elementFor(msg.key);
+    if (!el) return { stale: 'the element is no longer in the page' };
+    const role = roleOf(el);
+    const label = labelOf(el, role);
+    if (msg.role && role !== msg.role) return { stale: `the element changed role (${msg.role} -> ${role})` };
+    if (msg.label != null && C.labelKey(label) !== C.labelKey(msg.label)) return { stale: `the element changed label ("${msg.label}" -> "${label}")` };
+    let h = hitTest(el);
+    let scrolledIntoView = false;
+    if ((h.state === 'offscreen' || h.state === 'clipped') && msg.scrollIntoView !== false) {
+      el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' });
+      scrolledIntoView = true;
+      h = hitTest(el);
+    }
+    const out = { state: h.state, x: h.x, y: h.y, by: h.by, role, label, scrolledIntoView,
+      disabled: !!(el.disabled || el.getAttribute('aria-disabled') === 'true'),
+      readOnly: !!el.readOnly, editable: isEditable(el), checked: checkedOf(el), value: valueOf(el),
+      tag: el.tagName.toLowerCase(), type: (el.getAttribute('type') || '').toLowerCase(),
+      viewport: { width: innerWidth, height: innerHeight } };
+    if (h.rect) out.bounds = [Math.round(h.rect.left), Math.round(h.rect.top), Math.round(h.rect.width), Math.round(h.rect.height)];
+    return out;
+  }
+
+  /** The nodes of the item the element belongs to (what "change" watches). */
+  function itemNodes(el) {
+    for (let node = el, depth = 0; node && depth < 12; depth++) {
+      const parent = parentOf(node);
+      if (!parent || node === document.body) break;
+      const kids = [...parent.children];
+      const idx = kids.indexOf(node);
+      const g = idx >= 0 ? C.itemGroup(kids.map(signature), idx, 3) : null;
+      if (g) return kids.slice(g[0], g[1]);
+      if (ITEM_TAGS.has(node.tagName) || ITEM_ROLES.has((node.getAttribute('role') || '').toLowerCase())) return [node];
+      node = parent;
+    }
+    const p = parentOf(el);
+    return [p && p !== document.body ? p : el];
+  }
+
+  function visibleNow(el) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return false;
+    return !el.checkVisibility || el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+  }
+
+  function snapshot(w) {
+    const el = w ? (w.el.deref ? w.el.deref() : null) : null;
+    const exists = !!(el && el.isConnected);
+    const s = { url: location.href, exists, scrollX: Math.round(scrollerX()), scrollY: Math.round(scrollerY()), mutations: w ? w.count : 0 };
+    if (exists) {
+      s.visible = visibleNow(el);
+      const v = valueOf(el);
+      s.value = v === undefined ? null : v;
+      const c = checkedOf(el);
+      s.checked = c === undefined ? null : c;
+    } else {
+      s.visible = false;
+    }
+    return s;
+  }
+
+  let mainScroller = null;
+  function scroller() {
+    if (mainScroller && mainScroller.isConnected) return mainScroller;
+    const se = document.scrollingElement || document.documentElement;
+    if (se.scrollHeight > se.clientHeight + 1) return (mainScroller = se);
+    // A page whose body does not scroll: the largest scrollable element in the viewport.
+    let best = se, bestArea = 0;
+    for (const el of document.querySelectorAll('body *')) {
+      if (el.scrollHeight <= el.clientHeight + 1) continue;
+      const oy = getComputedStyle(el).overflowY;
+      if (oy !== 'auto' && oy !== 'scroll') continue;
+      const r = el.getBoundingClientRect();
+      const area = r.width * r.height;
+      if (area > bestArea) { best = el; bestArea = area; }
+    }
+    return (mainScroller = best);
+  }
+  const scrollerX = () => { const s = document.scrollingElement; return s ? s.scrollLeft : scrollX; };
+  const scrollerY = () => { const s = scroller(); return s.scrollTop; };
+
+  function watch(msg) {
+    const el = msg.key != null ? elementFor(msg.key) : null;
+    const w = { el: el ? new WeakRef(el) : { deref: () => null }, count: 0, observers: [] };
+    if (el) {
+      const nodes = itemNodes(el);
+      const mo = new MutationObserver((recs) => { w.count += recs.length; });
+      for (const n of nodes) mo.observe(n, { subtree: true, childList: true, attributes: true, characterData: true });
+      const parent = parentOf(nodes[0]);
+      if (parent) mo.observe(parent, { childList: true });
+      w.observers.push(mo);
+      const onInput = () => { w.count++; };
+      el.addEventListener('input', onInput, true);
+      el.addEventListener('change', onInput, true);
+      w.cleanup = () => { el.removeEventListener('input', onInput, true); el.removeEventListener('change', onInput, true); };
+    }
+    watches.set(msg.token, w);
+    return snapshot(w);
+  }
+
+  function unwatch(token) {
+    const w = watches.get(token);
+    if (!w) return;
+    for (const o of w.observers) o.disconnect();
+    if (w.cleanup) w.cleanup();
+    watches.delete(token);
+  }
+
+  function focusAndSelect(msg) {
+    const el = elementFor(msg.key);
+    if (!el) return { stale: 'the element is no longer in the page' };
+    el.focus({ preventScroll: true });
+    if (msg.noSelect) return { focused: deepActive() === el, value: valueOf(el) };
+    if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
+      try { el.select(); } catch (_) { /* some input types have no selection */ }
+      try { el.setSelectionRange(0, el.value.length); } catch (_) { /* email/number inputs */ }
+    } else if (el.isContentEditable) {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const sel = getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+    }
+    return { focused: deepActive() === el, value: valueOf(el) };
+  }
+
+  function selectOption(msg) {
+    const el = elementFor(msg.key);
+    if (!el) return { stale: 'the element is no longer in the page' };
+    if (el.tagName !== 'SELECT') return { unsupported: 'select works on <select> elements only' };
+    const want = C.labelKey(msg.option);
+    const opts = [...el.options];
+    let o = opts.find((x) => C.labelKey(x.label || x.text) === want) || opts.find((x) => C.labelKey(x.value) === want);
+    if (!o) {
+      const partial = opts.filter((x) => C.labelKey(x.label || x.text).includes(want));
+      if (partial.length === 1) o = partial[0];
+    }
+    if (!o) return { noOption: true, options: opts.slice(0, 50).map((x) => C.normText(x.label || x.text)) };
+    if (o.disabled) return { disabledOption: true };
+    el.focus({ preventScroll: true });
+    el.value = o.value;
+    o.selected = true;
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return { selected: C.normText(o.label || o.text) };
+  }
+
+  function scrollPage(msg) {
+    const s = scroller();
+    const before = s.scrollTop;
+    const max = s.scrollHeight - s.clientHeight;
+    const page = Math.max(40, Math.round((s === document.scrollingElement ? innerHeight : s.clientHeight) * 0.8));
+    const dy = msg.direction === 'up' ? -page : page;
+    if ((dy > 0 && before >= max - 1) || (dy < 0 && before <= 0)) return { atEnd: true, scrollY: before, max };
+    s.scrollBy({ top: dy, behavior: 'instant' });
+    return { from: before, to: s.scrollTop, max };
+  }
+
+  /** Where child frame `frameId` sits in this frame, and whether a point inside it is hit. */
+  function frameOffset(msg) {
+    const all = [];
+    collectFrames(document, all);
+    for (const f of all) {
+      let fid = -1;
+      try { fid = chrome.runtime.getFrameId(f); } catch (_) { continue; }
+      if (fid !== msg.frameId) continue;
+      const r = f.getBoundingClientRect();
+      const cs = getComputedStyle(f);
+      const ox = r.left + f.clientLeft + parseFloat(cs.paddingLeft || 0);
+      const oy = r.top + f.clientTop + parseFloat(cs.paddingTop || 0);
+      const out = { offsetX: ox, offsetY: oy };
+      if (msg.points) {
+        out.points = msg.points.map(([x, y]) => {
+          const px = ox + x, py = oy + y;
+          if (px < 0 || py < 0 || px >= innerWidth || py >= innerHeight) return { state: 'offscreen' };
+          const hit = deepHit(px, py);
+          if (hit === f) return { state: 'ok' };
+          if (!hit) return { state: 'offscreen' };
+          if (composedContains(hit, f)) return { state: 'clipped' };
+          const by = describeCover(hit);
+          return { state: 'covered', by };
+        });
+      }
+      return out;
+    }
+    return { missing: true };
+  }
+
+  function collectFrames(root, out) {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') out.push(el);
+      const sr = openOrClosed(el);
+      if (sr) collectFrames(sr, out);
+    }
+  }
+
+  function handle(msg) {
+    switch (msg.cmd) {
+      case 'scan': return scan(msg);
+      case 'resolve': return resolve(msg);
+      case 'watch': return watch(msg);
+      case 'probe': { const w = watches.get(msg.token); return w ? snapshot(w) : { ...snapshot(null), noWatch: true }; }
+      case 'unwatch': unwatch(msg.token); return {};
+      case 'focus': return focusAndSelect(msg);
+      case 'select': return selectOption(msg);
+      case 'scroll': return scrollPage(msg);
+      case 'scrollState': return { scrollY: scrollerY(), scrollX: scrollerX() };
+      case 'frameOffset': return frameOffset(msg);
+      case 'alive': return { url: location.href, readyState: document.readyState };
+      default: return { error: 'unknown content command ' + msg.cmd };
+    }
+  }
+
+  self.__circe = { handle, scan };
+
+  chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+    if (!msg || msg.circe !== 1) return false;
+    try {
+      sendResponse({ ok: true, result: handle(msg) });
+    } catch (e) {
+      sendResponse({ ok: false, error: String((e && e.stack) || e) });
+    }
+    return false;
+  });
+})();

@@ -1,0 +1,353 @@
+// Pure helpers shared by the content script, the service worker and the unit tests.
+// No DOM and no chrome.* here: everything takes plain data, so `node --test` can exercise it.
+// Loaded as a classic script (content script list, importScripts in the worker) and by
+// require() in Node.
+(function (root) {
+  'use strict';
+
+  const CONTEXT_MAX = 200;
+  const LABEL_MAX = 120;
+
+  /** Collapse whitespace and trim. */
+  function normText(s) {
+    return String(s == null ? '' : s).replace(/[\s\u00a0\u200b]+/g, ' ').trim();
+  }
+
+  /** Cut at `max` characters on a word boundary when one is close, adding an ellipsis. */
+  function truncate(s, max) {
+    s = String(s);
+    if (s.length <= max) return s;
+    let cut = s.slice(0, max - 1);
+    const sp = cut.lastIndexOf(' ');
+    if (sp > max * 0.7) cut = cut.slice(0, sp);
+    return cut.replace(/[\s,;:.-]+$/, '') + '…';
+  }
+
+  /** Key used to compare labels for ordinals: case and whitespace insensitive. */
+  function labelKey(label) {
+    return normText(label).toLowerCase();
+  }
+
+  /**
+   * Set `ordinal` and `of` (1-based, reading order) on elements that share a label with at
+   * least one other element. Elements with an empty label get neither.
+   */
+  function assignOrdinals(elements) {
+    const counts = new Map();
+    for (const e of elements) {
+      const k = labelKey(e.label);
+      if (!k) continue;
+      counts.set(k, (counts.get(k) || 0) + 1);
+    }
+    const seen = new Map();
+    for (const e of elements) {
+      const k = labelKey(e.label);
+      if (!k) continue;
+      const n = counts.get(k);
+      if (n < 2) continue;
+      const i = (seen.get(k) || 0) + 1;
+      seen.set(k, i);
+      e.ordinal = i;
+      e.of = n;
+    }
+    return elements;
+  }
+
+  /**
+   * Accessible-name choice, in the order of the accessible name computation (simplified):
+   * aria-labelledby, aria-label, an associated <label>, alt (images), the value of button-like
+   * inputs, the text content (for roles that take their name from content), placeholder, title.
+   */
+  function chooseLabel(src) {
+    const pick = (v) => normText(v);
+    const order = [src.labelledby, src.ariaLabel, src.labelFor, src.alt, src.buttonValue];
+    if (src.nameFromContent) order.push(src.text);
+    order.push(src.placeholder, src.title);
+    if (!src.nameFromContent) order.push(src.text);
+    for (const v of order) {
+      const t = pick(v);
+      if (t) return truncate(t, LABEL_MAX);
+    }
+    return '';
+  }
+
+  const WIDGET_ROLES = new Set([
+    'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton',
+    'treeitem', 'gridcell', 'listbox', 'scrollbar',
+  ]);
+
+  /** Roles whose accessible name comes from their content. */
+  const NAME_FROM_CONTENT = new Set([
+    'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'treeitem', 'gridcell', 'heading', 'listitem', 'cell',
+  ]);
+
+  const TEXT_INPUT_TYPES = new Set(['', 'text', 'email', 'url', 'tel', 'password', 'search', 'number',
+    'date', 'datetime-local', 'month', 'week', 'time']);
+
+  /**
+   * ARIA role of an element from a plain descriptor:
+   * {tag, type, role, hasHref, multiple, size, editable, list}.
+   */
+  function roleOf(d) {
+    const explicit = normText(d.role).split(' ')[0].toLowerCase();
+    if (explicit && explicit !== 'none' && explicit !== 'presentation' && explicit !== 'generic') return explicit;
+    const tag = String(d.tag || '').toLowerCase();
+    const type = String(d.type || '').toLowerCase();
+    switch (tag) {
+      case 'a': case 'area': return d.hasHref ? 'link' : (d.editable ? 'textbox' : 'button');
+      case 'button': case 'summary': return 'button';
+      case 'select': return d.multiple || (d.size && d.size > 1) ? 'listbox' : 'combobox';
+      case 'textarea': return 'textbox';
+      case 'option': return 'option';
+      case 'img': return 'image';
+      case 'iframe': case 'frame': return 'iframe';
+      case 'input':
+        if (type === 'checkbox') return 'checkbox';
+        if (type === 'radio') return 'radio';
+        if (type === 'range') return 'slider';
+        if (type === 'number') return 'spinbutton';
+        if (type === 'search') return d.list ? 'combobox' : 'searchbox';
+        if (['button', 'submit', 'reset', 'image', 'file', 'color'].includes(type)) return 'button';
+        if (TEXT_INPUT_TYPES.has(type)) return d.list ? 'combobox' : 'textbox';
+        return 'textbox';
+      default:
+        if (d.editable) return 'textbox';
+        return 'button'; // [onclick] / [tabindex] on a generic element: it behaves as a button
+    }
+  }
+
+  /**
+   * Given the signatures of a parent's children (e.g. "TR.athing", "TR", "TR.spacer" repeated),
+   * find the item group that child `idx` belongs to, as [start, end). Children repeated fewer
+   * than `minRepeat` times are not items. A repeating sequence of several signatures (Hacker
+   * News' title row + subline row + spacer row) forms one group that starts at the signature of
+   * that sequence that occurs first. Returns null when `idx` is not part of a repeated item.
+   */
+  function itemGroup(sigs, idx, minRepeat = 3) {
+    const counts = new Map();
+    const first = new Map();
+    sigs.forEach((s, i) => { counts.set(s, (counts.get(s) || 0) + 1); if (!first.has(s)) first.set(s, i); });
+    const own = sigs[idx];
+    const n = counts.get(own) || 0;
+    if (n < minRepeat) return null;
+    const similar = (m) => m >= minRepeat && Math.abs(m - n) <= Math.max(2, Math.round(n * 0.2));
+    const periodic = new Set();
+    for (const [s, m] of counts) if (similar(m)) periodic.add(s);
+    // The group starts at the periodic signature that appears first among the children.
+    let startSig = own;
+    let best = first.get(own);
+    for (const s of periodic) if (first.get(s) < best) { best = first.get(s); startSig = s; }
+    const maxLen = periodic.size;
+    let start = idx;
+    while (start > 0 && sigs[start] !== startSig && idx - start < maxLen - 1 && periodic.has(sigs[start - 1])) start--;
+    if (sigs[start] !== startSig) start = idx; // not in a clean sequence: the child alone
+    let end = start + 1;
+    while (end < sigs.length && end - start < maxLen && sigs[end] !== startSig && periodic.has(sigs[end])) end++;
+    if (end <= idx) end = idx + 1;
+    return [start, end];
+  }
+
+  /** Context string from an item's text: whitespace-collapsed, at most 200 characters. */
+  function contextText(text) {
+    return truncate(normText(text), CONTEXT_MAX);
+  }
+
+  /** Visible page text: trimmed lines, no blank runs, at most `max` characters. */
+  function pageText(raw, max = 5000) {
+    const lines = String(raw || '').split(/\n/).map((l) => l.replace(/[ \t\u00a0]+/g, ' ').trim()).filter(Boolean);
+    const text = lines.join('\n');
+    if (text.length <= max) return { text, truncated: false };
+    return { text: text.slice(0, max), truncated: true };
+  }
+
+  /** The expectation used when the command gives none. */
+  function defaultExpect(action, args) {
+    switch (action) {
+      case 'click': return { change: true };
+      case 'type': return { value: String(args.text == null ? '' : args.text) };
+      case 'select': return { value: String(args.option == null ? '' : args.option) };
+      case 'check': return { checked: true };
+      case 'uncheck': return { checked: false };
+      case 'press': return { change: true };
+      case 'scroll': return { scrolled: true };
+      case 'back': case 'open': return { navigation: true };
+      case 'switchTab': return { active: true };
+      default: return {};
+    }
+  }
+
+  const EXPECT_KEYS = ['navigation', 'gone', 'value', 'checked', 'change', 'scrolled', 'active', 'url'];
+
+  /** Is `expect` a well-formed expectation? Returns an error message or null. */
+  function validateExpect(expect) {
+    if (expect == null) return null;
+    if (typeof expect !== 'object' || Array.isArray(expect)) return 'expect must be an object';
+    for (const k of Object.keys(expect)) {
+      if (!EXPECT_KEYS.includes(k)) return `unknown expect key "${k}"`;
+    }
+    for (const k of ['navigation', 'gone', 'checked', 'change', 'scrolled', 'active']) {
+      if (k in expect && typeof expect[k] !== 'boolean') return `expect.${k} must be a boolean`;
+    }
+    if ('value' in expect && typeof expect.value !== 'string') return 'expect.value must be a string';
+    if ('url' in expect && typeof expect.url !== 'string') return 'expect.url must be a string';
+    return null;
+  }
+
+  function sameValue(a, b) {
+    return normText(a) === normText(b);
+  }
+
+  /**
+   * Decide whether `expect` holds, given a snapshot taken before the input and one taken now.
+   * Snapshots: {url, documentId, exists, visible, value, checked, mutations, scrollX, scrollY, active}.
+   * `after.documentGone` means the element's document no longer exists (navigation or frame
+   * removal). Returns {met, checks: {key: bool}}.
+   */
+  function evaluateExpect(expect, before, after) {
+    const checks = {};
+    const navigated = after.url !== before.url || (after.documentId && before.documentId && after.documentId !== before.documentId) || !!after.mainDocumentGone;
+    const gone = !!after.documentGone || after.exists === false || after.visible === false;
+    for (const [k, want] of Object.entries(expect || {})) {
+      switch (k) {
+        case 'navigation': checks[k] = want ? !!navigated : !navigated; break;
+        case 'url': checks[k] = urlMatches(after.url, want); break;
+        case 'gone': checks[k] = want ? gone : !gone; break;
+        case 'value': checks[k] = !after.documentGone && after.value != null && sameValue(after.value, want); break;
+        case 'checked': checks[k] = !after.documentGone && after.checked === want; break;
+        case 'change': {
+          const changed = !!navigated || gone || (after.mutations || 0) > (before.mutations || 0) ||
+            (after.value != null && before.value != null && after.value !== before.value) ||
+            (after.checked != null && before.checked != null && after.checked !== before.checked);
+          checks[k] = want ? changed : !changed;
+          break;
+        }
+        case 'scrolled': {
+          const moved = !after.documentGone && (after.scrollX !== before.scrollX || after.scrollY !== before.scrollY);
+          checks[k] = want ? moved : !moved;
+          break;
+        }
+        case 'active': checks[k] = after.active === want; break;
+        default: checks[k] = false;
+      }
+    }
+    const keys = Object.keys(checks);
+    return { met: keys.length > 0 && keys.every((k) => checks[k]), checks };
+  }
+
+  /** Compare URLs ignoring a trailing slash on the path and a bare "#" fragment. */
+  function urlMatches(actual, wanted) {
+    const norm = (u) => {
+      try {
+        const x = new URL(u);
+        let s = x.href.replace(/#$/, '');
+        if (x.pathname !== '/' && s.endsWith('/') && !x.search && !x.hash) s = s.slice(0, -1);
+        return s;
+      } catch (_) {
+        return String(u);
+      }
+    };
+    return norm(actual) === norm(wanted);
+  }
+
+  /** Reconnect delay in ms after `attempt` consecutive failures: 0.5 s doubling up to 30 s. */
+  function backoffDelay(attempt) {
+    return Math.min(500 * Math.pow(2, Math.max(0, attempt)), 30000);
+  }
+
+  // ---- per-tab page history (for "back") ----
+  const HISTORY_MAX = 50;
+
+  /** Record a committed navigation. Returns the new stack (does not mutate). */
+  function historyPush(stack, url, max = HISTORY_MAX) {
+    const s = (stack || []).slice();
+    if (!url) return s;
+    if (s.length && s[s.length - 1] === url) return s;
+    s.push(url);
+    while (s.length > max) s.shift();
+    return s;
+  }
+
+  /**
+   * Where "back" goes: {target, stack} with the current entry removed, or null when there is no
+   * previous page. Entries equal to the current URL (fragment-only repeats) are skipped.
+   */
+  function historyBack(stack, currentUrl) {
+    const s = (stack || []).slice();
+    if (currentUrl && s.length && s[s.length - 1] !== currentUrl) s.push(currentUrl);
+    while (s.length && s[s.length - 1] === currentUrl) s.pop();
+    if (!s.length) return null;
+    return { target: s[s.length - 1], stack: s };
+  }
+
+  // ---- keys for Input.dispatchKeyEvent ----
+  const NAMED_KEYS = {
+    enter: { key: 'Enter', code: 'Enter', keyCode: 13, text: '\r' },
+    return: { key: 'Enter', code: 'Enter', keyCode: 13, text: '\r' },
+    tab: { key: 'Tab', code: 'Tab', keyCode: 9 },
+    escape: { key: 'Escape', code: 'Escape', keyCode: 27 },
+    esc: { key: 'Escape', code: 'Escape', keyCode: 27 },
+    backspace: { key: 'Backspace', code: 'Backspace', keyCode: 8 },
+    delete: { key: 'Delete', code: 'Delete', keyCode: 46 },
+    space: { key: ' ', code: 'Space', keyCode: 32, text: ' ' },
+    ' ': { key: ' ', code: 'Space', keyCode: 32, text: ' ' },
+    arrowup: { key: 'ArrowUp', code: 'ArrowUp', keyCode: 38 },
+    arrowdown: { key: 'ArrowDown', code: 'ArrowDown', keyCode: 40 },
+    arrowleft: { key: 'ArrowLeft', code: 'ArrowLeft', keyCode: 37 },
+    arrowright: { key: 'ArrowRight', code: 'ArrowRight', keyCode: 39 },
+    up: { key: 'ArrowUp', code: 'ArrowUp', keyCode: 38 },
+    down: { key: 'ArrowDown', code: 'ArrowDown', keyCode: 40 },
+    left: { key: 'ArrowLeft', code: 'ArrowLeft', keyCode: 37 },
+    right: { key: 'ArrowRight', code: 'ArrowRight', keyCode: 39 },
+    home: { key: 'Home', code: 'Home', keyCode: 36 },
+    end: { key: 'End', code: 'End', keyCode: 35 },
+    pageup: { key: 'PageUp', code: 'PageUp', keyCode: 33 },
+    pagedown: { key: 'PageDown', code: 'PageDown', keyCode: 34 },
+  };
+  const MODIFIERS = { alt: 1, control: 2, ctrl: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
+
+  /**
+   * Parse "Enter", "a", "Shift+Tab", "Ctrl+A" into the fields of Input.dispatchKeyEvent:
+   * {key, code, windowsVirtualKeyCode, text?, modifiers}. Returns null for an unknown key.
+   */
+  function keyEvent(spec) {
+    if (typeof spec !== 'string' || !spec) return null;
+    const parts = spec.length > 1 ? spec.split('+') : [spec];
+    let modifiers = 0;
+    let main = parts.pop();
+    if (main === '' && parts.length) main = '+'; // "Ctrl++"
+    for (const p of parts) {
+      const m = MODIFIERS[p.trim().toLowerCase()];
+      if (!m) return null;
+      modifiers |= m;
+    }
+    const named = NAMED_KEYS[main.toLowerCase()];
+    let d;
+    if (named) {
+      d = { ...named };
+    } else if ([...main].length === 1) {
+      const ch = main;
+      const up = ch.toUpperCase();
+      let code = '';
+      if (/[a-z]/i.test(ch)) code = 'Key' + up;
+      else if (/[0-9]/.test(ch)) code = 'Digit' + ch;
+      const keyCode = /[a-z0-9]/i.test(ch) ? up.charCodeAt(0) : 0;
+      d = { key: ch, code, keyCode, text: ch };
+    } else {
+      return null;
+    }
+    // With Ctrl/Alt/Meta a character key is a shortcut, not text.
+    if (modifiers & (1 | 2 | 4)) delete d.text;
+    return { key: d.key, code: d.code, windowsVirtualKeyCode: d.keyCode, nativeVirtualKeyCode: d.keyCode, text: d.text, modifiers };
+  }
+
+  const api = {
+    CONTEXT_MAX, LABEL_MAX, WIDGET_ROLES, NAME_FROM_CONTENT, EXPECT_KEYS,
+    normText, truncate, labelKey, assignOrdinals, chooseLabel, roleOf, itemGroup, contextText, pageText,
+    defaultExpect, validateExpect, evaluateExpect, urlMatches, backoffDelay,
+    historyPush, historyBack, keyEvent,
+  };
+  if (typeof module === 'object' && module && module.exports) module.exports = api;
+  else root.CirceCore = api;
+})(typeof globalThis !== 'undefined' ? globalThis : self);

@@ -1,0 +1,137 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const C = require('../lib/core.js');
+
+test('ordinals number repeated labels in reading order, case-insensitively', () => {
+  const els = [{ label: 'upvote' }, { label: 'Story A' }, { label: 'Upvote' }, { label: 'hide' }, { label: 'upvote ' }, { label: '' }];
+  C.assignOrdinals(els);
+  assert.deepEqual(els.map((e) => [e.ordinal, e.of]), [[1, 3], [undefined, undefined], [2, 3], [undefined, undefined], [3, 3], [undefined, undefined]]);
+});
+
+test('label follows the accessible-name order', () => {
+  assert.equal(C.chooseLabel({ ariaLabel: 'upvote', text: '▲', nameFromContent: true }), 'upvote');
+  assert.equal(C.chooseLabel({ labelledby: 'Search videos', ariaLabel: 'x' }), 'Search videos');
+  assert.equal(C.chooseLabel({ text: '  Add  to\ncart ', nameFromContent: true, title: 't' }), 'Add to cart');
+  assert.equal(C.chooseLabel({ placeholder: 'Search', text: '' }), 'Search');
+  assert.equal(C.chooseLabel({ labelFor: 'Email', placeholder: 'you@example.com' }), 'Email');
+  assert.equal(C.chooseLabel({ title: 'Close', text: '' , nameFromContent: true}), 'Close');
+  assert.equal(C.chooseLabel({}), '');
+  assert.ok(C.chooseLabel({ text: 'x'.repeat(500), nameFromContent: true }).length <= C.LABEL_MAX);
+});
+
+test('roles use ARIA names', () => {
+  assert.equal(C.roleOf({ tag: 'A', hasHref: true }), 'link');
+  assert.equal(C.roleOf({ tag: 'A', hasHref: false }), 'button');
+  assert.equal(C.roleOf({ tag: 'INPUT', type: 'text' }), 'textbox');
+  assert.equal(C.roleOf({ tag: 'INPUT', type: 'search' }), 'searchbox');
+  assert.equal(C.roleOf({ tag: 'INPUT', type: 'checkbox' }), 'checkbox');
+  assert.equal(C.roleOf({ tag: 'INPUT', type: 'submit' }), 'button');
+  assert.equal(C.roleOf({ tag: 'SELECT' }), 'combobox');
+  assert.equal(C.roleOf({ tag: 'SELECT', multiple: true }), 'listbox');
+  assert.equal(C.roleOf({ tag: 'DIV', role: 'tab' }), 'tab');
+  assert.equal(C.roleOf({ tag: 'DIV', role: 'presentation' }), 'button');
+  assert.equal(C.roleOf({ tag: 'DIV', editable: true }), 'textbox');
+});
+
+test('item groups: single repeated cards', () => {
+  const sigs = ['H2', 'DIV.card', 'DIV.card', 'DIV.card', 'DIV.card', 'P.footer'];
+  assert.deepEqual(C.itemGroup(sigs, 3), [3, 4]);
+  assert.equal(C.itemGroup(sigs, 0), null);
+  assert.equal(C.itemGroup(sigs, 5), null);
+});
+
+test('item groups: Hacker News title row + subline + spacer form one story', () => {
+  const sigs = [];
+  for (let i = 0; i < 30; i++) sigs.push('TR.athing', 'TR', 'TR.spacer');
+  sigs.push('TR.morespace', 'TR');
+  // the subline of story 3 (index 7) belongs with its title row (index 6)
+  assert.deepEqual(C.itemGroup(sigs, 7), [6, 9]);
+  assert.deepEqual(C.itemGroup(sigs, 6), [6, 9]);
+  assert.deepEqual(C.itemGroup(sigs, 0), [0, 3]);
+  // after a hidden story the pattern still holds
+  const hid = sigs.slice(0, 3).concat(sigs.slice(6));
+  assert.deepEqual(C.itemGroup(hid, 4), [3, 6]);
+});
+
+test('context is whitespace-collapsed and capped at 200 characters', () => {
+  assert.equal(C.contextText('  3.\n  Show HN:   thing '), '3. Show HN: thing');
+  const long = C.contextText('word '.repeat(100));
+  assert.ok(long.length <= 200 && long.endsWith('…'));
+});
+
+test('page text keeps lines and caps at 5000', () => {
+  assert.deepEqual(C.pageText('a  b\n\n  c \n'), { text: 'a b\nc', truncated: false });
+  const t = C.pageText('x'.repeat(6000));
+  assert.equal(t.text.length, 5000);
+  assert.equal(t.truncated, true);
+});
+
+test('expect evaluation', () => {
+  const b = { url: 'http://h/a', documentId: 'D1', exists: true, visible: true, value: '', checked: false, mutations: 0, scrollX: 0, scrollY: 0 };
+  assert.equal(C.evaluateExpect({ navigation: true }, b, { ...b }).met, false);
+  assert.equal(C.evaluateExpect({ navigation: true }, b, { ...b, url: 'http://h/b' }).met, true);
+  assert.equal(C.evaluateExpect({ navigation: true }, b, { ...b, mainDocumentGone: true }).met, true);
+  assert.equal(C.evaluateExpect({ gone: true }, b, { ...b, visible: false }).met, true);
+  assert.equal(C.evaluateExpect({ gone: true }, b, { ...b, documentGone: true }).met, true);
+  assert.equal(C.evaluateExpect({ value: 'lo-fi beats' }, b, { ...b, value: 'lo-fi beats' }).met, true);
+  assert.equal(C.evaluateExpect({ value: 'lo-fi beats' }, b, { ...b, value: 'lo-fi' }).met, false);
+  assert.equal(C.evaluateExpect({ checked: true }, b, { ...b, checked: true }).met, true);
+  assert.equal(C.evaluateExpect({ change: true }, b, { ...b, mutations: 2 }).met, true);
+  assert.equal(C.evaluateExpect({ change: true }, b, { ...b }).met, false);
+  assert.equal(C.evaluateExpect({ scrolled: true }, b, { ...b, scrollY: 700 }).met, true);
+  assert.equal(C.evaluateExpect({ navigation: true, value: 'x' }, b, { ...b, url: 'http://h/b', value: 'y' }).met, false);
+  assert.equal(C.evaluateExpect({}, b, b).met, false, 'an empty expectation is never "seen"');
+});
+
+test('expect validation', () => {
+  assert.equal(C.validateExpect({ navigation: true }), null);
+  assert.equal(C.validateExpect(undefined), null);
+  assert.match(C.validateExpect({ bogus: 1 }), /unknown/);
+  assert.match(C.validateExpect({ gone: 'yes' }), /boolean/);
+  assert.match(C.validateExpect([]), /object/);
+});
+
+test('default expectations per action', () => {
+  assert.deepEqual(C.defaultExpect('type', { text: 'hi' }), { value: 'hi' });
+  assert.deepEqual(C.defaultExpect('back', {}), { navigation: true });
+  assert.deepEqual(C.defaultExpect('uncheck', {}), { checked: false });
+});
+
+test('backoff doubles from 0.5 s to 30 s', () => {
+  assert.deepEqual([0, 1, 2, 3, 6, 7, 20].map(C.backoffDelay), [500, 1000, 2000, 4000, 30000, 30000, 30000]);
+});
+
+test('page history: push dedupes, back pops to the previous page', () => {
+  let s = C.historyPush([], 'http://h/news');
+  s = C.historyPush(s, 'http://h/news');
+  s = C.historyPush(s, 'http://h/item?id=3');
+  assert.deepEqual(s, ['http://h/news', 'http://h/item?id=3']);
+  const b = C.historyBack(s, 'http://h/item?id=3');
+  assert.deepEqual(b, { target: 'http://h/news', stack: ['http://h/news'] });
+  assert.equal(C.historyBack(['http://h/news'], 'http://h/news'), null);
+  // current page not recorded yet (e.g. the worker missed it): back still goes to the last entry
+  assert.deepEqual(C.historyBack(['http://h/a'], 'http://h/b'), { target: 'http://h/a', stack: ['http://h/a'] });
+  let big = [];
+  for (let i = 0; i < 80; i++) big = C.historyPush(big, 'u' + i);
+  assert.equal(big.length, 50);
+});
+
+test('URL comparison ignores a trailing slash and an empty fragment', () => {
+  assert.ok(C.urlMatches('http://h/news/', 'http://h/news'));
+  assert.ok(C.urlMatches('http://h/news#', 'http://h/news'));
+  assert.ok(!C.urlMatches('http://h/news?p=2', 'http://h/news'));
+});
+
+test('keys for Input.dispatchKeyEvent', () => {
+  assert.deepEqual(C.keyEvent('Enter'), { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13, text: '\r', modifiers: 0 });
+  assert.equal(C.keyEvent('a').code, 'KeyA');
+  assert.equal(C.keyEvent('a').windowsVirtualKeyCode, 65);
+  const ca = C.keyEvent('Ctrl+A');
+  assert.equal(ca.modifiers, 2);
+  assert.equal(ca.text, undefined);
+  assert.equal(C.keyEvent('Shift+Tab').modifiers, 8);
+  assert.equal(C.keyEvent('Hyper+Q'), null);
+  assert.equal(C.keyEvent('NotAKey'), null);
+  assert.equal(C.keyEvent(''), null);
+});

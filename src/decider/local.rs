@@ -1,0 +1,838 @@
+//! The local decider: offline, deterministic, pure. The default, and the
+//! fallback for every remote decider.
+//!
+//! It reads each hypothesis with the Director's grammar and scores every
+//! offered element by how much of the reference its label, description and
+//! list item explain (fuzzy and pronunciation-aware word matching, meaning
+//! through the concept tables), under hard constraints from the verb, the
+//! kind noun and the ordinal. Scores become probabilities with a softmax that
+//! includes a "nothing fits" option, so a lone weak match stays unlikely.
+
+use crate::director::lexicon;
+use crate::director::lexicon::RoleNoun;
+use crate::director::observation::{RoleClass, Structure};
+use crate::director::text::{self, Token};
+use crate::director::utterance::{self, Cue, Kind, Ordinal, Reading, Verb};
+
+use super::{ActionKind, Answer, Ask, DecideError, Decider, Meaning, QuestionKey, Screen};
+
+/// Sharpness of the score-to-probability softmax (fitted on the dev corpus,
+/// see docs/GROUNDING.md).
+pub const SHARPNESS: f32 = 14.0;
+/// Score of the "nothing fits" option.
+pub const NOTHING_SCORE: f32 = 0.45;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LocalDecider;
+
+impl Decider for LocalDecider {
+    fn name(&self) -> &'static str {
+        "local"
+    }
+
+    fn decide(&self, ask: &Ask<'_>) -> Result<Vec<Answer>, DecideError> {
+        let readings: Vec<(Reading<'_>, f32)> = ask
+            .heard
+            .iter()
+            .map(|h| (utterance::read(&h.text), h.weight))
+            .collect();
+        let Some((first, _)) = readings.first() else {
+            return Err(DecideError::Invalid("nothing was heard".into()));
+        };
+        let mut answers = Vec::new();
+        for question in &ask.questions {
+            let probabilities = match question.key {
+                QuestionKey::Action => {
+                    let kind = action_of(first, ask.screen);
+                    question
+                        .choices
+                        .iter()
+                        .map(|c| match c.meaning {
+                            Meaning::Action(k) if k == kind => 0.9,
+                            Meaning::Action(_) => {
+                                0.1 / (question.choices.len() as f32 - 1.0).max(1.0)
+                            }
+                            _ => 0.0,
+                        })
+                        .collect()
+                }
+                QuestionKey::Direction => {
+                    let want = match first.cue {
+                        Cue::Scroll(d) => Some(d),
+                        _ => None,
+                    };
+                    question
+                        .choices
+                        .iter()
+                        .map(|c| match (c.meaning, want) {
+                            (Meaning::Direction(d), Some(w)) if d == w => 0.95,
+                            (Meaning::Direction(_), Some(_)) => 0.05,
+                            _ => 1.0 / question.choices.len() as f32,
+                        })
+                        .collect()
+                }
+                QuestionKey::Target => {
+                    let Some(screen) = ask.screen else {
+                        return Err(DecideError::Invalid(
+                            "a target question needs a screen".into(),
+                        ));
+                    };
+                    let action = action_of(first, Some(screen));
+                    let mut best = vec![0.0f32; screen.observation.elements.len()];
+                    for (reading, weight) in &readings {
+                        let scores = score_elements(reading, screen, action);
+                        for (b, s) in best.iter_mut().zip(scores) {
+                            *b = b.max(s * weight);
+                        }
+                    }
+                    softmax(&question.choices, &best)
+                }
+            };
+            answers.push(Answer {
+                key: question.key,
+                probabilities,
+            });
+        }
+        Ok(answers)
+    }
+}
+
+/// What kind of action a reading asks for, given the screen.
+pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKind {
+    match reading.cue {
+        Cue::Question | Cue::MultiStep => ActionKind::Reason,
+        Cue::Scroll(_) => ActionKind::Scroll,
+        Cue::Back => ActionKind::Back,
+        Cue::Type => ActionKind::Type,
+        Cue::Act => {
+            if let Some(screen) = screen {
+                if names_field_and_value(reading, screen)
+                    || quantifies_over_list(reading, screen)
+                    || compares(reading, screen)
+                {
+                    return ActionKind::Reason;
+                }
+            }
+            ActionKind::Click
+        }
+    }
+}
+
+/// Words ending in "est" that are not superlatives.
+const NOT_SUPERLATIVE: &[&str] = &[
+    "interest", "request", "contest", "forest", "guest", "digest", "manifest", "protest",
+    "suggest", "harvest", "test", "rest", "chest", "nest", "west", "quest", "honest", "modest",
+    "invest", "arrest", "latest",
+];
+
+/// "the cheapest desk", "the most popular": a comparison across items is
+/// reasoning, unless a label says that very word ("newest" -> "new").
+fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    reading.content().any(|t| {
+        let superlative = matches!(t.norm.as_str(), "best" | "worst" | "most" | "least")
+            || (t.norm.ends_with("est")
+                && t.norm.chars().count() >= 6
+                && !lexicon::is_in(NOT_SUPERLATIVE, &t.norm));
+        superlative
+            && !screen
+                .structure
+                .facts
+                .iter()
+                .any(|f| f.label.iter().any(|w| w.stem == t.stem || w.norm == t.norm))
+    })
+}
+
+/// "log in as karl with password h7q2": an action plus a value for a field on
+/// screen is a fill-then-act task, not one grounded action.
+fn names_field_and_value(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    let tokens = &reading.tokens;
+    screen.structure.facts.iter().any(|f| {
+        f.class == RoleClass::Editable
+            && !f.label.is_empty()
+            && tokens.windows(f.label.len() + 1).any(|w| {
+                w[..f.label.len()]
+                    .iter()
+                    .zip(&f.label)
+                    .all(|(a, b)| a.stem == b.stem)
+                    && !lexicon::is_in(lexicon::STOPWORDS, &w[f.label.len()].norm)
+            })
+    })
+}
+
+/// "upvote all the stories about AI": a quantifier over list items, unless a
+/// label itself says "all" ("Accept all").
+fn quantifies_over_list(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    if !reading.quantified {
+        return false;
+    }
+    let all = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "all");
+    let verb = match &reading.verb {
+        Verb::Specific { tokens, .. } => tokens.clone().next().map(|i| &reading.tokens[i]),
+        _ => None,
+    };
+    // Only a label that says both the verb and "all" makes it one click.
+    !screen.structure.facts.iter().any(|f| {
+        let concepts = lexicon::concept_ids(&f.label);
+        all.is_some_and(|a| concepts.contains(&a))
+            && verb.is_some_and(|v| {
+                word_match(v, &f.label) >= 0.75
+                    || lexicon::concept_ids(std::slice::from_ref(v))
+                        .iter()
+                        .any(|c| concepts.contains(c))
+            })
+    })
+}
+
+fn softmax(choices: &[super::Choice], scores: &[f32]) -> Vec<f32> {
+    let raw: Vec<f32> = choices
+        .iter()
+        .map(|c| match c.meaning {
+            Meaning::Element(i) => match scores.get(i) {
+                Some(&s) if s > 0.0 => (SHARPNESS * s).exp(),
+                _ => 0.0,
+            },
+            Meaning::Nothing => (SHARPNESS * NOTHING_SCORE).exp(),
+            _ => 0.0,
+        })
+        .collect();
+    let total: f32 = raw.iter().sum();
+    if total <= 0.0 {
+        return raw;
+    }
+    raw.iter().map(|r| r / total).collect()
+}
+
+/// How well one query word is matched by a list of words, in [0, 1].
+pub fn word_match(q: &Token, words: &[Token]) -> f32 {
+    let mut best: f32 = 0.0;
+    for w in words {
+        best = best.max(pair_match(q, w));
+        if best >= 1.0 {
+            return 1.0;
+        }
+    }
+    best
+}
+
+fn pair_match(q: &Token, w: &Token) -> f32 {
+    if q.stem == w.stem || q.norm == w.norm {
+        return 1.0;
+    }
+    if q.is_number() || w.is_number() {
+        return 0.0;
+    }
+    let (ql, wl) = (q.norm.len(), w.norm.len());
+    let (short, long) = if ql <= wl {
+        (&q.norm, &w.norm)
+    } else {
+        (&w.norm, &q.norm)
+    };
+    if short.chars().count() >= 5 && long.starts_with(short.as_str()) {
+        return 0.8;
+    }
+    if ql < 4 || wl < 4 || ql.abs_diff(wl) > 3 {
+        return 0.0;
+    }
+    let sim = text::similarity(&q.norm, &w.norm);
+    let mut m = if sim >= 0.75 { sim * 0.9 } else { 0.0 };
+    if m < 0.7 && text::sound_first(&q.norm) == text::sound_first(&w.norm) {
+        let (a, b) = (text::sound_key(&q.norm), text::sound_key(&w.norm));
+        if a.len() >= 3 && a == b {
+            m = 0.7;
+        }
+    }
+    m
+}
+
+/// Query words with their compounds (two or three adjacent words joined)
+/// built once, so matching against many elements allocates nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Query<'a> {
+    words: Vec<&'a Token>,
+    joined: Vec<(usize, usize, Token)>,
+}
+
+impl<'a> Query<'a> {
+    pub fn new(words: Vec<&'a Token>) -> Query<'a> {
+        let mut joined = Vec::new();
+        for span in [2usize, 3] {
+            for start in 0..words.len().saturating_sub(span - 1) {
+                let j: String = words[start..start + span]
+                    .iter()
+                    .map(|t| t.norm.as_str())
+                    .collect();
+                if j.chars().count() >= 4 {
+                    joined.push((start, start + span, Token::synthetic(&j)));
+                }
+            }
+        }
+        Query { words, joined }
+    }
+}
+
+impl<'a> std::ops::Deref for Query<'a> {
+    type Target = [&'a Token];
+    fn deref(&self) -> &Self::Target {
+        &self.words
+    }
+}
+
+/// Per-word match of a query against candidate words, with compounds: two or
+/// three adjacent query words may spell one candidate word ("sea monkey" ->
+/// "SeaMonkey"), and one query word may spell two ("login" -> "log in").
+fn phrase_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
+    let mut out: Vec<f32> = query.iter().map(|q| word_match(q, words)).collect();
+    if words.is_empty() {
+        return out;
+    }
+    for (start, end, joined) in &query.joined {
+        let m = word_match(joined, words) * 0.95;
+        for o in &mut out[*start..*end] {
+            *o = o.max(m);
+        }
+    }
+    // A number means a quantity of the word beside it: "17 points" is not
+    // "17 comments". Out of its phrase it is weak evidence.
+    if query.len() > 1 {
+        for (k, q) in query.iter().enumerate() {
+            if !q.is_number() || out[k] < 1.0 {
+                continue;
+            }
+            let beside = words.iter().enumerate().any(|(j, w)| {
+                w.stem == q.stem
+                    && ((k + 1 < query.len()
+                        && j + 1 < words.len()
+                        && pair_match(query[k + 1], &words[j + 1]) >= 0.75)
+                        || (k > 0 && j > 0 && pair_match(query[k - 1], &words[j - 1]) >= 0.75))
+            });
+            if !beside {
+                out[k] = 0.6;
+            }
+        }
+    }
+    for (qi, q) in query.iter().enumerate() {
+        let spelled = words.windows(2).any(|pair| {
+            q.norm
+                .strip_prefix(pair[0].norm.as_str())
+                .is_some_and(|rest| rest == pair[1].norm)
+        });
+        if spelled {
+            out[qi] = out[qi].max(0.95);
+        }
+    }
+    out
+}
+
+/// Document frequency weight: words found on many labels say little. A word
+/// found nowhere does not tell elements apart; it only lowers confidence.
+fn weight(q: &Token, structure: &Structure) -> f32 {
+    let df = structure
+        .facts
+        .iter()
+        .filter(|f| {
+            f.label
+                .iter()
+                .chain(&f.description)
+                .any(|t| t.stem == q.stem)
+        })
+        .count();
+    let w = if df == 0 {
+        UNSEEN_WEIGHT
+    } else {
+        1.0 / (1.0 + (1.0 + df as f32).ln())
+    };
+    if structure.title.iter().any(|t| t.stem == q.stem) {
+        w * 0.35
+    } else {
+        w
+    }
+}
+
+/// Weight of a word that no label on screen contains.
+pub const UNSEEN_WEIGHT: f32 = 0.3;
+
+/// Per query word: the concept ids of the phrase it belongs to.
+fn phrase_concepts(words: &[&Token]) -> Vec<Vec<usize>> {
+    let owned: Vec<Token> = words.iter().map(|t| (*t).clone()).collect();
+    let mut out = vec![Vec::new(); words.len()];
+    for (c, range) in lexicon::concepts_in(&owned) {
+        for k in range {
+            out[k].push(c);
+        }
+    }
+    out
+}
+
+/// How a label carries a concept: 1.0 if the label is nothing but that
+/// concept ("More" for "next"), 0.9 if it is part of it, 0 if absent.
+fn concept_strength(
+    label: &[Token],
+    label_concepts: &[(usize, std::ops::Range<usize>)],
+    wanted: &[usize],
+) -> (f32, Vec<usize>) {
+    let mut best = 0.0f32;
+    let mut covered = Vec::new();
+    for (c, range) in label_concepts {
+        if wanted.contains(c) {
+            let whole = range.len() == label.len();
+            best = best.max(if whole { 1.0 } else { 0.9 });
+            covered.extend(range.clone());
+        }
+    }
+    (best, covered)
+}
+
+/// Scores every element of the screen for one reading, in [0, 1]; 0 means
+/// excluded by a hard constraint. Two constraints relax when they exclude
+/// everything: a media verb ("play") with no control of its own means
+/// "open", and a kind noun no element has ("radio") is a content word.
+pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
+    let scores = score_once(reading, screen, action);
+    if scores.iter().any(|s| *s > 0.0) {
+        return scores;
+    }
+    let mut relaxed = reading.clone();
+    let mut changed = false;
+    if let Verb::Specific { tokens, .. } = &reading.verb {
+        let first = &reading.tokens[tokens.start];
+        if lexicon::is_in(lexicon::MEDIA_VERBS, &first.norm) {
+            relaxed.verb = Verb::Activate;
+            changed = true;
+        }
+    }
+    for phrase in [&mut relaxed.head, &mut relaxed.qualifier] {
+        if matches!(phrase.kind, Kind::Footnote | Kind::Author | Kind::Role(_)) {
+            if let Some(t) = phrase.kind_token.take() {
+                phrase.content.push(t);
+                phrase.content.sort_unstable();
+            }
+            phrase.kind = Kind::Plain;
+            changed = true;
+        }
+    }
+    if changed {
+        score_once(&relaxed, screen, action)
+    } else {
+        scores
+    }
+}
+
+fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
+    let structure = screen.structure;
+    let n = structure.facts.len();
+    let typing = reading.typing.as_ref();
+
+    let head: Vec<&Token> = reading
+        .head
+        .content
+        .iter()
+        .map(|&i| &reading.tokens[i])
+        .collect();
+    let qual: Vec<&Token> = reading
+        .qualifier
+        .content
+        .iter()
+        .map(|&i| &reading.tokens[i])
+        .collect();
+    let verb_tokens: Vec<&Token> = match &reading.verb {
+        Verb::Specific { tokens, .. } => tokens
+            .clone()
+            .enumerate()
+            .filter(|(k, i)| {
+                let t = &reading.tokens[*i];
+                *k == 0
+                    || !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
+                    || matches!(t.norm.as_str(), "in" | "up" | "on" | "out")
+            })
+            .map(|(_, i)| &reading.tokens[i])
+            .collect(),
+        _ => Vec::new(),
+    };
+    // The verb's meaning may span its object: "create an account" = sign up.
+    let verb_concepts: Vec<usize> = match &reading.verb {
+        Verb::Specific { concept, .. } => {
+            let mut words: Vec<&Token> = verb_tokens.clone();
+            words.extend(head.iter().copied());
+            let mut cs: Vec<usize> = phrase_concepts(&words).first().cloned().unwrap_or_default();
+            cs.extend(*concept);
+            cs
+        }
+        _ => Vec::new(),
+    };
+    // Head words that the verb's meaning consumed are not a description.
+    let head: Vec<&Token> = if verb_concepts.is_empty() {
+        head
+    } else {
+        let mut words: Vec<&Token> = verb_tokens.clone();
+        words.extend(head.iter().copied());
+        let owned: Vec<Token> = words.iter().map(|t| (*t).clone()).collect();
+        let consumed = lexicon::concepts_in(&owned)
+            .into_iter()
+            .filter(|(c, r)| r.start == 0 && verb_concepts.contains(c))
+            .map(|(_, r)| r.end)
+            .max()
+            .unwrap_or(0);
+        let skip = consumed.saturating_sub(verb_tokens.len());
+        head.into_iter().skip(skip).collect()
+    };
+    // Words that appear nowhere on screen, or only in the page title, cannot
+    // tell elements apart.
+    let seen = |q: &Token| {
+        !structure.title.iter().any(|t| t.stem == q.stem)
+            && structure.facts.iter().enumerate().any(|(i, f)| {
+                f.label
+                    .iter()
+                    .chain(&f.description)
+                    .chain(structure.context(i))
+                    .chain(structure.item_text(i))
+                    .any(|t| t.stem == q.stem)
+            })
+    };
+    let head_seen: Vec<bool> = head.iter().map(|q| seen(q)).collect();
+    let rest: Vec<&Token> = typing
+        .and_then(|t| t.rest.clone())
+        .map(|r| r.map(|i| &reading.tokens[i]).collect())
+        .unwrap_or_default();
+    let replace: Vec<&Token> = typing
+        .and_then(|t| t.replace.clone())
+        .map(|r| r.map(|i| &reading.tokens[i]).collect())
+        .unwrap_or_default();
+    let head_w: Vec<f32> = head.iter().map(|q| weight(q, structure)).collect();
+    let qual_w: Vec<f32> = qual.iter().map(|q| weight(q, structure)).collect();
+    let head_c = phrase_concepts(&head);
+    let qual_c = phrase_concepts(&qual);
+    let search_concept = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "search");
+    let specific = matches!(reading.verb, Verb::Specific { .. });
+    let has_items = !structure.items.is_empty();
+    // Words of the head describe the element itself, unless the head is an
+    // item noun or the verb already named the element: then they describe
+    // the item it sits in.
+    let head_around = if (reading.head.kind == Kind::Item && !reading.head.plural) || specific {
+        0.9
+    } else {
+        0.5
+    };
+    let editables = structure
+        .facts
+        .iter()
+        .filter(|f| f.class == RoleClass::Editable)
+        .count();
+    // A generic verb that is also a label's own word ("open" in "Open a file").
+    let verb_word: Option<&Token> = match reading.verb {
+        Verb::Activate | Verb::Toggle => reading.tokens.get(reading.begin),
+        _ => None,
+    };
+    let mut head_best = vec![0.0f32; head.len()];
+
+    let head_q = Query::new(head.clone());
+    let qual_q = Query::new(qual.clone());
+    let verb_q = Query::new(verb_tokens.clone());
+    let replace_q = Query::new(replace.clone());
+    // Elements of one row or list item share their context: match it once.
+    type Memo<'c> = ((Option<usize>, &'c str), Vec<f32>, Vec<f32>);
+    let mut context_memo: Vec<Memo<'_>> = Vec::new();
+    let mut scores = vec![0.0f32; n];
+    for (i, score) in scores.iter_mut().enumerate() {
+        let f = &structure.facts[i];
+        let element = &screen.observation.elements[i];
+        if f.disabled || f.class == RoleClass::Static {
+            continue;
+        }
+        let mut factor = 1.0f32;
+        match action {
+            ActionKind::Type if f.class != RoleClass::Editable => continue,
+            ActionKind::Click if f.class == RoleClass::Editable => factor *= 0.6,
+            _ => {}
+        }
+        if reading.verb == Verb::Toggle && f.class != RoleClass::Toggle {
+            factor *= 0.8;
+        }
+        let label_concepts = &f.label_concepts;
+        let mut explained = 0.0f32;
+        let mut total = 0.0f32;
+        let mut label_hits = vec![false; f.label.len()];
+        let mark = |q: &Token, hits: &mut [bool]| {
+            for (k, w) in f.label.iter().enumerate() {
+                if pair_match(q, w) >= 0.7 {
+                    hits[k] = true;
+                }
+            }
+        };
+
+        // A specific verb must be the element's own word or meaning.
+        if !verb_tokens.is_empty() {
+            let by_word = phrase_match(&verb_q, &f.label)
+                .into_iter()
+                .fold(1.0f32, f32::min);
+            let (by_concept, covered) = concept_strength(&f.label, label_concepts, &verb_concepts);
+            let m = by_word.max(by_concept);
+            if m < 0.75 {
+                continue;
+            }
+            explained += m;
+            total += 1.0;
+            for q in &verb_tokens {
+                mark(q, &mut label_hits);
+            }
+            covered.into_iter().for_each(|k| label_hits[k] = true);
+        }
+
+        // Kind nouns constrain what sort of element is meant.
+        for phrase in [&reading.head, &reading.qualifier] {
+            match phrase.kind {
+                Kind::Role(r) if !role_fits(r, f.class, &element.role) => factor *= 0.4,
+                Kind::Footnote if !f.footnote => factor = 0.0,
+                Kind::Author if !f.byline => factor = 0.0,
+                Kind::Section if !f.section => factor *= 0.8,
+                Kind::Item if f.section => factor *= 0.8,
+                _ => {}
+            }
+        }
+        let wants_primary =
+            reading.head.kind == Kind::Item && !reading.head.plural && !specific && has_items;
+        if wants_primary && !f.primary {
+            factor = 0.0;
+        }
+        if factor == 0.0 {
+            continue;
+        }
+
+        let item_text = structure.item_text(i);
+        let context: &[Token] = if item_text.is_empty() {
+            structure.context(i)
+        } else {
+            item_text
+        };
+        let head_label = phrase_match(&head_q, &f.label);
+        let head_desc = phrase_match(&head_q, &f.description);
+        let ctx_key = (f.item_slot, element.context.as_str());
+        let (head_ctx, qual_ctx) = match context_memo.iter().find(|(k, _, _)| *k == ctx_key) {
+            Some((_, h, q)) => (h.clone(), q.clone()),
+            None => {
+                let h = phrase_match(&head_q, context);
+                let q = phrase_match(&qual_q, context);
+                context_memo.push((ctx_key, h.clone(), q.clone()));
+                (h, q)
+            }
+        };
+        let mut head_hit = reading.head.kind != Kind::Plain || !head_seen.iter().any(|x| *x);
+        let mut label_content_hit = false;
+        for (k, q) in head.iter().enumerate() {
+            let (c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
+            let own = head_label[k].max(c).max(head_desc[k] * 0.9);
+            let m = own.max(head_ctx[k] * head_around);
+            head_best[k] = head_best[k].max(m);
+            label_content_hit |= own >= 0.7;
+            if own >= 0.7 || head_ctx[k] * head_around >= 0.63 && head_around > 0.5 {
+                head_hit = true;
+            }
+            explained += head_w[k] * m;
+            total += head_w[k];
+            mark(q, &mut label_hits);
+            covered.into_iter().for_each(|k| label_hits[k] = true);
+        }
+        // The head names the target; an element that matches only the
+        // qualifier ("the comments on X" vs the title of X) is the wrong kind.
+        if !head_hit && !specific {
+            factor *= 0.5;
+        }
+        let qual_label = phrase_match(&qual_q, &f.label);
+        let qual_desc = phrase_match(&qual_q, &f.description);
+        for (k, q) in qual.iter().enumerate() {
+            let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
+            let m = qual_label[k]
+                .max(c)
+                .max(qual_ctx[k] * 0.9)
+                .max(qual_desc[k] * 0.9);
+            label_content_hit |= qual_label[k].max(c) >= 0.7;
+            explained += qual_w[k] * m;
+            total += qual_w[k];
+            mark(q, &mut label_hits);
+            covered.into_iter().for_each(|k| label_hits[k] = true);
+        }
+        for q in &reading.implied {
+            let qc = lexicon::concept_ids(std::slice::from_ref(q));
+            let (c, covered) = concept_strength(&f.label, label_concepts, &qc);
+            explained += 0.3 * word_match(q, &f.label).max(c);
+            mark(q, &mut label_hits);
+            covered.into_iter().for_each(|k| label_hits[k] = true);
+        }
+
+        // Typing: the field is named by its label, by search, or by its value.
+        if action == ActionKind::Type {
+            let search_field = search_concept.is_some_and(|c| {
+                label_concepts.iter().any(|(x, _)| *x == c)
+                    || lexicon::concept_ids(structure.context(i)).contains(&c)
+                    || element.role == "searchbox"
+            });
+            if typing.is_some_and(|t| t.search) {
+                explained += if search_field { 1.0 } else { 0.3 };
+                total += 1.0;
+                if let (true, Some(c)) = (search_field, search_concept) {
+                    for (cid, range) in label_concepts {
+                        if *cid == c {
+                            range.clone().for_each(|k| label_hits[k] = true);
+                        }
+                    }
+                }
+            }
+            if !rest.is_empty() {
+                // "enter the username karl" names the field first; "type
+                // karl" names none, which leaves every field possible.
+                let take = rest.len().min(f.label.len().max(1) + 1);
+                let prefix = phrase_match(&Query::new(rest[..take].to_vec()), &f.label);
+                let m = prefix.iter().copied().fold(0.0f32, f32::max);
+                let unnamed = if editables == 1 { 0.75 } else { 0.5 };
+                explained += if m >= 0.75 { m } else { unnamed };
+                total += 1.0;
+            }
+            if !replace.is_empty() {
+                let value = text::tokens(f.value.as_deref().unwrap_or(""));
+                let m = phrase_match(&replace_q, &value)
+                    .iter()
+                    .copied()
+                    .fold(1.0f32, f32::min);
+                if m < 0.75 {
+                    continue;
+                }
+                explained += m;
+                total += 1.0;
+            }
+        }
+
+        let coverage = if total > 0.0 {
+            explained / total
+        } else if reading.head.ordinal.is_some()
+            || reading.qualifier.ordinal.is_some()
+            || reading.head.kind != Kind::Plain
+            || action == ActionKind::Type
+        {
+            0.6
+        } else {
+            0.0
+        };
+        let mut bonus = 0.0;
+        if let Some(v) = verb_word {
+            if label_content_hit && f.label.iter().any(|w| w.stem == v.stem) {
+                mark(v, &mut label_hits);
+                bonus = 0.05;
+            }
+        }
+        let meaningful: Vec<bool> = f
+            .label
+            .iter()
+            .map(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+            .collect();
+        let words = meaningful.iter().filter(|m| **m).count();
+        let precision = if words == 0 {
+            0.0
+        } else {
+            label_hits
+                .iter()
+                .zip(&meaningful)
+                .filter(|(h, m)| **h && **m)
+                .count() as f32
+                / words as f32
+        };
+        // Saying every word of a label is strong evidence; saying some words
+        // of two labels does not choose between them.
+        let said = if precision >= 0.999 {
+            0.2
+        } else {
+            0.1 * precision
+        };
+        *score = factor * (0.8 * coverage.min(1.0) + said + bonus);
+    }
+    // A modifier that fits nothing on screen ("my music folder") means the
+    // thing referred to is not here, whatever its head noun matches.
+    let generic = matches!(reading.verb, Verb::Activate | Verb::Toggle | Verb::None);
+    if generic
+        && action == ActionKind::Click
+        && matches!(reading.head.kind, Kind::Plain | Kind::One)
+        && head.len() >= 2
+    {
+        let missing = head[..head.len() - 1]
+            .iter()
+            .zip(&head_best)
+            .any(|(q, best)| !q.is_number() && *best < 0.7);
+        if missing {
+            scores.iter_mut().for_each(|s| *s *= 0.5);
+        }
+    }
+    apply_ordinals(reading, structure, &mut scores);
+    scores
+}
+
+fn role_fits(noun: RoleNoun, class: RoleClass, role: &str) -> bool {
+    match noun {
+        RoleNoun::Field => matches!(class, RoleClass::Editable | RoleClass::Toggle),
+        RoleNoun::Editable => class == RoleClass::Editable,
+        RoleNoun::Toggle => class == RoleClass::Toggle,
+        RoleNoun::Button => role == "button",
+        RoleNoun::Link => role == "link",
+        RoleNoun::Tab => role == "tab",
+        RoleNoun::Menu => matches!(role, "menuitem" | "menu" | "menubar"),
+    }
+}
+
+/// Ordinals select by list structure: an item noun ("the second story",
+/// "number ten") picks a numbered list item; otherwise the n-th of the
+/// matching elements, using `ordinal`/`of` when they share a label.
+fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f32]) {
+    for phrase in [&reading.head, &reading.qualifier] {
+        let Some(ordinal) = phrase.ordinal else {
+            continue;
+        };
+        let by_item = matches!(phrase.kind, Kind::Item | Kind::One | Kind::Plain)
+            && !structure.items.is_empty()
+            && (phrase.kind != Kind::Plain || matches!(ordinal, Ordinal::Number(_)));
+        if by_item {
+            let visible = &structure.items;
+            let wanted = match ordinal {
+                Ordinal::Number(n) => Some(n),
+                Ordinal::Last => visible.last().copied(),
+                Ordinal::Nth(n) if visible.contains(&n) => Some(n),
+                // The page is scrolled: "the first story" is ambiguous between
+                // item 1 (not visible) and the first visible one, so nothing
+                // is certain enough to act on.
+                Ordinal::Nth(_) => None,
+            };
+            for (i, s) in scores.iter_mut().enumerate() {
+                if structure.facts[i].item != wanted || wanted.is_none() {
+                    *s = 0.0;
+                }
+            }
+            continue;
+        }
+        if phrase.kind == Kind::Footnote {
+            if let Ordinal::Number(n) = ordinal {
+                let want = n.to_string();
+                for (i, s) in scores.iter_mut().enumerate() {
+                    if !structure.facts[i].label.iter().any(|t| t.stem == want) {
+                        *s = 0.0;
+                    }
+                }
+            }
+            continue;
+        }
+        let top = scores.iter().copied().fold(0.0f32, f32::max);
+        if top <= 0.0 {
+            continue;
+        }
+        let pool: Vec<usize> = (0..scores.len())
+            .filter(|&i| scores[i] >= 0.8 * top)
+            .collect();
+        let chosen = match ordinal {
+            Ordinal::Nth(n) | Ordinal::Number(n) if n >= 1 => pool.get(n as usize - 1).copied(),
+            Ordinal::Nth(_) | Ordinal::Number(_) => None,
+            Ordinal::Last => pool.last().copied(),
+        };
+        for (i, s) in scores.iter_mut().enumerate() {
+            if Some(i) != chosen {
+                *s = 0.0;
+            } else {
+                *s = s.max(0.75);
+            }
+        }
+    }
+}

@@ -1,0 +1,601 @@
+//! Meaning, not word lists keyed to sentences: small tables of what common
+//! interface words mean across languages, and how English commands are built.
+//!
+//! A concept groups words and phrases that name the same interface thing
+//! ("accept" = "allow" = "akzeptieren"). Matching a concept is evidence of the
+//! same kind as matching a word; it never decides on its own. The tables are
+//! general vocabulary for web and desktop interfaces and must stay so: adding
+//! an entry for one page's phrasing is a fit, not a fix.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use super::text::{stem, Token};
+
+/// Interface concepts: id, then words and phrases (normalised, stemmed by the
+/// caller), in English, German, French and Spanish.
+pub const CONCEPTS: &[(&str, &[&str])] = &[
+    (
+        "accept",
+        &[
+            "accept",
+            "allow",
+            "agree",
+            "consent",
+            "approve",
+            "akzeptieren",
+            "zustimmen",
+            "erlauben",
+            "annehmen",
+            "einverstanden",
+            "accepter",
+            "autoriser",
+            "aceptar",
+            "permitir",
+        ],
+    ),
+    (
+        "all",
+        &[
+            "all",
+            "everything",
+            "every",
+            "alle",
+            "alles",
+            "tout",
+            "tous",
+            "todo",
+            "todos",
+        ],
+    ),
+    (
+        "reject",
+        &[
+            "reject",
+            "decline",
+            "deny",
+            "refuse",
+            "ablehnen",
+            "verweigern",
+            "refuser",
+            "rechazar",
+        ],
+    ),
+    (
+        "save",
+        &[
+            "save",
+            "store",
+            "speichern",
+            "sichern",
+            "enregistrer",
+            "guardar",
+        ],
+    ),
+    (
+        "cancel",
+        &["cancel", "abort", "abbrechen", "annuler", "cancelar"],
+    ),
+    (
+        "close",
+        &[
+            "close",
+            "dismiss",
+            "schliessen",
+            "schließen",
+            "fermer",
+            "cerrar",
+        ],
+    ),
+    (
+        "privacy",
+        &[
+            "privacy",
+            "privacy policy",
+            "data protection",
+            "datenschutz",
+            "datenschutzerklärung",
+            "datenschutzhinweise",
+            "confidentialité",
+            "privacidad",
+        ],
+    ),
+    (
+        "price",
+        &[
+            "price", "pricing", "cost", "preis", "preise", "tarif", "tarife", "prix", "precio",
+        ],
+    ),
+    (
+        "download",
+        &[
+            "download",
+            "install",
+            "herunterladen",
+            "télécharger",
+            "descargar",
+        ],
+    ),
+    (
+        "home",
+        &[
+            "home",
+            "homepage",
+            "home page",
+            "front page",
+            "start page",
+            "startseite",
+            "accueil",
+            "inicio",
+            "logo",
+        ],
+    ),
+    (
+        "login",
+        &[
+            "log in",
+            "login",
+            "sign in",
+            "signin",
+            "log on",
+            "anmelden",
+            "einloggen",
+            "connexion",
+        ],
+    ),
+    (
+        "logout",
+        &["log out", "logout", "sign out", "abmelden", "déconnexion"],
+    ),
+    (
+        "signup",
+        &[
+            "sign up",
+            "signup",
+            "register",
+            "create account",
+            "registrieren",
+            "konto erstellen",
+            "inscription",
+        ],
+    ),
+    (
+        "search",
+        &[
+            "search",
+            "find",
+            "look up",
+            "look for",
+            "suche",
+            "suchen",
+            "recherche",
+            "rechercher",
+            "buscar",
+        ],
+    ),
+    (
+        "cart",
+        &[
+            "cart",
+            "basket",
+            "shopping cart",
+            "shopping bag",
+            "warenkorb",
+            "panier",
+            "carrito",
+        ],
+    ),
+    (
+        "buy",
+        &[
+            "buy",
+            "purchase",
+            "order",
+            "kaufen",
+            "bestellen",
+            "acheter",
+            "comprar",
+        ],
+    ),
+    ("add", &["add", "put", "hinzufügen", "ajouter", "añadir"]),
+    (
+        "settings",
+        &[
+            "settings",
+            "preferences",
+            "options",
+            "configuration",
+            "einstellungen",
+            "paramètres",
+            "ajustes",
+        ],
+    ),
+    (
+        "next",
+        &[
+            "next",
+            "next page",
+            "more",
+            "load more",
+            "show more",
+            "older",
+            "weiter",
+            "nächste",
+            "suivant",
+            "siguiente",
+        ],
+    ),
+    (
+        "previous",
+        &[
+            "previous",
+            "prev",
+            "newer",
+            "vorherige",
+            "précédent",
+            "anterior",
+        ],
+    ),
+    (
+        "subscribe",
+        &["subscribe", "abonnieren", "abonner", "suscribirse"],
+    ),
+    ("share", &["share", "teilen", "partager", "compartir"]),
+    (
+        "comment",
+        &[
+            "comment",
+            "discussion",
+            "discuss",
+            "kommentar",
+            "kommentare",
+            "commentaire",
+            "comentario",
+        ],
+    ),
+    (
+        "reply",
+        &["reply", "respond", "antworten", "répondre", "responder"],
+    ),
+    (
+        "edit",
+        &["edit", "modify", "bearbeiten", "modifier", "editar"],
+    ),
+    (
+        "delete",
+        &[
+            "delete",
+            "remove",
+            "erase",
+            "löschen",
+            "entfernen",
+            "supprimer",
+            "eliminar",
+        ],
+    ),
+    ("play", &["play", "abspielen", "wiedergeben", "reproducir"]),
+    ("pause", &["pause", "pausieren"]),
+    ("mute", &["mute", "stummschalten", "silence"]),
+    (
+        "help",
+        &["help", "support", "faq", "hilfe", "aide", "ayuda"],
+    ),
+    ("contact", &["contact", "kontakt", "contacto"]),
+    ("account", &["account", "konto", "compte", "cuenta"]),
+    ("menu", &["menu", "menü"]),
+    ("return", &["return", "back", "zurück", "retour", "volver"]),
+    (
+        "new",
+        &[
+            "new", "latest", "recent", "neu", "neueste", "nouveau", "nuevo",
+        ],
+    ),
+    ("like", &["like", "favorite", "favourite", "gefällt"]),
+    ("follow", &["follow", "folgen", "suivre", "seguir"]),
+    (
+        "send",
+        &["send", "submit", "senden", "absenden", "envoyer", "enviar"],
+    ),
+    ("open", &["open", "öffnen", "ouvrir", "abrir"]),
+    ("upload", &["upload", "hochladen"]),
+    ("print", &["print", "drucken", "imprimer"]),
+    (
+        "fullscreen",
+        &["full screen", "fullscreen", "vollbild", "plein écran"],
+    ),
+    ("video", &["video", "videos", "clip"]),
+    ("file", &["file", "datei", "fichier", "archivo"]),
+    ("rename", &["rename", "umbenennen", "renommer"]),
+    ("undo", &["undo", "rückgängig", "annuler"]),
+    ("copy", &["copy", "kopieren", "copier", "copiar"]),
+    ("paste", &["paste", "einfügen", "coller", "pegar"]),
+    (
+        "quantity",
+        &[
+            "quantity",
+            "qty",
+            "amount",
+            "menge",
+            "anzahl",
+            "quantité",
+            "cantidad",
+        ],
+    ),
+    ("volume", &["volume", "lautstärke", "sound"]),
+    ("language", &["language", "sprache", "langue", "idioma"]),
+    (
+        "notification",
+        &["notification", "alert", "benachrichtigung"],
+    ),
+    ("dark", &["dark", "dunkel", "sombre", "oscuro", "night"]),
+];
+
+/// Verbs that only say "activate it": they name no particular target.
+pub const ACTIVATE_VERBS: &[&str] = &[
+    "open", "click", "press", "tap", "hit", "select", "choose", "pick", "go", "goto", "navigate",
+    "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display", "read", "launch",
+    "load", "expand", "collapse", "activate", "focus",
+];
+
+/// Verbs that set an on/off state: they prefer checkboxes, switches, radios.
+pub const TOGGLE_VERBS: &[&str] = &[
+    "tick", "untick", "check", "uncheck", "toggle", "turn", "switch", "enable", "disable", "mark",
+    "unmark",
+];
+
+/// Verbs that name a control when there is one ("play" -> the Play button)
+/// and otherwise just mean "open" ("play the piano radio" -> its link).
+pub const MEDIA_VERBS: &[&str] = &["play", "watch", "listen", "stop", "start"];
+
+/// Words that introduce the text to type ("write a comment saying hi").
+pub const TEXT_MARKERS: &[&str] = &["saying", "says", "reading"];
+
+/// Verbs that put text into a field.
+pub const TYPE_VERBS: &[&str] = &["type", "enter", "write", "fill", "input", "insert", "key"];
+
+/// Verbs that search for text.
+pub const SEARCH_VERBS: &[&str] = &["search", "find", "look", "google", "query", "lookup"];
+
+/// Verbs that ask for thought rather than a single grounded action.
+pub const REASON_VERBS: &[&str] = &[
+    "summarize",
+    "summarise",
+    "explain",
+    "describe",
+    "tell",
+    "compare",
+    "translate",
+    "count",
+    "analyze",
+    "analyse",
+    "recommend",
+    "suggest",
+    "answer",
+    "calculate",
+    "figure",
+    "decide",
+];
+
+/// Words that open a question.
+pub const QUESTION_WORDS: &[&str] = &[
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+];
+
+/// Auxiliaries that open a yes/no question when the sentence ends in "?".
+pub const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "would", "will",
+    "has", "have", "am",
+];
+
+/// Words that carry politeness or hesitation, not meaning, at the start.
+pub const FILLERS: &[&str] = &[
+    "okay", "ok", "please", "just", "hey", "um", "uh", "so", "now", "well", "alright", "kindly",
+    "yeah", "oh", "then", "and", "also", "quickly", "only",
+];
+
+/// Openers that wrap a command ("can you", "I want to", "let's").
+pub const WRAPPERS: &[&[&str]] = &[
+    &["can", "you"],
+    &["could", "you"],
+    &["would", "you"],
+    &["will", "you"],
+    &["i", "want", "to"],
+    &["i", "would", "like", "to"],
+    &["i", "d", "like", "to"],
+    &["i", "need", "you", "to"],
+    &["i", "need", "to"],
+    &["i", "want", "you", "to"],
+    &["let", "s"],
+    &["go", "ahead", "and"],
+    &["help", "me"],
+];
+
+/// Nouns for one item of a repeated list.
+pub const ITEM_NOUNS: &[&str] = &[
+    "story",
+    "post",
+    "article",
+    "item",
+    "entry",
+    "result",
+    "thread",
+    "submission",
+    "headline",
+    "product",
+    "listing",
+    "video",
+    "row",
+    "card",
+    "message",
+    "email",
+    "mail",
+    "track",
+    "song",
+    "episode",
+];
+
+/// Nouns for parts of a document (numbered headings, table of contents).
+pub const SECTION_NOUNS: &[&str] = &["section", "part", "chapter", "heading", "paragraph"];
+
+/// Nouns for footnote markers.
+pub const FOOTNOTE_NOUNS: &[&str] = &["footnote", "citation"];
+
+/// Nouns for the person who wrote or posted something.
+pub const AUTHOR_NOUNS: &[&str] = &[
+    "profile",
+    "author",
+    "poster",
+    "submitter",
+    "writer",
+    "byline",
+];
+
+/// Nouns for a kind of control, and the role class they name.
+pub const ROLE_NOUNS: &[(&str, RoleNoun)] = &[
+    ("box", RoleNoun::Field),
+    ("field", RoleNoun::Field),
+    ("textbox", RoleNoun::Editable),
+    ("input", RoleNoun::Editable),
+    ("searchbox", RoleNoun::Editable),
+    ("checkbox", RoleNoun::Toggle),
+    ("toggle", RoleNoun::Toggle),
+    ("switch", RoleNoun::Toggle),
+    ("button", RoleNoun::Button),
+    ("link", RoleNoun::Link),
+    ("tab", RoleNoun::Tab),
+    ("menu", RoleNoun::Menu),
+    ("dropdown", RoleNoun::Editable),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleNoun {
+    /// "box", "field": an editable or a toggle.
+    Field,
+    Editable,
+    Toggle,
+    Button,
+    Link,
+    Tab,
+    Menu,
+}
+
+/// Words that never carry the content of a reference.
+pub const STOPWORDS: &[&str] = &[
+    "the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "its", "it", "me",
+    "i", "you", "to", "of", "on", "in", "at", "for", "with", "about", "from", "by", "and", "or",
+    "is", "are", "be", "here", "there", "some", "any", "one", "ones", "thing", "page", "site",
+    "website", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
+    "titled", "labelled", "labeled", "into", "onto", "up", "us", "we", "them", "him", "her", "his",
+    "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "option",
+    "thingy", "bit",
+];
+
+/// Words that introduce a qualifier after the head of a reference.
+pub const PREPOSITIONS: &[&str] = &[
+    "on",
+    "of",
+    "for",
+    "about",
+    "from",
+    "in",
+    "at",
+    "with",
+    "by",
+    "under",
+    "posted",
+    "called",
+    "named",
+    "titled",
+    "labelled",
+    "labeled",
+    "that",
+    "which",
+    "where",
+    "whose",
+    "regarding",
+];
+
+pub fn is_in(list: &[&str], word: &str) -> bool {
+    list.contains(&word)
+}
+
+type PhraseIndex = HashMap<String, Vec<(usize, Vec<String>)>>;
+
+/// Concept phrases indexed by the stem of their first word, built once.
+fn phrase_index() -> &'static PhraseIndex {
+    static INDEX: OnceLock<PhraseIndex> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index: PhraseIndex = HashMap::new();
+        for (c, (_, phrases)) in CONCEPTS.iter().enumerate() {
+            for phrase in phrases.iter() {
+                let words: Vec<String> = phrase.split(' ').map(stem).collect();
+                index.entry(words[0].clone()).or_default().push((c, words));
+            }
+        }
+        index
+    })
+}
+
+/// The concepts a token sequence names, with the token range of each phrase.
+/// At each position the longest phrase of each concept wins.
+pub fn concepts_in(tokens: &[Token]) -> Vec<(usize, Range<usize>)> {
+    let index = phrase_index();
+    let mut found: Vec<(usize, Range<usize>)> = Vec::new();
+    for i in 0..tokens.len() {
+        let Some(entries) = index.get(&tokens[i].stem) else {
+            continue;
+        };
+        for (c, words) in entries {
+            let fits = i + words.len() <= tokens.len()
+                && words
+                    .iter()
+                    .enumerate()
+                    .all(|(k, w)| tokens[i + k].stem == *w);
+            if !fits {
+                continue;
+            }
+            let range = i..i + words.len();
+            match found.iter_mut().find(|(fc, r)| fc == c && r.end > i) {
+                Some(existing) if existing.1.len() < range.len() => existing.1 = range,
+                Some(_) => {}
+                None => found.push((*c, range)),
+            }
+        }
+    }
+    found
+}
+
+/// Concept ids present in a token list (for element labels).
+pub fn concept_ids(tokens: &[Token]) -> Vec<usize> {
+    let mut ids: Vec<usize> = concepts_in(tokens).into_iter().map(|(c, _)| c).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+pub fn concept_name(id: usize) -> &'static str {
+    CONCEPTS[id].0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::director::text::tokens;
+
+    #[test]
+    fn concepts_span_phrases_and_languages() {
+        let names = |s: &str| -> Vec<&str> {
+            concept_ids(&tokens(s))
+                .into_iter()
+                .map(concept_name)
+                .collect()
+        };
+        assert_eq!(names("ALLE AKZEPTIEREN"), ["accept", "all"]);
+        assert_eq!(names("accept all cookies"), ["accept", "all"]);
+        assert_eq!(names("LOG IN"), ["login"]);
+        assert_eq!(names("sign in"), ["login"]);
+        assert_eq!(names("Datenschutzerklärung"), ["privacy"]);
+        assert!(names("upvote").is_empty());
+    }
+}

@@ -1,0 +1,338 @@
+//! The grounded-turn Director: one closed interpretation of a turn before
+//! anything is dispatched.
+//!
+//! Input is one recognition [`Envelope`] and one bounded [`Snapshot`]; output
+//! is a [`Decision`]: Execute a closed plan, Clarify with at most three
+//! labelled candidates and the original request, or Reject with a reason.
+//! Questions are asked in order: the turn's relation to a pending question
+//! first; then authority from real catalogs (projects, nodes) when the turn
+//! routes work; then content as a span of the user's own words; then the
+//! action and target among what the observation supports.
+//!
+//! Architecture invariant: pure. No I/O (except [`load_observation`], a
+//! helper kept apart from the logic), no clock, no async, never fails: every
+//! problem is a `Clarify` or a `Reject`. Closed-choice questions go through
+//! the [`Decider`] seam; [`prepare`] and [`Prepared::conclude`] let an async
+//! caller put them to a remote decider without this module knowing.
+
+pub mod lexicon;
+pub mod observation;
+pub mod screen;
+pub mod text;
+pub mod turn;
+pub mod types;
+pub mod utterance;
+
+pub use observation::{
+    load_observation, Element, Observation, ObservationError, Structure, Surface,
+};
+pub use types::*;
+
+use crate::decider::{Answer, Ask, Decider};
+
+/// Grounds one turn with a synchronous decider (the local one by default).
+pub fn decide(envelope: &Envelope, snapshot: &Snapshot, decider: &dyn Decider) -> Decision {
+    match prepare(envelope, snapshot) {
+        Prepared::Done(decision) => decision,
+        screen @ Prepared::Screen { .. } => {
+            let ask = screen.ask().expect("a screen step has an ask");
+            match decider
+                .decide(&ask)
+                .and_then(|a| crate::decider::validate(&ask, &a).map(|_| a))
+            {
+                Ok(answers) => screen.conclude(&ask, &answers),
+                Err(_) => screen.unanswered(),
+            }
+        }
+    }
+}
+
+/// Grounds one turn with the local decider.
+pub fn decide_locally(envelope: &Envelope, snapshot: &Snapshot) -> Decision {
+    decide(envelope, snapshot, &crate::decider::local::LocalDecider)
+}
+
+/// A turn either decided without questions, or waiting for a decider's
+/// answers about a screen.
+#[derive(Debug, Clone)]
+pub enum Prepared {
+    Done(Decision),
+    Screen {
+        envelope: Envelope,
+        observation: Observation,
+        structure: Structure,
+    },
+}
+
+impl Prepared {
+    /// The closed-choice questions to put to a decider.
+    pub fn ask(&self) -> Option<Ask<'_>> {
+        match self {
+            Prepared::Done(_) => None,
+            Prepared::Screen {
+                envelope,
+                observation,
+                structure,
+            } => Some(screen::ask(envelope, observation, structure)),
+        }
+    }
+
+    /// The decision, given validated answers to [`Prepared::ask`].
+    pub fn conclude(&self, ask: &Ask<'_>, answers: &[Answer]) -> Decision {
+        match self {
+            Prepared::Done(decision) => decision.clone(),
+            Prepared::Screen {
+                envelope,
+                observation,
+                structure,
+            } => screen::conclude(envelope, observation, structure, ask, answers),
+        }
+    }
+
+    /// The decision when no decider could answer: ask, never guess.
+    pub fn unanswered(&self) -> Decision {
+        match self {
+            Prepared::Done(decision) => decision.clone(),
+            Prepared::Screen { envelope, .. } => Decision::Clarify(Clarification {
+                question: "I could not work out what to do. Could you say it another way?".into(),
+                slot: Slot::Target,
+                candidates: Vec::new(),
+                request: envelope.clone(),
+            }),
+        }
+    }
+}
+
+/// Everything that can be decided before asking a decider.
+pub fn prepare(envelope: &Envelope, snapshot: &Snapshot) -> Prepared {
+    if let Some(pending) = &snapshot.interaction.pending {
+        match reply_to(pending, envelope) {
+            Reply::Cancel => {
+                return Prepared::Done(Decision::Reject(Rejection {
+                    reason: RejectReason::Cancelled,
+                    message: "Cancelled.".into(),
+                }))
+            }
+            Reply::Pick(k) => return Prepared::Done(resume(pending, k, snapshot)),
+            Reply::New => {}
+        }
+    }
+    if envelope.text.trim().is_empty() {
+        return Prepared::Done(Decision::Reject(Rejection {
+            reason: RejectReason::Empty,
+            message: "Nothing was said.".into(),
+        }));
+    }
+    match &snapshot.observation {
+        Some(observation) => Prepared::Screen {
+            envelope: envelope.clone(),
+            structure: Structure::of(observation),
+            observation: observation.clone(),
+        },
+        None => Prepared::Done(turn::decide_turn(envelope, snapshot)),
+    }
+}
+
+/// How a turn relates to the pending question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// Picks the candidate at this index.
+    Pick(usize),
+    Cancel,
+    /// Not an answer: a new request.
+    New,
+}
+
+/// Classifies a turn against the pending question: answer, cancel, or new.
+pub fn reply_to(pending: &Pending, envelope: &Envelope) -> Reply {
+    let tokens = text::tokens(&envelope.text);
+    let words: Vec<&str> = tokens.iter().map(|t| t.norm.as_str()).collect();
+    let n = pending.candidates.len();
+    let cancel = [
+        "cancel",
+        "nevermind",
+        "forget",
+        "none",
+        "nothing",
+        "stop",
+        "abort",
+    ];
+    if words == ["no"]
+        || (words.len() <= 4 && words.iter().any(|w| cancel.contains(w)))
+        || words.windows(2).any(|w| w == ["never", "mind"])
+    {
+        return Reply::Cancel;
+    }
+    let yes = [
+        "yes", "yeah", "yep", "yup", "correct", "right", "sure", "exactly", "ok", "okay", "confirm",
+    ];
+    if n == 1 && words.first().is_some_and(|w| yes.contains(w)) && words.len() <= 4 {
+        return Reply::Pick(0);
+    }
+    if words.len() <= 5 {
+        for (i, w) in words.iter().enumerate() {
+            let number = text::ordinal_word(w)
+                .or_else(|| {
+                    text::number_word(w).filter(|_| i + 1 == words.len() || words[i + 1] == "one")
+                })
+                .or_else(|| (*w == "one" && words.len() <= 2).then_some(1));
+            let last = (*w == "last").then_some(n as u32);
+            if let Some(k) = number.or(last) {
+                if k >= 1 && (k as usize) <= n {
+                    return Reply::Pick(k as usize - 1);
+                }
+            }
+        }
+    }
+    let said: Vec<&str> = tokens
+        .iter()
+        .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+        .map(|t| t.stem.as_str())
+        .collect();
+    let fits: Vec<usize> = pending
+        .candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            let label = text::tokens(&c.label);
+            !said.is_empty()
+                && said.iter().all(|w| {
+                    label.iter().any(|l| l.stem == *w)
+                        || yes.contains(w)
+                        || *w == "no"
+                        || *w == "mean"
+                        || *w == "meant"
+                })
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match fits.as_slice() {
+        [only] => Reply::Pick(*only),
+        _ => Reply::New,
+    }
+}
+
+/// The same request, resumed once with the user's pick.
+fn resume(pending: &Pending, k: usize, snapshot: &Snapshot) -> Decision {
+    let chosen = &pending.candidates[k];
+    match (&chosen.entity, pending.slot) {
+        (EntityRef::Project(r), _) => turn::resume_with_project(&pending.request, snapshot, r),
+        (EntityRef::Element(id), _) => {
+            let Some(observation) = &snapshot.observation else {
+                return stale();
+            };
+            let Some(index) = observation.elements.iter().position(|e| &e.id == id) else {
+                return stale();
+            };
+            let structure = Structure::of(observation);
+            let reading = utterance::read(&pending.request.text);
+            let action = match &reading.typing {
+                Some(_) => match screen::text_to_type(&reading, &structure, index) {
+                    Some(text) => Action::Type {
+                        target: id.clone(),
+                        text,
+                    },
+                    None => return stale(),
+                },
+                None => Action::Click { target: id.clone() },
+            };
+            Decision::Execute(Plan {
+                action,
+                route: Route::default(),
+                continuation: false,
+                objective: reading.request().to_string(),
+                evidence: vec![Evidence {
+                    heard: pending.request.text.clone(),
+                    role: SpanRole::Target,
+                    entity: Some(chosen.entity.clone()),
+                    kind: MatchKind::Exact,
+                    confirmation: Confirmation::User,
+                }],
+                source: Source::of(&pending.request),
+                resumes: Some(pending.request.request_id.clone()),
+                learned: Vec::new(),
+                confidence: 1.0,
+            })
+        }
+        _ => stale(),
+    }
+}
+
+fn stale() -> Decision {
+    Decision::Reject(Rejection {
+        reason: RejectReason::NothingFits,
+        message: "What you picked is no longer there.".into(),
+    })
+}
+
+/// Checks the hard invariant of a plan: a span consumed as a project, task,
+/// provider or model never stays in the objective.
+pub fn check_plan(plan: &Plan) -> Result<(), String> {
+    let objective = text::tokens(&plan.objective);
+    for e in &plan.evidence {
+        let consumed = matches!(
+            e.role,
+            SpanRole::Project | SpanRole::Task | SpanRole::Provider | SpanRole::Model
+        );
+        if !consumed || e.heard.is_empty() {
+            continue;
+        }
+        let heard = text::tokens(&e.heard);
+        let stays = !heard.is_empty()
+            && objective
+                .windows(heard.len())
+                .any(|w| w.iter().zip(&heard).all(|(a, b)| a.norm == b.norm));
+        if stays {
+            return Err(format!(
+                "\"{}\" routed the turn and is still in the objective",
+                e.heard
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Envelopes wait here until the catalogs they need have loaded; each is
+/// grounded at dequeue against the snapshot current then, never before.
+#[derive(Debug, Clone, Default)]
+pub struct TurnQueue {
+    waiting: std::collections::VecDeque<Envelope>,
+}
+
+impl TurnQueue {
+    pub fn push(&mut self, envelope: Envelope) {
+        self.waiting.push_back(envelope);
+    }
+
+    pub fn len(&self) -> usize {
+        self.waiting.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.waiting.is_empty()
+    }
+
+    /// Grounds every waiting envelope if the snapshot can ground them; else
+    /// keeps them waiting and returns nothing.
+    pub fn drain(
+        &mut self,
+        snapshot: &Snapshot,
+        decider: &dyn Decider,
+    ) -> Vec<(Envelope, Decision)> {
+        if !snapshot.catalogs.loaded && snapshot.observation.is_none() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut interaction = snapshot.interaction.clone();
+        while let Some(envelope) = self.waiting.pop_front() {
+            let now = Snapshot {
+                interaction: interaction.clone(),
+                ..snapshot.clone()
+            };
+            let decision = decide(&envelope, &now, decider);
+            interaction = interaction.after(&decision);
+            out.push((envelope, decision));
+        }
+        out
+    }
+}

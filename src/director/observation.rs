@@ -1,0 +1,591 @@
+//! The observation of a screen: what is on it now, in reading order.
+//!
+//! This module owns the element format of `shared/eval/README.md` and the
+//! structure the Director derives from it (numbered list items, primary links,
+//! bylines, section numbers, interchangeable duplicates). Derivation is pure:
+//! the same observation always gives the same facts. Reading a file is the one
+//! I/O helper here, [`load_observation`], kept apart from the logic.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::text::{self, Token};
+
+/// One observation of a screen (browser tab or desktop window).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Observation {
+    #[serde(default)]
+    pub surface: Surface,
+    #[serde(default)]
+    pub app: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub url: String,
+    #[serde(default)]
+    pub elements: Vec<Element>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Surface {
+    #[default]
+    Browser,
+    Desktop,
+}
+
+/// One element on screen. `ordinal`/`of` count elements with the same label.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Element {
+    pub id: String,
+    #[serde(default)]
+    pub role: String,
+    #[serde(default)]
+    pub label: String,
+    #[serde(default)]
+    pub context: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordinal: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub states: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+impl Element {
+    pub fn has_state(&self, state: &str) -> bool {
+        self.states.iter().any(|s| s == state)
+    }
+}
+
+/// Why an observation file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ObservationError {
+    #[error("cannot read observation {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("observation {path} is not valid JSON: {source}")]
+    Parse {
+        path: String,
+        source: serde_json::Error,
+    },
+}
+
+/// Reads an observation file in the eval README format.
+pub fn load_observation(path: &Path) -> Result<Observation, ObservationError> {
+    let shown = path.display().to_string();
+    let raw = std::fs::read_to_string(path).map_err(|source| ObservationError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    serde_json::from_str(&raw).map_err(|source| ObservationError::Parse {
+        path: shown,
+        source,
+    })
+}
+
+/// What kind of thing an element is, for role/action compatibility.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleClass {
+    /// Accepts typed text (textbox, searchbox, combobox, editable).
+    Editable,
+    /// Has an on/off state (checkbox, switch, radio).
+    Toggle,
+    /// Activates or navigates (link, button, tab, menuitem, option, treeitem, ...).
+    Activatable,
+    /// Static content (text, heading, image, main, ...): not a click target.
+    Static,
+}
+
+pub fn role_class(element: &Element) -> RoleClass {
+    match element.role.as_str() {
+        "textbox" | "searchbox" | "combobox" | "textarea" | "spinbutton" => RoleClass::Editable,
+        "checkbox" | "switch" | "radio" | "menuitemcheckbox" | "menuitemradio" => RoleClass::Toggle,
+        "link" | "button" | "tab" | "menuitem" | "option" | "treeitem" | "listitem" | "row"
+        | "gridcell" | "cell" | "slider" | "file" | "icon" => RoleClass::Activatable,
+        _ if element.has_state("editable") => RoleClass::Editable,
+        _ => RoleClass::Static,
+    }
+}
+
+/// Facts the Director derives about one element from the whole observation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElementFacts {
+    /// Index in reading order.
+    pub index: usize,
+    pub class: RoleClass,
+    /// Label tokens, section number prefix removed.
+    pub label: Vec<Token>,
+    /// Concepts the label names, with their token ranges.
+    pub label_concepts: Vec<(usize, std::ops::Range<usize>)>,
+    /// Description tokens (often the link's title attribute).
+    pub description: Vec<Token>,
+    /// Index into `Structure::contexts`: the tokens of the row it sits in,
+    /// item number removed.
+    pub context_slot: usize,
+    /// Index into `Structure::item_texts` of the list item it belongs to.
+    pub item_slot: Option<usize>,
+    /// The visible number of the list item it belongs to ("3." in "3. Title").
+    pub item: Option<u32>,
+    /// Position of that item among the visible items, 1-based.
+    pub item_position: Option<u32>,
+    /// This is the main link of its list item (the title).
+    pub primary: bool,
+    /// The label is a section number heading ("3.5 SeaMonkey").
+    pub section: bool,
+    /// The label is a footnote marker ("[2]").
+    pub footnote: bool,
+    /// The label follows "by" in its context: an author or poster.
+    pub byline: bool,
+    pub disabled: bool,
+    pub value: Option<String>,
+}
+
+/// All derived facts of an observation, index-aligned with its elements.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Structure {
+    pub facts: Vec<ElementFacts>,
+    /// Visible item numbers in reading order.
+    pub items: Vec<u32>,
+    /// Text of each list item (all its rows), aligned with `items`.
+    pub item_texts: Vec<Vec<Token>>,
+    /// Tokens of each distinct row context, in order of first appearance.
+    pub contexts: Vec<Vec<Token>>,
+    /// Tokens of the page title (and its initialism), which name the page itself.
+    pub title: Vec<Token>,
+}
+
+impl Structure {
+    pub fn of(observation: &Observation) -> Structure {
+        let elements = &observation.elements;
+        let item_numbers: Vec<Option<u32>> =
+            elements.iter().map(|e| item_number(&e.context)).collect();
+        let mut membership = item_membership(elements, &item_numbers);
+        let mut item_numbers = item_numbers;
+        if membership.iter().all(Option::is_none) {
+            if let Some(cards) = card_membership(elements) {
+                item_numbers = cards.clone();
+                membership = cards;
+            }
+        }
+
+        let mut items: Vec<u32> = Vec::new();
+        for n in membership.iter().flatten() {
+            if items.last() != Some(n) && !items.contains(n) {
+                items.push(*n);
+            }
+        }
+        // Rows share one context string; tokenize each once.
+        let mut contexts: HashMap<&str, Vec<Token>> = HashMap::new();
+        let mut context_order: Vec<&str> = Vec::new();
+        for e in elements {
+            contexts.entry(e.context.as_str()).or_insert_with(|| {
+                context_order.push(e.context.as_str());
+                text::tokens(strip_item_number(&e.context))
+            });
+        }
+        // The text of an item: the distinct words of its distinct rows.
+        let mut item_text: Vec<(u32, Vec<Token>, Vec<&str>)> = Vec::new();
+        for (i, element) in elements.iter().enumerate() {
+            let Some(n) = membership[i] else { continue };
+            let slot = match item_text.iter().position(|(k, _, _)| *k == n) {
+                Some(p) => p,
+                None => {
+                    item_text.push((n, Vec::new(), Vec::new()));
+                    item_text.len() - 1
+                }
+            };
+            let (_, tokens, rows) = &mut item_text[slot];
+            if rows.contains(&element.context.as_str()) {
+                continue;
+            }
+            rows.push(element.context.as_str());
+            for t in &contexts[element.context.as_str()] {
+                if !tokens.iter().any(|x| x.norm == t.norm) {
+                    tokens.push(t.clone());
+                }
+            }
+        }
+        let primary = primary_links(elements, &item_numbers);
+
+        let facts = elements
+            .iter()
+            .enumerate()
+            .map(|(index, e)| {
+                let (section, label_rest) = split_section_number(&e.label, &e.context);
+                let item = membership[index];
+                let label = text::tokens(label_rest);
+                ElementFacts {
+                    index,
+                    class: role_class(e),
+                    label_concepts: super::lexicon::concepts_in(&label),
+                    label,
+                    description: text::tokens(e.description.as_deref().unwrap_or("")),
+                    context_slot: context_order
+                        .iter()
+                        .position(|c| *c == e.context.as_str())
+                        .unwrap_or(0),
+                    item_slot: item.and_then(|n| items.iter().position(|k| *k == n)),
+                    item,
+                    item_position: item
+                        .and_then(|n| items.iter().position(|k| *k == n))
+                        .map(|p| p as u32 + 1),
+                    primary: primary.contains(&index),
+                    section,
+                    footnote: is_footnote(&e.label),
+                    byline: is_byline(e),
+                    disabled: e.has_state("disabled"),
+                    value: e.value.clone().filter(|v| !v.is_empty()),
+                }
+            })
+            .collect();
+
+        let mut title = text::tokens(&observation.title);
+        let initials: String = title
+            .iter()
+            .filter(|t| t.norm.chars().all(|c| c.is_alphabetic()))
+            .filter_map(|t| t.norm.chars().next())
+            .collect();
+        if initials.chars().count() >= 2 {
+            title.push(Token::synthetic(&initials));
+        }
+        let item_texts = items
+            .iter()
+            .map(|n| {
+                item_text
+                    .iter()
+                    .find(|(k, _, _)| k == n)
+                    .map(|(_, t, _)| t.clone())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let contexts = context_order
+            .iter()
+            .map(|c| contexts.remove(c).unwrap_or_default())
+            .collect();
+        Structure {
+            facts,
+            items,
+            item_texts,
+            contexts,
+            title,
+        }
+    }
+
+    /// The tokens of an element's row context.
+    pub fn context(&self, index: usize) -> &[Token] {
+        &self.contexts[self.facts[index].context_slot]
+    }
+
+    /// The text of the list item an element belongs to (empty if none).
+    pub fn item_text(&self, index: usize) -> &[Token] {
+        match self.facts[index].item_slot {
+            Some(slot) => &self.item_texts[slot],
+            None => &[],
+        }
+    }
+
+    /// Two elements do the same thing: same accessible name, and nothing on the
+    /// page tells them apart: the same row, or two links outside any list
+    /// item (same-named links go to the same place; same-named buttons act on
+    /// whatever they sit in).
+    pub fn interchangeable(&self, observation: &Observation, a: usize, b: usize) -> bool {
+        let (ea, eb) = (&observation.elements[a], &observation.elements[b]);
+        let (fa, fb) = (&self.facts[a], &self.facts[b]);
+        let same_label = !ea.label.trim().is_empty()
+            && ea.label.trim().to_lowercase() == eb.label.trim().to_lowercase();
+        let links = ea.role == "link" && eb.role == "link";
+        same_label
+            && fa.item == fb.item
+            && (ea.context == eb.context || (links && fa.item.is_none()))
+    }
+}
+
+/// The visible list number at the start of a row context: "3. Title" -> 3.
+fn item_number(context: &str) -> Option<u32> {
+    let trimmed = context.trim_start();
+    let digits: String = trimmed.chars().take_while(|c| c.is_ascii_digit()).collect();
+    if digits.is_empty() || digits.len() > 4 {
+        return None;
+    }
+    let rest = &trimmed[digits.len()..];
+    if rest.starts_with(". ") || rest.starts_with(") ") {
+        digits.parse().ok()
+    } else {
+        None
+    }
+}
+
+fn strip_item_number(context: &str) -> &str {
+    match item_number(context) {
+        Some(_) => {
+            let trimmed = context.trim_start();
+            let cut = trimmed
+                .find(". ")
+                .or_else(|| trimmed.find(") "))
+                .map_or(0, |p| p + 2);
+            &trimmed[cut..]
+        }
+        None => context,
+    }
+}
+
+/// Which numbered list item each element belongs to. An item starts at a row
+/// whose context is numbered and takes the following unnumbered rows (like a
+/// story's subtext row) until the next item. The last item takes at most as
+/// many rows as the complete items had, so a footer does not join it.
+fn item_membership(elements: &[Element], numbers: &[Option<u32>]) -> Vec<Option<u32>> {
+    let mut tentative: Vec<Option<u32>> = vec![None; elements.len()];
+    let mut rows_per_item: Vec<(u32, usize)> = Vec::new();
+    let mut current: Option<u32> = None;
+    let mut last_context: Option<&str> = None;
+    for (i, e) in elements.iter().enumerate() {
+        if let Some(n) = numbers[i] {
+            if current != Some(n) {
+                rows_per_item.push((n, 0));
+                last_context = None;
+            }
+            current = Some(n);
+        } else if e.context.trim().is_empty() {
+            current = None;
+        }
+        if let Some(n) = current {
+            if last_context != Some(e.context.as_str()) {
+                if let Some(last) = rows_per_item.last_mut() {
+                    last.1 += 1;
+                }
+                last_context = Some(e.context.as_str());
+            }
+            tentative[i] = Some(n);
+        }
+    }
+    if rows_per_item.len() < 2 {
+        return tentative;
+    }
+    let complete = &rows_per_item[..rows_per_item.len() - 1];
+    let cap = complete.iter().map(|(_, r)| *r).max().unwrap_or(1);
+    let last = rows_per_item[rows_per_item.len() - 1].0;
+    let mut rows = 0;
+    let mut last_context: Option<&str> = None;
+    for (i, e) in elements.iter().enumerate() {
+        if tentative[i] == Some(last) {
+            if last_context != Some(e.context.as_str()) {
+                rows += 1;
+                last_context = Some(e.context.as_str());
+            }
+            if rows > cap {
+                tentative[i] = None;
+            }
+        }
+    }
+    tentative
+}
+
+/// Unnumbered lists of cards (products, videos): when an action button
+/// repeats with the same label in several distinct contexts ("Add to cart"
+/// on each product card), each of those contexts is one item, numbered in
+/// reading order. Repeated links do not make cards: same-named links usually
+/// go to the same place.
+fn card_membership(elements: &[Element]) -> Option<Vec<Option<u32>>> {
+    let mut cards: Vec<&str> = Vec::new();
+    for (i, e) in elements.iter().enumerate() {
+        if e.role == "link" || role_class(e) == RoleClass::Static || e.context.trim().is_empty() {
+            continue;
+        }
+        let label = e.label.trim();
+        let repeats_elsewhere = !label.is_empty()
+            && elements.iter().enumerate().any(|(j, o)| {
+                j != i && o.role == e.role && o.label.trim() == label && o.context != e.context
+            });
+        if repeats_elsewhere && !cards.contains(&e.context.as_str()) {
+            cards.push(e.context.as_str());
+        }
+    }
+    if cards.len() < 2 {
+        return None;
+    }
+    Some(
+        elements
+            .iter()
+            .map(|e| {
+                cards
+                    .iter()
+                    .position(|c| *c == e.context)
+                    .map(|p| p as u32 + 1)
+            })
+            .collect(),
+    )
+}
+
+/// The main link of each numbered row: the link whose label covers most of it.
+fn primary_links(elements: &[Element], numbers: &[Option<u32>]) -> Vec<usize> {
+    let mut best: Vec<(u32, usize, usize)> = Vec::new();
+    for (i, e) in elements.iter().enumerate() {
+        let Some(n) = numbers[i] else { continue };
+        if role_class(e) != RoleClass::Activatable {
+            continue;
+        }
+        let len = e.label.trim().chars().count();
+        match best.iter_mut().find(|(k, _, _)| *k == n) {
+            Some(entry) if len > entry.2 => *entry = (n, i, len),
+            Some(_) => {}
+            None => best.push((n, i, len)),
+        }
+    }
+    best.into_iter().map(|(_, i, _)| i).collect()
+}
+
+/// "3.5 SeaMonkey" -> (true, "SeaMonkey"). An undotted number is a section
+/// only inside a table of contents (its row has dotted numbers too): "1
+/// History" in "1 History 1.1 Eich ..." is; "17 comments" is a count.
+fn split_section_number<'a>(label: &'a str, context: &str) -> (bool, &'a str) {
+    let trimmed = label.trim_start();
+    let prefix: String = trimmed
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let rest = &trimmed[prefix.len()..];
+    let numbered = !prefix.is_empty()
+        && prefix.chars().next().is_some_and(|c| c.is_ascii_digit())
+        && rest.starts_with(' ')
+        && rest
+            .trim()
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic());
+    let dotted = prefix.trim_end_matches('.').contains('.');
+    if numbered && (dotted || has_dotted_number(context)) {
+        (true, rest.trim_start())
+    } else {
+        (false, label)
+    }
+}
+
+fn has_dotted_number(context: &str) -> bool {
+    let b = context.as_bytes();
+    (1..b.len().saturating_sub(1))
+        .any(|i| b[i] == b'.' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
+}
+
+fn is_footnote(label: &str) -> bool {
+    let l = label.trim();
+    l.len() >= 3
+        && l.starts_with('[')
+        && l.ends_with(']')
+        && l[1..l.len() - 1].chars().all(|c| c.is_alphanumeric())
+}
+
+fn is_byline(element: &Element) -> bool {
+    let label = element.label.trim();
+    label.chars().count() >= 2 && {
+        let context = element.context.to_lowercase();
+        let needle = format!("by {}", label.to_lowercase());
+        context.contains(&needle)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn el(id: &str, role: &str, label: &str, context: &str) -> Element {
+        Element {
+            id: id.into(),
+            role: role.into(),
+            label: label.into(),
+            context: context.into(),
+            ..Element::default()
+        }
+    }
+
+    #[test]
+    fn numbered_rows_and_their_subtext_form_items() {
+        let obs = Observation {
+            elements: vec![
+                el("e1", "link", "new", "Site new | past"),
+                el("e2", "link", "upvote", "1. First story (a.com)"),
+                el("e3", "link", "First story", "1. First story (a.com)"),
+                el("e4", "link", "5 comments", "9 points by ann | 5 comments"),
+                el("e5", "link", "upvote", "2. Second story (b.com)"),
+                el("e6", "link", "Second story", "2. Second story (b.com)"),
+                el("e7", "link", "ann", "3 points by ann | hide"),
+                el("e8", "link", "Guidelines", "Guidelines | FAQ"),
+            ],
+            ..Observation::default()
+        };
+        let s = Structure::of(&obs);
+        let items: Vec<Option<u32>> = s.facts.iter().map(|f| f.item).collect();
+        assert_eq!(
+            items,
+            vec![
+                None,
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(2),
+                Some(2),
+                Some(2),
+                None
+            ]
+        );
+        assert!(s.facts[2].primary && s.facts[5].primary && !s.facts[1].primary);
+        assert!(s.facts[6].byline);
+        assert_eq!(s.items, vec![1, 2]);
+    }
+
+    #[test]
+    fn labels_know_sections_and_footnotes() {
+        let table = [
+            ("3.5 SeaMonkey", "", true, false),
+            (
+                "1 History",
+                "1 History 1.1 Eich CEO promotion controversy",
+                true,
+                false,
+            ),
+            ("[2]", "", false, true),
+            ("Helldivers 2", "", false, false),
+            (
+                "17 comments",
+                "93 points by ann | 17 comments",
+                false,
+                false,
+            ),
+        ];
+        for (label, context, section, footnote) in table {
+            let s = Structure::of(&Observation {
+                elements: vec![el("e1", "link", label, context)],
+                ..Observation::default()
+            });
+            assert_eq!(s.facts[0].section, section, "{label}");
+            assert_eq!(s.facts[0].footnote, footnote, "{label}");
+        }
+    }
+
+    #[test]
+    fn duplicates_are_interchangeable_only_when_nothing_tells_them_apart() {
+        let obs = Observation {
+            elements: vec![
+                el("e1", "button", "upvote", "124"),
+                el("e2", "button", "upvote", "124"),
+                el("e3", "button", "r/Python", "header"),
+                el("e4", "link", "r/Python", "sidebar"),
+                el("e5", "link", "Mozilla Foundation", "See also"),
+                el("e6", "link", "Mozilla Foundation", ""),
+            ],
+            ..Observation::default()
+        };
+        let s = Structure::of(&obs);
+        assert!(s.interchangeable(&obs, 0, 1));
+        assert!(!s.interchangeable(&obs, 2, 3));
+        assert!(s.interchangeable(&obs, 4, 5));
+    }
+}

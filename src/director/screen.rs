@@ -1,0 +1,449 @@
+//! Grounding a turn against what is on screen.
+//!
+//! Owns the questions put to a decider about one observation (action, target,
+//! direction), and the gates that turn the decider's probabilities into a
+//! decision: act only on an offered element whose merged probability clears
+//! [`ACT_AT`]; otherwise ask with the top three candidates, or reject when
+//! nothing fits. Text to type is taken from the utterance, never from a
+//! decider.
+
+use crate::decider::{
+    ActionKind, Answer, Ask, Choice, Heard, Meaning, Question, QuestionKey, Screen,
+};
+
+use super::observation::{Observation, Structure};
+use super::text;
+use super::types::{
+    Action, Candidate, Clarification, Confirmation, Decision, Direction, EntityRef, Envelope,
+    Evidence, MatchKind, Plan, RejectReason, Rejection, Route, Slot, Source, SpanRole,
+};
+use super::utterance::{self, Ordinal, Reading, Verb, MAX_TEXT};
+
+/// Act when the merged probability of the best element is at least this.
+/// Chosen from the dev corpus coverage/accuracy curve (docs/GROUNDING.md).
+pub const ACT_AT: f32 = 0.6;
+/// Below this, the best element is not worth offering: reject instead.
+pub const OFFER_AT: f32 = 0.08;
+/// Candidates below this are not shown in a clarification.
+pub const SHOW_AT: f32 = 0.02;
+
+/// The recognition hypotheses with their prior weights.
+pub fn heard(envelope: &Envelope) -> Vec<Heard> {
+    let mut out = vec![Heard {
+        text: envelope.text.clone(),
+        weight: 1.0,
+    }];
+    for (rank, alt) in envelope.alternatives.iter().enumerate() {
+        let prior = 0.92 - 0.04 * rank as f32;
+        let weight = match alt.confidence {
+            Some(c) => (0.95 * c).clamp(0.05, 0.95),
+            None => prior.max(0.5),
+        };
+        out.push(Heard {
+            text: alt.text.clone(),
+            weight,
+        });
+    }
+    out
+}
+
+/// The three independent questions about one observation.
+pub fn ask<'a>(
+    envelope: &Envelope,
+    observation: &'a Observation,
+    structure: &'a Structure,
+) -> Ask<'a> {
+    let actions = [
+        (
+            ActionKind::Click,
+            "click",
+            "Click, open, select or toggle one element",
+        ),
+        (
+            ActionKind::Type,
+            "type",
+            "Type text from the command into a field",
+        ),
+        (ActionKind::Scroll, "scroll", "Scroll the page"),
+        (ActionKind::Back, "back", "Go back to the previous page"),
+        (
+            ActionKind::Reason,
+            "reason",
+            "A question, or a task of several steps",
+        ),
+    ];
+    let mut targets = vec![Choice {
+        key: "0".into(),
+        text: "No element fits the command".into(),
+        meaning: Meaning::Nothing,
+    }];
+    targets.extend(
+        observation
+            .elements
+            .iter()
+            .enumerate()
+            .map(|(i, _)| Choice {
+                key: (i + 1).to_string(),
+                // Described on demand (`Ask::describe`): the local decider
+                // never needs the text, and 200 descriptions cost time.
+                text: String::new(),
+                meaning: Meaning::Element(i),
+            }),
+    );
+    Ask {
+        heard: heard(envelope),
+        questions: vec![
+            Question {
+                key: QuestionKey::Action,
+                instructions: "What kind of action does the user's command ask for?".into(),
+                choices: actions
+                    .iter()
+                    .map(|(k, key, text)| Choice {
+                        key: (*key).into(),
+                        text: (*text).into(),
+                        meaning: Meaning::Action(*k),
+                    })
+                    .collect(),
+            },
+            Question {
+                key: QuestionKey::Target,
+                instructions: "Which on-screen element does the user's command refer to? Answer 0 if none fits.".into(),
+                choices: targets,
+            },
+            Question {
+                key: QuestionKey::Direction,
+                instructions: "If the user wants to scroll, which direction?".into(),
+                choices: vec![
+                    Choice {
+                        key: "down".into(),
+                        text: "Down / further / more".into(),
+                        meaning: Meaning::Direction(Direction::Down),
+                    },
+                    Choice {
+                        key: "up".into(),
+                        text: "Up / back to the top".into(),
+                        meaning: Meaning::Direction(Direction::Up),
+                    },
+                ],
+            },
+        ],
+        screen: Some(Screen {
+            observation,
+            structure,
+        }),
+    }
+}
+
+/// How an element is described to a remote model.
+pub fn option_text(e: &super::observation::Element) -> String {
+    let mut s = format!("{} \"{}\"", e.role, e.label.trim());
+    if !e.context.trim().is_empty() {
+        s.push_str(&format!(" in \"{}\"", e.context.trim()));
+    }
+    if let (Some(o), Some(of)) = (e.ordinal, e.of) {
+        s.push_str(&format!(" (#{o} of {of})"));
+    }
+    if let Some(v) = e.value.as_deref().filter(|v| !v.is_empty()) {
+        s.push_str(&format!(" value \"{v}\""));
+    }
+    if !e.states.is_empty() {
+        s.push_str(&format!(" [{}]", e.states.join(", ")));
+    }
+    s
+}
+
+/// Turns the decider's answers into a decision.
+pub fn conclude(
+    envelope: &Envelope,
+    observation: &Observation,
+    structure: &Structure,
+    ask: &Ask<'_>,
+    answers: &[Answer],
+) -> Decision {
+    let reading = utterance::read(&envelope.text);
+    let pick = |key: QuestionKey| -> Option<(&Question, &Answer)> {
+        let q = ask.questions.iter().find(|q| q.key == key)?;
+        let a = answers.iter().find(|a| a.key == key)?;
+        Some((q, a))
+    };
+    let (action, action_p) = pick(QuestionKey::Action)
+        .and_then(|(q, a)| {
+            let (i, p) = a.best()?;
+            match q.choices[i].meaning {
+                Meaning::Action(k) => Some((k, p)),
+                _ => None,
+            }
+        })
+        .unwrap_or((ActionKind::Click, 0.0));
+    let ranked = pick(QuestionKey::Target)
+        .map(|(q, a)| rank_targets(observation, structure, q, a))
+        .unwrap_or_default();
+    let best = ranked.first().copied();
+
+    // Seed 001's consistency rule: action and target are judged apart, and a
+    // confident target with a shaky "reason" means the user named a thing.
+    let action = match (action, best) {
+        (ActionKind::Reason, Some((_, p))) if action_p < 0.6 && p >= 0.6 => ActionKind::Click,
+        (a, _) => a,
+    };
+    let plan = |action: Action, evidence: Vec<Evidence>, confidence: f32| {
+        Decision::Execute(Plan {
+            action,
+            route: Route::default(),
+            continuation: false,
+            objective: reading.request().to_string(),
+            evidence,
+            source: Source::of(envelope),
+            resumes: None,
+            learned: Vec::new(),
+            confidence,
+        })
+    };
+    match action {
+        ActionKind::Reason => plan(Action::Planner, Vec::new(), action_p),
+        ActionKind::Back => plan(Action::Back, Vec::new(), action_p),
+        ActionKind::Scroll => {
+            let direction = pick(QuestionKey::Direction)
+                .and_then(|(q, a)| match q.choices[a.best()?.0].meaning {
+                    Meaning::Direction(d) => Some(d),
+                    _ => None,
+                })
+                .unwrap_or(Direction::Down);
+            plan(
+                Action::Scroll(direction),
+                vec![Evidence {
+                    heard: reading.request().to_string(),
+                    role: SpanRole::Direction,
+                    entity: None,
+                    kind: MatchKind::Meaning,
+                    confirmation: Confirmation::Unconfirmed,
+                }],
+                action_p,
+            )
+        }
+        ActionKind::Click | ActionKind::Type => {
+            let Some((index, p)) = best.filter(|(_, p)| *p >= OFFER_AT) else {
+                return Decision::Reject(nothing_fits(&reading));
+            };
+            if p < ACT_AT {
+                return clarify(envelope, observation, &ranked);
+            }
+            let element = &observation.elements[index];
+            let target = element.id.clone();
+            let mut evidence = vec![Evidence {
+                heard: reading.request().to_string(),
+                role: SpanRole::Target,
+                entity: Some(EntityRef::Element(target.clone())),
+                kind: match_kind(&reading, structure, index),
+                confirmation: Confirmation::Unconfirmed,
+            }];
+            if action == ActionKind::Click {
+                return plan(Action::Click { target }, evidence, p);
+            }
+            match text_to_type(&reading, structure, index) {
+                Some(text) => {
+                    evidence.push(Evidence {
+                        heard: text.clone(),
+                        role: SpanRole::Text,
+                        entity: None,
+                        kind: MatchKind::Literal,
+                        confirmation: Confirmation::Unconfirmed,
+                    });
+                    plan(Action::Type { target, text }, evidence, p)
+                }
+                None => Decision::Clarify(Clarification {
+                    question: "What should I type?".into(),
+                    slot: Slot::Text,
+                    candidates: Vec::new(),
+                    request: envelope.clone(),
+                }),
+            }
+        }
+    }
+}
+
+/// Target probabilities per element, with interchangeable duplicates merged
+/// into the first of them, best first.
+pub fn rank_targets(
+    observation: &Observation,
+    structure: &Structure,
+    question: &Question,
+    answer: &Answer,
+) -> Vec<(usize, f32)> {
+    let mut scored: Vec<(usize, f32)> = question
+        .choices
+        .iter()
+        .zip(&answer.probabilities)
+        .filter_map(|(c, p)| match c.meaning {
+            Meaning::Element(i) if *p > 0.0 && i < observation.elements.len() => Some((i, *p)),
+            _ => None,
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut merged: Vec<(usize, f32)> = Vec::new();
+    for (i, p) in scored {
+        match merged
+            .iter_mut()
+            .find(|(j, _)| structure.interchangeable(observation, *j, i))
+        {
+            Some(entry) => {
+                entry.1 += p;
+                entry.0 = entry.0.min(i);
+            }
+            None => merged.push((i, p)),
+        }
+    }
+    merged.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    merged
+}
+
+fn nothing_fits(reading: &Reading<'_>) -> Rejection {
+    match &reading.verb {
+        Verb::Specific { tokens, .. } => {
+            let verb = reading
+                .span(tokens)
+                .map(|s| reading.slice(&s).to_string())
+                .unwrap_or_default();
+            Rejection {
+                reason: RejectReason::Unsupported,
+                message: format!("Nothing on screen can \"{verb}\" that."),
+            }
+        }
+        _ => Rejection {
+            reason: RejectReason::NothingFits,
+            message: "Nothing on screen fits that.".into(),
+        },
+    }
+}
+
+/// Ask with up to three candidates, labelled so "the second one" answers.
+pub fn clarify(
+    envelope: &Envelope,
+    observation: &Observation,
+    ranked: &[(usize, f32)],
+) -> Decision {
+    let shown: Vec<(usize, f32)> = ranked
+        .iter()
+        .copied()
+        .filter(|(_, p)| *p >= SHOW_AT)
+        .take(3)
+        .collect();
+    let labels: Vec<String> = shown
+        .iter()
+        .map(|(i, _)| element_label(&observation.elements[*i]))
+        .collect();
+    let candidates: Vec<Candidate> = shown
+        .iter()
+        .enumerate()
+        .map(|(k, (i, p))| {
+            let e = &observation.elements[*i];
+            let mut label = labels[k].clone();
+            let repeated = labels.iter().filter(|l| **l == label).count() > 1;
+            if repeated && !e.context.trim().is_empty() {
+                label = format!("{label} ({})", shorten(e.context.trim(), 60));
+            }
+            Candidate {
+                key: (k + 1).to_string(),
+                label,
+                entity: EntityRef::Element(e.id.clone()),
+                probability: *p,
+            }
+        })
+        .collect();
+    Decision::Clarify(Clarification {
+        question: question_text(&candidates),
+        slot: Slot::Target,
+        candidates,
+        request: envelope.clone(),
+    })
+}
+
+pub fn question_text(candidates: &[Candidate]) -> String {
+    let listed: Vec<String> = candidates
+        .iter()
+        .map(|c| format!("{}. {}", c.key, c.label))
+        .collect();
+    match listed.len() {
+        0 => "Which one did you mean?".into(),
+        1 => format!("Did you mean {}?", candidates[0].label),
+        _ => format!("Which one did you mean: {}?", listed.join(", ")),
+    }
+}
+
+fn element_label(e: &super::observation::Element) -> String {
+    let label = e.label.trim();
+    if label.is_empty() {
+        format!("the {} in \"{}\"", e.role, shorten(e.context.trim(), 40))
+    } else {
+        format!("\"{}\"", shorten(label, 60))
+    }
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(max).collect();
+    format!("{}…", cut.trim_end())
+}
+
+fn match_kind(reading: &Reading<'_>, structure: &Structure, index: usize) -> MatchKind {
+    let ordinal = reading.head.ordinal.is_some() || reading.qualifier.ordinal.is_some();
+    if ordinal {
+        return match (reading.head.ordinal, reading.qualifier.ordinal) {
+            (Some(Ordinal::Number(_)), _) | (_, Some(Ordinal::Number(_))) => MatchKind::Exact,
+            _ => MatchKind::Ordinal,
+        };
+    }
+    let label = &structure.facts[index].label;
+    let words: Vec<_> = reading.content().collect();
+    if words.iter().any(|q| label.iter().any(|l| l.stem == q.stem)) {
+        MatchKind::Exact
+    } else if words.iter().any(|q| {
+        label
+            .iter()
+            .any(|l| text::similarity(&l.norm, &q.norm) >= 0.75)
+    }) {
+        MatchKind::Fuzzy
+    } else {
+        MatchKind::Meaning
+    }
+}
+
+/// The text to type: the grammar's span, or for "enter the username karl"
+/// the words after the chosen field's label. Bounded, never empty.
+pub fn text_to_type(reading: &Reading<'_>, structure: &Structure, index: usize) -> Option<String> {
+    let typing = reading.typing.as_ref()?;
+    let span = match (&typing.text, &typing.rest) {
+        (Some(span), _) => span.clone(),
+        (None, Some(rest)) => {
+            let label = &structure.facts[index].label;
+            let mut start = rest.start;
+            let mut k = 0;
+            while start < rest.end && k < label.len() {
+                let t = &reading.tokens[start];
+                let joined_next = reading
+                    .tokens
+                    .get(start + 1)
+                    .map(|n| format!("{}{}", t.norm, n.norm));
+                if t.stem == label[k].stem {
+                    start += 1;
+                    k += 1;
+                } else if joined_next.as_deref() == Some(label[k].norm.as_str()) {
+                    start += 2;
+                    k += 1;
+                } else {
+                    break;
+                }
+            }
+            reading.span(&(start..rest.end))?
+        }
+        (None, None) => return None,
+    };
+    let text = reading.slice(&span).trim();
+    let text = text.trim_end_matches(['.', '!', '?', ',']);
+    if text.is_empty() || text.len() > MAX_TEXT {
+        return None;
+    }
+    Some(text.to_string())
+}

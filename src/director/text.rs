@@ -1,0 +1,364 @@
+//! Words: tokens with their source spans, normal forms, stems, numbers,
+//! edit-distance similarity and a coarse pronunciation key.
+//!
+//! Invariant: every token that comes from a source string keeps its byte span,
+//! so any text the Director hands on (text to type, an objective) is a slice of
+//! what the user said, never a rebuilt string.
+
+/// One word of a source text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    /// Byte span in the source; `start == end` for synthetic tokens.
+    pub start: usize,
+    pub end: usize,
+    /// Lowercased form.
+    pub norm: String,
+    /// Stem used for matching: plural and superlative endings removed, number
+    /// words turned into digits.
+    pub stem: String,
+}
+
+impl Token {
+    pub fn synthetic(word: &str) -> Token {
+        let norm = word.to_lowercase();
+        Token {
+            start: 0,
+            end: 0,
+            stem: stem(&norm),
+            norm,
+        }
+    }
+
+    pub fn is_number(&self) -> bool {
+        !self.stem.is_empty() && self.stem.chars().all(|c| c.is_ascii_digit())
+    }
+}
+
+/// Splits on everything that is not a letter or digit.
+pub fn tokens(source: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in source.char_indices() {
+        if c.is_alphanumeric() {
+            if start.is_none() {
+                start = Some(i);
+            }
+        } else if let Some(s) = start.take() {
+            out.push(make(source, s, i));
+        }
+    }
+    if let Some(s) = start {
+        out.push(make(source, s, source.len()));
+    }
+    out
+}
+
+fn make(source: &str, start: usize, end: usize) -> Token {
+    let norm = source[start..end].to_lowercase();
+    Token {
+        start,
+        end,
+        stem: stem(&norm),
+        norm,
+    }
+}
+
+const UNITS: [&str; 20] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+const TENS: [&str; 8] = [
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+
+/// "seventeen" -> 17, "42" -> 42. "one" is a number only where a number is
+/// expected, so callers decide; this function just reads it.
+pub fn number_word(norm: &str) -> Option<u32> {
+    if let Some(i) = UNITS.iter().position(|w| *w == norm) {
+        return Some(i as u32);
+    }
+    if let Some(i) = TENS.iter().position(|w| *w == norm) {
+        return Some(20 + 10 * i as u32);
+    }
+    if !norm.is_empty() && norm.len() <= 6 && norm.chars().all(|c| c.is_ascii_digit()) {
+        return norm.parse().ok();
+    }
+    None
+}
+
+const ORDINALS: [&str; 20] = [
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+    "twentieth",
+];
+
+/// "third" -> 3, "3rd" -> 3.
+pub fn ordinal_word(norm: &str) -> Option<u32> {
+    if let Some(i) = ORDINALS.iter().position(|w| *w == norm) {
+        return Some(i as u32 + 1);
+    }
+    for suffix in ["st", "nd", "rd", "th"] {
+        if let Some(digits) = norm.strip_suffix(suffix) {
+            if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+                return digits.parse().ok();
+            }
+        }
+    }
+    None
+}
+
+/// Words that end in "s" without being plurals.
+const NOT_PLURAL: [&str; 12] = [
+    "news", "series", "species", "always", "perhaps", "this", "yes", "has", "was", "does", "alias",
+    "canvas",
+];
+
+/// A light English stemmer: enough to equate "comments"/"comment",
+/// "stories"/"story", "newest"/"new". Number words become digits, except
+/// "one", which is far more often a pronoun ("the Feynman one").
+pub fn stem(norm: &str) -> String {
+    if norm != "one" {
+        if let Some(n) = number_word(norm) {
+            return n.to_string();
+        }
+    }
+    let n = norm.chars().count();
+    if !norm.chars().all(|c| c.is_alphabetic()) || n <= 3 {
+        return norm.to_string();
+    }
+    let cut = |suffix: &str, keep: usize| -> Option<String> {
+        norm.strip_suffix(suffix)
+            .filter(|rest| rest.chars().count() >= keep)
+            .map(str::to_string)
+    };
+    if let Some(s) = cut("ies", 3) {
+        return s + "y";
+    }
+    if let Some(s) = cut("est", 3) {
+        return s;
+    }
+    for es in ["ches", "shes", "sses", "xes"] {
+        if norm.ends_with(es) {
+            return norm[..norm.len() - 2].to_string();
+        }
+    }
+    if norm.ends_with('s')
+        && !norm.ends_with("ss")
+        && !norm.ends_with("us")
+        && !NOT_PLURAL.contains(&norm)
+    {
+        return norm[..norm.len() - 1].to_string();
+    }
+    norm.to_string()
+}
+
+/// Normalised Levenshtein similarity in [0, 1] over characters.
+pub fn similarity(a: &str, b: &str) -> f32 {
+    if a == b {
+        return 1.0;
+    }
+    if a.is_ascii() && b.is_ascii() && a.len() <= 32 && b.len() <= 32 {
+        return 1.0
+            - edit_distance(a.as_bytes(), b.as_bytes()) as f32 / a.len().max(b.len()) as f32;
+    }
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let longest = a.len().max(b.len());
+    if longest == 0 {
+        return 1.0;
+    }
+    1.0 - edit_distance(&a, &b) as f32 / longest as f32
+}
+
+/// Levenshtein distance with one row on the stack for short inputs.
+fn edit_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    let mut stack = [0usize; 33];
+    let mut heap = Vec::new();
+    let row: &mut [usize] = if b.len() < stack.len() {
+        &mut stack[..=b.len()]
+    } else {
+        heap.resize(b.len() + 1, 0);
+        &mut heap
+    };
+    for (j, r) in row.iter_mut().enumerate() {
+        *r = j;
+    }
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = if ca == cb {
+                prev
+            } else {
+                1 + prev.min(row[j]).min(row[j + 1])
+            };
+            prev = here;
+        }
+    }
+    row[b.len()]
+}
+
+/// The first letter of [`sound_key`], cheap: equal keys need equal firsts.
+pub fn sound_first(norm: &str) -> char {
+    match norm.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü') => 'a',
+        Some('c') if matches!(norm.chars().nth(1), Some('e' | 'i' | 'y')) => 's',
+        Some('p') if norm.chars().nth(1) == Some('h') => 'f',
+        Some('c' | 'k' | 'q' | 'g' | 'x') => 'k',
+        Some('b' | 'p') => 'p',
+        Some('d' | 't') => 't',
+        Some('f' | 'v') => 'f',
+        Some('s' | 'z' | 'ß') => 's',
+        Some('m' | 'n') => 'n',
+        Some(c) => c,
+        None => ' ',
+    }
+}
+
+/// A coarse pronunciation key: letters grouped by how they sound, vowels
+/// dropped after the first letter, repeats collapsed ("floats" and "flotes"
+/// share one, so do "Rivvl" and "rival"). Equal keys make a candidate, never
+/// a verdict.
+pub fn sound_key(norm: &str) -> String {
+    let chars: Vec<char> = norm.chars().filter(|c| c.is_alphanumeric()).collect();
+    let mut out = String::new();
+    let mut last = ' ';
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied().unwrap_or(' ');
+        let (code, skip) = match c {
+            'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü' => {
+                (if i == 0 { 'a' } else { '_' }, 0)
+            }
+            'p' if next == 'h' => ('f', 1),
+            'c' if matches!(next, 'e' | 'i' | 'y') => ('s', 0),
+            'c' if next == 'h' => ('k', 1),
+            'c' | 'k' | 'q' | 'g' => ('k', 0),
+            'x' => ('k', 0),
+            'b' | 'p' => ('p', 0),
+            'd' | 't' => ('t', 0),
+            'f' | 'v' => ('f', 0),
+            's' | 'z' | 'ß' => ('s', 0),
+            'j' => ('j', 0),
+            'l' => ('l', 0),
+            'm' | 'n' => ('n', 0),
+            'r' => ('r', 0),
+            d if d.is_ascii_digit() => (d, 0),
+            _ => ('_', 0),
+        };
+        if code == '_' {
+            last = '_';
+        } else if code != last {
+            out.push(code);
+            last = code;
+        }
+        i += 1 + skip;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_keep_their_source_spans() {
+        let source = "type pyproject.toml in the box";
+        let t = tokens(source);
+        let words: Vec<&str> = t.iter().map(|t| &source[t.start..t.end]).collect();
+        assert_eq!(words, ["type", "pyproject", "toml", "in", "the", "box"]);
+    }
+
+    #[test]
+    fn stems_equate_word_forms() {
+        let table = [
+            ("comments", "comment"),
+            ("stories", "story"),
+            ("newest", "new"),
+            ("seventeen", "17"),
+            ("boxes", "box"),
+            ("news", "news"),
+            ("one", "one"),
+            ("bus", "bus"),
+        ];
+        for (word, want) in table {
+            assert_eq!(stem(word), want, "{word}");
+        }
+    }
+
+    #[test]
+    fn ordinals_and_numbers_read_both_spellings() {
+        assert_eq!(ordinal_word("third"), Some(3));
+        assert_eq!(ordinal_word("21st"), Some(21));
+        assert_eq!(ordinal_word("three"), None);
+        assert_eq!(number_word("ten"), Some(10));
+        assert_eq!(number_word("forty"), Some(40));
+    }
+
+    #[test]
+    fn similarity_is_one_minus_relative_edit_distance() {
+        assert_eq!(similarity("awk", "awk"), 1.0);
+        assert!((similarity("kitten", "sitting") - (1.0 - 3.0 / 7.0)).abs() < 1e-6);
+        assert!(similarity("zivil", "rivvl") < 0.7);
+    }
+
+    #[test]
+    fn sound_first_agrees_with_sound_key() {
+        for w in [
+            "floats",
+            "cereal",
+            "phone",
+            "kasse",
+            "awk",
+            "zivil",
+            "rivvl",
+            "demoscene",
+        ] {
+            assert_eq!(sound_key(w).chars().next(), Some(sound_first(w)), "{w}");
+        }
+    }
+
+    #[test]
+    fn sound_keys_group_similar_pronunciations() {
+        assert_eq!(sound_key("floats"), sound_key("flotes"));
+        assert_eq!(sound_key("demoscene"), sound_key("demoseen"));
+        assert_ne!(sound_key("awk"), sound_key("orc"));
+    }
+}

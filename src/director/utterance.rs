@@ -1,0 +1,812 @@
+//! Reading one utterance: what kind of turn it is, which words name the
+//! action, which words refer to a target, and which span is content.
+//!
+//! This is grammar, not a phrase list: fillers and wrappers are dropped, a
+//! leading verb is classified, the rest is split at its first preposition into
+//! a head ("the comments") and a qualifier ("on the second story"), and each
+//! part yields content words, a kind noun and an ordinal. Content to type is
+//! always a token-bounded slice of the source.
+
+use std::ops::Range;
+
+use super::lexicon::{self, is_in, RoleNoun};
+use super::text::{self, Token};
+use super::types::Direction;
+
+/// Longest text Circe will type from one utterance, in bytes.
+pub const MAX_TEXT: usize = 200;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading<'s> {
+    pub source: &'s str,
+    pub tokens: Vec<Token>,
+    /// First token after fillers and wrappers.
+    pub begin: usize,
+    pub cue: Cue,
+    pub verb: Verb,
+    pub head: Phrase,
+    pub qualifier: Phrase,
+    /// Soft evidence words implied by the verb ("back to" -> "return").
+    pub implied: Vec<Token>,
+    pub typing: Option<Typing>,
+    /// "all"/"every"/"each" right after the verb.
+    pub quantified: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cue {
+    Act,
+    Question,
+    /// Several steps joined ("and then").
+    MultiStep,
+    Scroll(Direction),
+    Back,
+    Type,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verb {
+    None,
+    /// "open", "click", "go to": activate, naming no particular target.
+    Activate,
+    /// "tick", "turn on": set a state.
+    Toggle,
+    /// A verb that must be supported by the target's own label ("upvote").
+    Specific {
+        tokens: Range<usize>,
+        concept: Option<usize>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Phrase {
+    /// Indices of content tokens.
+    pub content: Vec<usize>,
+    pub kind: Kind,
+    pub ordinal: Option<Ordinal>,
+    /// The kind noun was plural ("stories"): a collection, not one item.
+    pub plural: bool,
+    /// Concept ids named by the content words.
+    pub concepts: Vec<usize>,
+    /// The token that set `kind`, so the kind can fall back to content.
+    pub kind_token: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kind {
+    #[default]
+    Plain,
+    /// "one": a pronoun for a thing already described.
+    One,
+    Item,
+    Section,
+    Footnote,
+    Author,
+    Role(RoleNoun),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ordinal {
+    /// "the third", "top".
+    Nth(u32),
+    Last,
+    /// "number ten", "footnote two": a visible number, not a position.
+    Number(u32),
+}
+
+/// Where the text to type comes from and what names the field.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Typing {
+    /// Byte span of the text, when the grammar fixes it.
+    pub text: Option<Range<usize>>,
+    /// "enter the username karl": field words then text, split against the
+    /// field labels on screen. Token range.
+    pub rest: Option<Range<usize>>,
+    /// Tokens naming the field ("in the search box", "the password is").
+    pub field: Vec<usize>,
+    /// "replace oD with done": the current value of the field.
+    pub replace: Option<Range<usize>>,
+    /// A search verb: the field is a search field.
+    pub search: bool,
+}
+
+impl Reading<'_> {
+    /// The source text of a byte span.
+    pub fn slice(&self, span: &Range<usize>) -> &str {
+        &self.source[span.clone()]
+    }
+
+    /// Byte span covering a token range.
+    pub fn span(&self, tokens: &Range<usize>) -> Option<Range<usize>> {
+        if tokens.is_empty() || tokens.end > self.tokens.len() {
+            return None;
+        }
+        Some(self.tokens[tokens.start].start..self.tokens[tokens.end - 1].end)
+    }
+
+    /// Content tokens of head and qualifier.
+    pub fn content(&self) -> impl Iterator<Item = &Token> {
+        self.head
+            .content
+            .iter()
+            .chain(self.qualifier.content.iter())
+            .map(|&i| &self.tokens[i])
+    }
+
+    /// The words after fillers, as one slice of the source.
+    pub fn request(&self) -> &str {
+        match self.tokens.get(self.begin) {
+            Some(t) => self.source[t.start..].trim(),
+            None => self.source.trim(),
+        }
+    }
+}
+
+/// Reads one utterance.
+pub fn read(source: &str) -> Reading<'_> {
+    let tokens = text::tokens(source);
+    let begin = skip_openers(&tokens);
+    let mut reading = Reading {
+        source,
+        tokens,
+        begin,
+        cue: Cue::Act,
+        verb: Verb::None,
+        head: Phrase::default(),
+        qualifier: Phrase::default(),
+        implied: Vec::new(),
+        typing: None,
+        quantified: false,
+    };
+    let words: Vec<String> = reading.tokens[begin..]
+        .iter()
+        .map(|t| t.norm.clone())
+        .collect();
+    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    if w.is_empty() {
+        return reading;
+    }
+    if let Some(cue) = global_cue(source, &w) {
+        reading.cue = cue;
+        return reading;
+    }
+    if let Some(typing) = typing(&reading, &w) {
+        reading.cue = Cue::Type;
+        let field = typing.field.clone();
+        reading.typing = Some(typing);
+        reading.head = phrase(&reading.tokens, &field);
+        return reading;
+    }
+    if joins_steps(&w) {
+        reading.cue = Cue::MultiStep;
+    }
+    let after_verb = verb(&mut reading, &w);
+    let rest: Vec<usize> = (begin + after_verb..reading.tokens.len()).collect();
+    if let Some(first) = rest.first() {
+        let q = &reading.tokens[*first].norm;
+        reading.quantified = matches!(q.as_str(), "all" | "every" | "each");
+    }
+    let split = rest
+        .iter()
+        .position(|&i| is_in(lexicon::PREPOSITIONS, &reading.tokens[i].norm));
+    let (head, qualifier) = match split {
+        Some(p) => (&rest[..p], &rest[p + 1..]),
+        None => (&rest[..], &[][..]),
+    };
+    reading.head = phrase(&reading.tokens, head);
+    reading.qualifier = phrase(&reading.tokens, qualifier);
+    reading
+}
+
+fn skip_openers(tokens: &[Token]) -> usize {
+    let mut i = 0;
+    'outer: while i < tokens.len() {
+        if is_in(lexicon::FILLERS, &tokens[i].norm) && i + 1 < tokens.len() {
+            i += 1;
+            continue;
+        }
+        for wrapper in lexicon::WRAPPERS {
+            let fits = i + wrapper.len() < tokens.len()
+                && wrapper
+                    .iter()
+                    .enumerate()
+                    .all(|(k, w)| tokens[i + k].norm == *w);
+            if fits {
+                i += wrapper.len();
+                continue 'outer;
+            }
+        }
+        break;
+    }
+    i
+}
+
+/// Questions, scrolling and going back: turns that need no target.
+fn global_cue(source: &str, w: &[&str]) -> Option<Cue> {
+    let first = w[0];
+    let asks = source.trim_end().ends_with('?');
+    if is_in(lexicon::QUESTION_WORDS, first)
+        || is_in(lexicon::REASON_VERBS, first)
+        || (asks && is_in(lexicon::AUXILIARIES, first))
+    {
+        return Some(Cue::Question);
+    }
+    let up = |words: &[&str]| words.iter().any(|x| matches!(*x, "up" | "top" | "upwards"));
+    let scrolls = w.iter().take(3).any(|x| *x == "scroll")
+        || (first == "page" && w.len() == 2 && matches!(w[1], "down" | "up"))
+        || (matches!(first, "go" | "move")
+            && w.len() >= 2
+            && matches!(w[1], "up" | "down")
+            && w[2..]
+                .iter()
+                .all(|x| matches!(*x, "a" | "bit" | "little" | "more" | "please")))
+        || (first == "read" && w.get(1) == Some(&"on") && w.len() == 2)
+        || (matches!(first, "keep" | "continue")
+            && w[1..]
+                .iter()
+                .all(|x| matches!(*x, "reading" | "going" | "scrolling" | "on")));
+    if scrolls {
+        return Some(Cue::Scroll(if up(w) {
+            Direction::Up
+        } else {
+            Direction::Down
+        }));
+    }
+    let mentions_back = w.contains(&"back") || (w.contains(&"previous") && w.contains(&"page"));
+    let only_back = w.iter().all(|x| {
+        matches!(
+            *x,
+            "go" | "back"
+                | "to"
+                | "the"
+                | "previous"
+                | "page"
+                | "last"
+                | "please"
+                | "navigate"
+                | "where"
+                | "i"
+                | "was"
+                | "screen"
+        )
+    });
+    if mentions_back && only_back {
+        return Some(Cue::Back);
+    }
+    None
+}
+
+fn joins_steps(w: &[&str]) -> bool {
+    w.windows(2)
+        .any(|p| p == ["and", "then"] || p == ["after", "that"])
+        || w.iter().skip(1).any(|x| *x == "then")
+}
+
+/// Classifies the leading verb; returns how many tokens after `begin` it used.
+fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
+    let begin = reading.begin;
+    let first = w[0];
+    let mut used;
+    if is_in(lexicon::ACTIVATE_VERBS, first) || is_in(lexicon::TOGGLE_VERBS, first) {
+        reading.verb = if is_in(lexicon::TOGGLE_VERBS, first) {
+            Verb::Toggle
+        } else {
+            Verb::Activate
+        };
+        used = 1;
+        while used < w.len() && matches!(w[used], "me" | "us") {
+            used += 1;
+        }
+        if used < w.len() && w[used] == "back" {
+            reading.implied.push(Token::synthetic("return"));
+            used += 1;
+        }
+        while used < w.len()
+            && matches!(
+                w[used],
+                "to" | "on" | "off" | "at" | "into" | "over" | "out"
+            )
+        {
+            used += 1;
+        }
+        return used;
+    }
+    if first == "back" || first == "return" {
+        reading.implied.push(Token::synthetic("return"));
+        reading.verb = Verb::Activate;
+        used = 1;
+        while used < w.len() && w[used] == "to" {
+            used += 1;
+        }
+        return used;
+    }
+    if !is_in(UI_VERBS, first) {
+        return 0;
+    }
+    used = 1;
+    let mut words = vec![reading.tokens[begin].clone()];
+    while used < w.len() && matches!(w[used], "me" | "us" | "in" | "up" | "out" | "on" | "off") {
+        if !matches!(w[used], "me" | "us") {
+            words.push(reading.tokens[begin + used].clone());
+        }
+        used += 1;
+    }
+    let concept = lexicon::concepts_in(&words)
+        .into_iter()
+        .find(|(_, r)| r.start == 0)
+        .map(|(c, _)| c);
+    reading.verb = Verb::Specific {
+        tokens: begin..begin + used,
+        concept,
+    };
+    used
+}
+
+/// Common interface verbs. A leading verb from this list must be supported
+/// by the target's label: "downvote" on a page with no downvote button fits
+/// nothing.
+pub const UI_VERBS: &[&str] = &[
+    "upvote",
+    "downvote",
+    "vote",
+    "hide",
+    "unhide",
+    "join",
+    "leave",
+    "buy",
+    "purchase",
+    "order",
+    "play",
+    "pause",
+    "stop",
+    "reply",
+    "comment",
+    "edit",
+    "delete",
+    "remove",
+    "add",
+    "like",
+    "unlike",
+    "share",
+    "subscribe",
+    "unsubscribe",
+    "follow",
+    "unfollow",
+    "download",
+    "upload",
+    "save",
+    "accept",
+    "allow",
+    "agree",
+    "reject",
+    "decline",
+    "deny",
+    "close",
+    "dismiss",
+    "cancel",
+    "submit",
+    "send",
+    "post",
+    "print",
+    "log",
+    "sign",
+    "create",
+    "register",
+    "login",
+    "logout",
+    "signin",
+    "signup",
+    "bookmark",
+    "star",
+    "pin",
+    "report",
+    "flag",
+    "mute",
+    "unmute",
+    "rate",
+    "watch",
+    "listen",
+    "call",
+    "book",
+    "reserve",
+    "pay",
+    "checkout",
+    "apply",
+    "sort",
+    "filter",
+    "refresh",
+    "reload",
+    "install",
+    "rename",
+    "copy",
+    "paste",
+    "undo",
+    "redo",
+    "minimize",
+    "maximize",
+    "zoom",
+    "confirm",
+    "continue",
+    "retry",
+    "approve",
+    "archive",
+    "move",
+    "attach",
+    "forward",
+    "mark",
+    "restart",
+    "update",
+    "change",
+];
+
+fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
+    let b = reading.begin;
+    let n = reading.tokens.len();
+    if let Some((span, before, after)) = quoted(reading) {
+        let field: Vec<usize> = (after..n)
+            .filter(|&i| !is_in(lexicon::STOPWORDS, &reading.tokens[i].norm))
+            .chain(before.clone())
+            .collect();
+        let search = is_in(lexicon::SEARCH_VERBS, w[0]);
+        if is_in(lexicon::TYPE_VERBS, w[0]) || search {
+            return Some(Typing {
+                text: Some(span),
+                field,
+                search,
+                ..Typing::default()
+            });
+        }
+    }
+    let first = w[0];
+    if is_in(lexicon::TYPE_VERBS, first) {
+        let mut start = b + 1;
+        if first == "fill" && w.get(1) == Some(&"in") {
+            start += 1;
+        }
+        if let Some(m) = (start..n).find(|&i| is_in(lexicon::TEXT_MARKERS, &reading.tokens[i].norm))
+        {
+            if m + 1 < n {
+                return Some(Typing {
+                    text: reading.span(&(m + 1..n)),
+                    field: (start..m).collect(),
+                    ..Typing::default()
+                });
+            }
+        }
+        let last_in = (start + 1..n)
+            .rev()
+            .find(|&i| matches!(reading.tokens[i].norm.as_str(), "in" | "into"));
+        return Some(match last_in {
+            Some(p) if p + 1 < n => Typing {
+                text: reading.span(&(start..p)),
+                field: (p + 1..n).collect(),
+                ..Typing::default()
+            },
+            _ => Typing {
+                rest: Some(skip_determiners(reading, start)..n).filter(|r| !r.is_empty()),
+                ..Typing::default()
+            },
+        });
+    }
+    if matches!(first, "replace" | "change") {
+        let with =
+            (b + 2..n).find(|&i| matches!(reading.tokens[i].norm.as_str(), "with" | "to"))?;
+        return Some(Typing {
+            text: reading.span(&(with + 1..n)),
+            replace: Some(b + 1..with),
+            ..Typing::default()
+        });
+    }
+    if first == "set" {
+        let to = (b + 2..n).find(|&i| reading.tokens[i].norm == "to")?;
+        return Some(Typing {
+            text: reading.span(&(to + 1..n)),
+            field: (b + 1..to).collect(),
+            ..Typing::default()
+        });
+    }
+    if is_in(lexicon::SEARCH_VERBS, first) {
+        let mut start = b + 1;
+        if first == "look" {
+            if !matches!(w.get(1), Some(&"up") | Some(&"for")) {
+                return None;
+            }
+            start += 1;
+        }
+        let scope_end = (start..n).find(|&i| reading.tokens[i].norm == "for");
+        let (field, mut from) = match scope_end {
+            Some(f) => ((start..f).collect(), f + 1),
+            None => (Vec::new(), start),
+        };
+        from = skip_topic(reading, from);
+        let to = trim_tail(reading, from, n);
+        if from >= to {
+            return None;
+        }
+        return Some(Typing {
+            text: reading.span(&(from..to)),
+            field,
+            search: true,
+            ..Typing::default()
+        });
+    }
+    // "the password is h7q2", "user name is darcy"
+    let is = (b + 1..n.min(b + 4)).find(|&i| reading.tokens[i].norm == "is")?;
+    if is + 1 >= n || is_in(UI_VERBS, first) || is_in(lexicon::ACTIVATE_VERBS, first) {
+        return None;
+    }
+    Some(Typing {
+        text: reading.span(&(is + 1..trim_tail(reading, is + 1, n))),
+        field: (b..is).collect(),
+        ..Typing::default()
+    })
+}
+
+fn quoted(reading: &Reading<'_>) -> Option<(Range<usize>, Range<usize>, usize)> {
+    let s = reading.source;
+    for (open, close) in [('"', '"'), ('“', '”'), ('‘', '’'), ('\'', '\'')] {
+        let Some(a) = s.find(open) else { continue };
+        let inner = a + open.len_utf8();
+        let Some(len) = s[inner..].find(close) else {
+            continue;
+        };
+        let b = inner + len;
+        if open == '\'' && a > 0 && !s[..a].ends_with(' ') {
+            continue;
+        }
+        let text = s[inner..b].trim();
+        if text.is_empty() || text.len() > MAX_TEXT {
+            continue;
+        }
+        let start = inner + (s[inner..b].len() - s[inner..b].trim_start().len());
+        let before = reading.begin
+            ..reading
+                .tokens
+                .iter()
+                .position(|t| t.start >= a)
+                .unwrap_or(reading.tokens.len());
+        let after = reading
+            .tokens
+            .iter()
+            .position(|t| t.start > b)
+            .unwrap_or(reading.tokens.len());
+        let before = before.start + 1..before.end;
+        return Some((start..start + text.len(), before, after));
+    }
+    None
+}
+
+fn skip_determiners(reading: &Reading<'_>, mut i: usize) -> usize {
+    while i < reading.tokens.len()
+        && matches!(reading.tokens[i].norm.as_str(), "the" | "a" | "an" | "my")
+    {
+        i += 1;
+    }
+    i
+}
+
+/// "posts about X", "something on X": the topic words are framing, not text.
+fn skip_topic(reading: &Reading<'_>, from: usize) -> usize {
+    let t = &reading.tokens;
+    let framing = [
+        "post",
+        "story",
+        "article",
+        "thing",
+        "result",
+        "video",
+        "item",
+        "page",
+        "information",
+        "info",
+        "stuff",
+        "something",
+        "anything",
+        "thread",
+        "discussion",
+    ];
+    if from + 1 < t.len()
+        && framing.contains(&t[from].stem.as_str())
+        && matches!(
+            t[from + 1].norm.as_str(),
+            "about" | "on" | "regarding" | "for" | "with"
+        )
+    {
+        return from + 2;
+    }
+    from
+}
+
+/// Drops trailing "here", "on this page", "please", "for me".
+fn trim_tail(reading: &Reading<'_>, from: usize, mut to: usize) -> usize {
+    let t = &reading.tokens;
+    loop {
+        let last = |k: usize| to >= from + k && to >= k;
+        if last(1) && matches!(t[to - 1].norm.as_str(), "here" | "please" | "now") {
+            to -= 1;
+        } else if last(2) && t[to - 2].norm == "for" && t[to - 1].norm == "me" {
+            to -= 2;
+        } else if last(3)
+            && matches!(t[to - 3].norm.as_str(), "on" | "in")
+            && t[to - 2].norm == "this"
+            && matches!(t[to - 1].norm.as_str(), "page" | "site" | "website")
+        {
+            to -= 3;
+        } else {
+            return to;
+        }
+    }
+}
+
+/// Splits a token list into content words, a kind noun and an ordinal.
+fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
+    let mut p = Phrase::default();
+    let mut k = 0;
+    while k < indices.len() {
+        let i = indices[k];
+        let t = &tokens[i];
+        let next = indices.get(k + 1).map(|&j| &tokens[j]);
+        let number_after = next.and_then(|n| text::number_word(&n.norm));
+        if let Some(n) = text::ordinal_word(&t.norm) {
+            p.ordinal = Some(Ordinal::Nth(n));
+        } else if matches!(t.norm.as_str(), "last" | "final" | "bottom") {
+            p.ordinal = Some(Ordinal::Last);
+        } else if t.norm == "top" && next.is_some() {
+            p.ordinal = Some(Ordinal::Nth(1));
+        } else if matches!(t.norm.as_str(), "number" | "no" | "nr") && number_after.is_some() {
+            p.ordinal = number_after.map(Ordinal::Number);
+            k += 1;
+        } else if let Some(kind) = kind_noun(t, next) {
+            if let Kind::Role(_) = kind {
+                if next.is_some_and(|n| role_noun(&n.stem).is_some()) {
+                    // "text field", "search box": the first word qualifies the second.
+                    if t.norm == "search" {
+                        p.content.push(i);
+                    }
+                    k += 1;
+                }
+            }
+            if p.kind == Kind::Plain || p.kind == Kind::One {
+                p.kind = kind;
+                p.kind_token = Some(i);
+                p.plural = t.norm != t.stem && t.norm.ends_with('s');
+            }
+            if let Some(n) = number_after {
+                if kind != Kind::One {
+                    p.ordinal = Some(Ordinal::Number(n));
+                    k += 1;
+                }
+            }
+        } else if !is_in(lexicon::STOPWORDS, &t.norm) && !is_in(lexicon::STOPWORDS, &t.stem) {
+            p.content.push(i);
+        }
+        k += 1;
+    }
+    let content: Vec<Token> = p.content.iter().map(|&i| tokens[i].clone()).collect();
+    p.concepts = lexicon::concept_ids(&content);
+    p
+}
+
+fn role_noun(stem: &str) -> Option<RoleNoun> {
+    lexicon::ROLE_NOUNS
+        .iter()
+        .find(|(w, _)| *w == stem)
+        .map(|(_, r)| *r)
+}
+
+fn kind_noun(t: &Token, next: Option<&Token>) -> Option<Kind> {
+    let s = t.stem.as_str();
+    if t.norm == "one" || t.norm == "ones" {
+        return Some(Kind::One);
+    }
+    if matches!(
+        t.norm.as_str(),
+        "text" | "check" | "input" | "search" | "drop"
+    ) {
+        if let Some(r) = next.and_then(|n| role_noun(&n.stem)) {
+            let role = match (t.norm.as_str(), r) {
+                ("check", _) => RoleNoun::Toggle,
+                (_, RoleNoun::Field) | (_, RoleNoun::Editable) => RoleNoun::Editable,
+                (_, other) => other,
+            };
+            return Some(Kind::Role(role));
+        }
+        return None;
+    }
+    if is_in(lexicon::ITEM_NOUNS, s) {
+        return Some(Kind::Item);
+    }
+    if is_in(lexicon::SECTION_NOUNS, s) {
+        return Some(Kind::Section);
+    }
+    if is_in(lexicon::FOOTNOTE_NOUNS, s) {
+        return Some(Kind::Footnote);
+    }
+    if is_in(lexicon::AUTHOR_NOUNS, s) {
+        return Some(Kind::Author);
+    }
+    role_noun(s).map(Kind::Role)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn global_cues_need_no_target() {
+        let table = [
+            ("what is this page about?", Cue::Question),
+            ("is this article worth reading?", Cue::Question),
+            ("summarize the answers people gave", Cue::Question),
+            ("scroll down", Cue::Scroll(Direction::Down)),
+            ("page down", Cue::Scroll(Direction::Down)),
+            ("scroll back up", Cue::Scroll(Direction::Up)),
+            ("go up a bit", Cue::Scroll(Direction::Up)),
+            ("read on", Cue::Scroll(Direction::Down)),
+            ("keep reading", Cue::Scroll(Direction::Down)),
+            ("go back to the previous page", Cue::Back),
+            ("back", Cue::Back),
+            ("back to the RPG section", Cue::Act),
+            ("open the first story and then upvote it", Cue::MultiStep),
+        ];
+        for (text, cue) in table {
+            assert_eq!(read(text).cue, cue, "{text}");
+        }
+    }
+
+    #[test]
+    fn typed_text_is_a_slice_of_the_words_said() {
+        let table = [
+            ("search for rust databases", "rust databases"),
+            ("search hacker news for sqlite", "sqlite"),
+            ("find posts about WebAssembly", "WebAssembly"),
+            ("look up asyncio here", "asyncio"),
+            ("type pyproject.toml in the search box", "pyproject.toml"),
+            ("the password is h7q2", "h7q2"),
+            ("replace oD with done", "done"),
+            ("type \"lo-fi beats\" into search", "lo-fi beats"),
+        ];
+        for (source, want) in table {
+            let r = read(source);
+            let span = r
+                .typing
+                .as_ref()
+                .and_then(|t| t.text.clone())
+                .expect(source);
+            assert_eq!(r.slice(&span), want, "{source}");
+        }
+        let r = read("enter the username karl");
+        let rest = r.typing.and_then(|t| t.rest).expect("rest");
+        assert_eq!(r.tokens[rest.start].norm, "username");
+    }
+
+    #[test]
+    fn references_split_into_head_qualifier_kind_and_ordinal() {
+        let r = read("open the comments on the second story");
+        assert_eq!(r.verb, Verb::Activate);
+        assert_eq!(r.head.content.len(), 1);
+        assert_eq!(r.qualifier.kind, Kind::Item);
+        assert_eq!(r.qualifier.ordinal, Some(Ordinal::Nth(2)));
+
+        let r = read("upvote number ten");
+        assert!(matches!(r.verb, Verb::Specific { .. }));
+        assert_eq!(r.head.ordinal, Some(Ordinal::Number(10)));
+
+        let r = read("type hello in the first text field");
+        assert_eq!(r.head.kind, Kind::Role(RoleNoun::Editable));
+        assert_eq!(r.head.ordinal, Some(Ordinal::Nth(1)));
+
+        let r = read("show other stories from krebsonsecurity");
+        assert_eq!(r.head.kind, Kind::Item);
+        assert!(r.head.plural);
+
+        let r = read("okay, allow everything");
+        assert!(matches!(
+            r.verb,
+            Verb::Specific {
+                concept: Some(_),
+                ..
+            }
+        ));
+    }
+}

@@ -1,0 +1,33 @@
+//! The grounding corpora: the shared dev set and Circe's own held-out cases.
+
+use std::path::Path;
+
+use circe::decider::local::LocalDecider;
+use circe::eval::run_corpus;
+
+const DEV: &str = "/work/shared/eval/dev";
+
+#[test]
+fn dev_corpus_meets_the_targets() {
+    let path = Path::new(DEV);
+    if !path.exists() {
+        // The shared corpus lives outside the repository; the held-out test
+        // below always runs.
+        return;
+    }
+    let report = run_corpus(path, &LocalDecider).expect("corpus");
+    println!("{report}");
+    assert_eq!(report.wrong_target, 0, "{report}");
+    assert_eq!(report.acted_instead, 0, "{report}");
+    assert!(report.correct_rate() >= 0.90, "{report}");
+    assert!(report.asked_right_rate() >= 0.95, "{report}");
+}
+
+#[test]
+fn own_cases_are_safe() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/grounding");
+    let report = run_corpus(&path, &LocalDecider).expect("corpus");
+    println!("{report}");
+    assert_eq!(report.wrong_target, 0, "{report}");
+    assert_eq!(report.acted_instead, 0, "{report}");
+}
