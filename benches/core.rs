@@ -91,7 +91,14 @@ fn acceptance() {
         };
         let reply = serde_json::json!({ "ok": true });
         let start = Instant::now();
-        store.commit_input(&change, Some(&op), ("bench", &i.id.to_string(), "hash", &reply), now).unwrap();
+        store
+            .commit_input(
+                &change,
+                Some(&op),
+                ("bench", &i.id.to_string(), "hash", &reply),
+                now,
+            )
+            .unwrap();
         samples.push(start.elapsed());
     }
     report("durable acceptance (commit, FULL)", samples);
@@ -146,16 +153,26 @@ impl Drop for Served {
 /// A real daemon: from sending a submit to a subscriber holding the change it made.
 fn notification() {
     let served = Served::start();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
-        let mut sub = Client::connect(&served.socket()).await.unwrap().subscribe().await.unwrap();
+        let mut sub = Client::connect(&served.socket())
+            .await
+            .unwrap()
+            .subscribe()
+            .await
+            .unwrap();
         let _snapshot = sub.next().await.unwrap();
         let mut c = Client::connect(&served.socket()).await.unwrap();
         let mut to_notify = Vec::new();
         let mut to_reply = Vec::new();
         for _ in 0..300 {
             let start = Instant::now();
-            let send = c.call(Verb::Submit { input: input("what's the weather?") });
+            let send = c.call(Verb::Submit {
+                input: input("what's the weather?"),
+            });
             let wait = async {
                 loop {
                     if let Notification::Interaction { .. } = sub.next().await.unwrap() {
@@ -194,13 +211,23 @@ fn rss_kib(pid: u32) -> u64 {
 
 /// A daemon that has done some work, then sits idle.
 fn idle() {
-    let secs: u64 = std::env::var("CIRCE_BENCH_IDLE_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(60);
+    let secs: u64 = std::env::var("CIRCE_BENCH_IDLE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
     let served = Served::start();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let mut c = Client::connect(&served.socket()).await.unwrap();
         for _ in 0..50 {
-            c.call(Verb::Submit { input: input("what's the weather?") }).await.unwrap();
+            c.call(Verb::Submit {
+                input: input("what's the weather?"),
+            })
+            .await
+            .unwrap();
         }
     });
     std::thread::sleep(Duration::from_secs(1));
@@ -210,6 +237,14 @@ fn idle() {
     std::thread::sleep(Duration::from_secs(secs));
     let after = proc_stat_ticks(pid);
     let cpu = (after - before) as f64 / tick_hz / secs as f64 * 100.0;
-    println!("{:<40} {cpu:.3}% of one core over {secs} s ({} ticks)", "idle CPU", after - before);
-    println!("{:<40} {:.1} MiB", "resident memory (VmRSS) after idle", rss_kib(pid) as f64 / 1024.0);
+    println!(
+        "{:<40} {cpu:.3}% of one core over {secs} s ({} ticks)",
+        "idle CPU",
+        after - before
+    );
+    println!(
+        "{:<40} {:.1} MiB",
+        "resident memory (VmRSS) after idle",
+        rss_kib(pid) as f64 / 1024.0
+    );
 }

@@ -6,14 +6,20 @@
 use crate::client::{Client, ClientError, Subscription};
 use crate::config::{Config, Paths};
 use crate::daemon::{self, ServeOptions};
-use crate::model::{Input, InputMode, Interaction, Operation, OperationId, OperationStatus, Pending, StepResult};
+use crate::model::{
+    Input, InputMode, Interaction, Operation, OperationId, OperationStatus, Pending, StepResult,
+};
 use crate::protocol::{Interrupted, Notification, StateView, Submitted, Verb};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use uuid::Uuid;
 
 #[derive(Parser, Debug)]
-#[command(name = "circe", version, about = "Voice as a reliable remote control for your desktop")]
+#[command(
+    name = "circe",
+    version,
+    about = "Voice as a reliable remote control for your desktop"
+)]
 pub struct Cli {
     /// The control socket (default: $XDG_RUNTIME_DIR/circe/control.sock).
     #[arg(long, global = true, env = "CIRCE_SOCKET")]
@@ -99,7 +105,10 @@ pub const EXIT_NOT_DONE: i32 = 3;
 pub fn run() -> i32 {
     let cli = Cli::parse();
     init_tracing(matches!(cli.command, Command::Serve { .. }));
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("circe: cannot start: {e}");
@@ -131,11 +140,19 @@ fn init_tracing(daemon: bool) {
     let default = if daemon { "info" } else { "warn" };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
-    let Cli { socket, config, json, command } = cli;
+    let Cli {
+        socket,
+        config,
+        json,
+        command,
+    } = cli;
     let data_dir = match &command {
         Command::Serve { data_dir } | Command::Doctor { data_dir } => data_dir.clone(),
         _ => None,
@@ -145,12 +162,24 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match command {
         Command::Serve { .. } => {
             let config = Config::load(&paths.config_file)?;
-            let paths =
-                Paths { runtime_dir: socket.parent().map(PathBuf::from).unwrap_or(paths.runtime_dir.clone()), ..paths };
+            let paths = Paths {
+                runtime_dir: socket
+                    .parent()
+                    .map(PathBuf::from)
+                    .unwrap_or(paths.runtime_dir.clone()),
+                ..paths
+            };
             daemon::serve(ServeOptions { paths, config }).await?;
             Ok(0)
         }
-        Command::Say { text, wait, id, interaction, revision, device } => {
+        Command::Say {
+            text,
+            wait,
+            id,
+            interaction,
+            revision,
+            device,
+        } => {
             let input = Input {
                 id: id.unwrap_or_else(Uuid::new_v4),
                 device,
@@ -162,10 +191,25 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             };
             submit(&socket, input, wait, json).await
         }
-        Command::Answer { text, choice, wait, id, device } => {
+        Command::Answer {
+            text,
+            choice,
+            wait,
+            id,
+            device,
+        } => {
             let mut client = Client::connect(&socket).await?;
-            let state: StateView = serde_json::from_value(client.call(Verb::State { operations: Some(0) }).await?)?;
-            let Some(current) = state.interaction.filter(|i| !matches!(i.pending, Pending::None)) else {
+            let state: StateView = serde_json::from_value(
+                client
+                    .call(Verb::State {
+                        operations: Some(0),
+                    })
+                    .await?,
+            )?;
+            let Some(current) = state
+                .interaction
+                .filter(|i| !matches!(i.pending, Pending::None))
+            else {
                 anyhow::bail!("nothing is being asked; use `circe say` for a new request");
             };
             let input = Input {
@@ -182,7 +226,11 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Stop { operation, no_wait } => stop(&socket, operation, !no_wait, json).await,
         Command::State => {
             let mut client = Client::connect(&socket).await?;
-            let value = client.call(Verb::State { operations: Some(0) }).await?;
+            let value = client
+                .call(Verb::State {
+                    operations: Some(0),
+                })
+                .await?;
             if json {
                 println!("{value}");
             } else {
@@ -193,7 +241,11 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         }
         Command::Ops { limit } => {
             let mut client = Client::connect(&socket).await?;
-            let value = client.call(Verb::State { operations: Some(limit) }).await?;
+            let value = client
+                .call(Verb::State {
+                    operations: Some(limit),
+                })
+                .await?;
             let state: StateView = serde_json::from_value(value)?;
             if json {
                 println!("{}", serde_json::to_string(&state.operations)?);
@@ -229,9 +281,18 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     }
 }
 
-async fn submit(socket: &std::path::Path, input: Input, wait: bool, json: bool) -> anyhow::Result<i32> {
+async fn submit(
+    socket: &std::path::Path,
+    input: Input,
+    wait: bool,
+    json: bool,
+) -> anyhow::Result<i32> {
     // Subscribe before submitting so no change is missed.
-    let mut sub = if wait { Some(Client::connect(socket).await?.subscribe().await?) } else { None };
+    let mut sub = if wait {
+        Some(Client::connect(socket).await?.subscribe().await?)
+    } else {
+        None
+    };
     let mut client = Client::connect(socket).await?;
     let value = client.call(Verb::Submit { input }).await?;
     let submitted: Submitted = serde_json::from_value(value.clone())?;
@@ -243,8 +304,17 @@ async fn submit(socket: &std::path::Path, input: Input, wait: bool, json: bool) 
         let mut out = value;
         if let Some(op) = &operation {
             out["operation"] = serde_json::to_value(op)?;
-            let state: StateView = serde_json::from_value(client.call(Verb::State { operations: Some(0) }).await?)?;
-            if let Some(i) = state.interaction.filter(|i| i.id == submitted.interaction.id) {
+            let state: StateView = serde_json::from_value(
+                client
+                    .call(Verb::State {
+                        operations: Some(0),
+                    })
+                    .await?,
+            )?;
+            if let Some(i) = state
+                .interaction
+                .filter(|i| i.id == submitted.interaction.id)
+            {
                 out["interaction"] = serde_json::to_value(i)?;
             }
         }
@@ -263,10 +333,12 @@ async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, 
     loop {
         let op = match sub.next().await? {
             Notification::Operation { operation } if operation.id == id => operation,
-            Notification::Snapshot { state } => match state.operations.into_iter().find(|o| o.id == id) {
-                Some(op) => op,
-                None => continue,
-            },
+            Notification::Snapshot { state } => {
+                match state.operations.into_iter().find(|o| o.id == id) {
+                    Some(op) => op,
+                    None => continue,
+                }
+            }
             _ => continue,
         };
         if !op.status.is_active() {
@@ -275,10 +347,24 @@ async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, 
     }
 }
 
-async fn stop(socket: &std::path::Path, operation: Option<Uuid>, wait: bool, json: bool) -> anyhow::Result<i32> {
-    let mut sub = if wait { Some(Client::connect(socket).await?.subscribe().await?) } else { None };
+async fn stop(
+    socket: &std::path::Path,
+    operation: Option<Uuid>,
+    wait: bool,
+    json: bool,
+) -> anyhow::Result<i32> {
+    let mut sub = if wait {
+        Some(Client::connect(socket).await?.subscribe().await?)
+    } else {
+        None
+    };
     let mut client = Client::connect(socket).await?;
-    let value = client.call(Verb::Interrupt { operation, device: "cli".into() }).await?;
+    let value = client
+        .call(Verb::Interrupt {
+            operation,
+            device: "cli".into(),
+        })
+        .await?;
     let interrupted: Interrupted = serde_json::from_value(value.clone())?;
     let finished = match (&mut sub, interrupted.already_finished) {
         (Some(sub), false) => {
@@ -289,23 +375,37 @@ async fn stop(socket: &std::path::Path, operation: Option<Uuid>, wait: bool, jso
     };
     let op = match &finished {
         Some(Ok(Ok(op))) => op.clone(),
-        Some(Ok(Err(e))) => anyhow::bail!("stop requested, but watching for its confirmation failed: {e}"),
+        Some(Ok(Err(e))) => {
+            anyhow::bail!("stop requested, but watching for its confirmation failed: {e}")
+        }
         Some(Err(_)) => {
-            println!("stop requested for {}; not confirmed within 10 s", interrupted.operation.id);
+            println!(
+                "stop requested for {}; not confirmed within 10 s",
+                interrupted.operation.id
+            );
             return Ok(EXIT_NOT_DONE);
         }
         None => interrupted.operation.clone(),
     };
     if json {
-        println!("{}", serde_json::json!({ "requested": value, "operation": op }));
+        println!(
+            "{}",
+            serde_json::json!({ "requested": value, "operation": op })
+        );
     } else if interrupted.already_finished {
         println!("nothing to stop: {}", operation_line(&op));
     } else if op.stop.as_ref().is_some_and(|s| s.confirmed_at.is_some()) {
         println!("stopped (confirmed): {}", operation_line(&op));
     } else if wait {
-        println!("stop requested; the operation ended first: {}", operation_line(&op));
+        println!(
+            "stop requested; the operation ended first: {}",
+            operation_line(&op)
+        );
     } else {
-        println!("stop requested (not yet confirmed): {}", operation_line(&op));
+        println!(
+            "stop requested (not yet confirmed): {}",
+            operation_line(&op)
+        );
     }
     Ok(0)
 }
@@ -325,8 +425,17 @@ pub fn outcome_class(status: OperationStatus) -> &'static str {
 }
 
 fn operation_line(op: &Operation) -> String {
-    let what = op.outcome.as_ref().map_or(op.expected_outcome.as_str(), |o| o.summary.as_str());
-    format!("{}  {:<10}  {}  {}", op.id, op.status.as_str(), op.goal.as_str(), what)
+    let what = op
+        .outcome
+        .as_ref()
+        .map_or(op.expected_outcome.as_str(), |o| o.summary.as_str());
+    format!(
+        "{}  {:<10}  {}  {}",
+        op.id,
+        op.status.as_str(),
+        op.goal.as_str(),
+        what
+    )
 }
 
 fn print_submitted(s: &Submitted, op: Option<&Operation>) {
@@ -366,10 +475,17 @@ fn print_operation(op: &Operation) {
         });
         println!("  step {}: {} [{}]", step.index + 1, step.action, result);
     }
-    let summary = op.outcome.as_ref().map_or(op.expected_outcome.as_str(), |o| o.summary.as_str());
+    let summary = op
+        .outcome
+        .as_ref()
+        .map_or(op.expected_outcome.as_str(), |o| o.summary.as_str());
     println!("{}: {}", outcome_class(op.status), summary);
     if let Some(stop) = &op.stop {
-        let confirmed = if stop.confirmed_at.is_some() { "confirmed" } else { "not yet confirmed" };
+        let confirmed = if stop.confirmed_at.is_some() {
+            "confirmed"
+        } else {
+            "not yet confirmed"
+        };
         println!("  stop requested by {} ({confirmed})", stop.requested_by);
     }
 }
@@ -380,9 +496,19 @@ fn print_state(state: &StateView) {
         println!("no interaction yet");
         return;
     };
-    println!("interaction {} (revision {}): {} \"{}\"", i.id, i.revision, i.goal.as_str(), i.request);
+    println!(
+        "interaction {} (revision {}): {} \"{}\"",
+        i.id,
+        i.revision,
+        i.goal.as_str(),
+        i.request
+    );
     if !i.arguments.is_empty() {
-        let args: Vec<String> = i.arguments.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let args: Vec<String> = i
+            .arguments
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         println!("  arguments: {}", args.join(", "));
     }
     print_interaction(i);
@@ -396,13 +522,21 @@ fn print_notification(n: &Notification) {
     match n {
         Notification::Snapshot { state } => print_state(state),
         Notification::Interaction { interaction } => {
-            println!("interaction {} → revision {}", interaction.id, interaction.revision);
+            println!(
+                "interaction {} → revision {}",
+                interaction.id, interaction.revision
+            );
             print_interaction(interaction);
         }
         Notification::Operation { operation } => {
             println!("operation {} → {}", operation.id, operation.status.as_str());
             if let Some(step) = operation.steps.last() {
-                println!("  step {}: {} [{:?}]", step.index + 1, step.action, step.result);
+                println!(
+                    "  step {}: {} [{:?}]",
+                    step.index + 1,
+                    step.action,
+                    step.result
+                );
             }
             if let Some(o) = &operation.outcome {
                 println!("  {}: {}", outcome_class(o.status), o.summary);

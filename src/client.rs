@@ -30,14 +30,20 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(path: &Path) -> Result<Client, ClientError> {
-        let stream = UnixStream::connect(path).await.map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
-                ClientError::NotRunning(path.into())
-            }
-            _ => ClientError::Io(e),
-        })?;
+        let stream = UnixStream::connect(path)
+            .await
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
+                    ClientError::NotRunning(path.into())
+                }
+                _ => ClientError::Io(e),
+            })?;
         let (read, writer) = stream.into_split();
-        Ok(Client { reader: BufReader::new(read), writer, next_id: 1 })
+        Ok(Client {
+            reader: BufReader::new(read),
+            writer,
+            next_id: 1,
+        })
     }
 
     /// Send one request and wait for its reply.
@@ -60,8 +66,8 @@ impl Client {
     pub async fn send(&mut self, verb: Verb) -> Result<u64, ClientError> {
         let id = self.next_id;
         self.next_id += 1;
-        let mut line =
-            serde_json::to_string(&Request { id, verb }).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let mut line = serde_json::to_string(&Request { id, verb })
+            .map_err(|e| ClientError::Protocol(e.to_string()))?;
         line.push('\n');
         self.writer.write_all(line.as_bytes()).await?;
         Ok(id)

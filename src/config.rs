@@ -59,14 +59,21 @@ impl Default for WeatherConfig {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_message_bytes: 64 * 1024, max_input_chars: 4000, input_queue_depth: 256 }
+        Limits {
+            max_message_bytes: 64 * 1024,
+            max_input_chars: 4000,
+            input_queue_depth: 256,
+        }
     }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("config file {path} is not valid: {message}")]
     Parse { path: PathBuf, message: String },
 }
@@ -75,9 +82,15 @@ impl Config {
     /// Read `path` if it exists; a missing file means every default.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => Config::parse(&text).map_err(|message| ConfigError::Parse { path: path.into(), message }),
+            Ok(text) => Config::parse(&text).map_err(|message| ConfigError::Parse {
+                path: path.into(),
+                message,
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(source) => Err(ConfigError::Read { path: path.into(), source }),
+            Err(source) => Err(ConfigError::Read {
+                path: path.into(),
+                source,
+            }),
         }
     }
 
@@ -96,20 +109,33 @@ pub struct Paths {
 
 impl Paths {
     pub fn from_env(data_dir: Option<PathBuf>, config_file: Option<PathBuf>) -> Paths {
-        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/"));
         let xdg = |var: &str, fallback: &str| {
-            std::env::var_os(var).map(PathBuf::from).filter(|p| p.is_absolute()).unwrap_or_else(|| home.join(fallback))
+            std::env::var_os(var)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .unwrap_or_else(|| home.join(fallback))
         };
         let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR")
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
             .map(|p| p.join("circe"))
             // Without a runtime dir the socket lives beside the data, still private to the user.
-            .unwrap_or_else(|| xdg("XDG_DATA_HOME", ".local/share").join("circe").join("run"));
+            .unwrap_or_else(|| {
+                xdg("XDG_DATA_HOME", ".local/share")
+                    .join("circe")
+                    .join("run")
+            });
         Paths {
-            data_dir: data_dir.unwrap_or_else(|| xdg("XDG_DATA_HOME", ".local/share").join("circe")),
-            config_file: config_file
-                .unwrap_or_else(|| xdg("XDG_CONFIG_HOME", ".config").join("circe").join("config.toml")),
+            data_dir: data_dir
+                .unwrap_or_else(|| xdg("XDG_DATA_HOME", ".local/share").join("circe")),
+            config_file: config_file.unwrap_or_else(|| {
+                xdg("XDG_CONFIG_HOME", ".config")
+                    .join("circe")
+                    .join("config.toml")
+            }),
             runtime_dir,
         }
     }
@@ -156,7 +182,10 @@ mod tests {
     fn partial_config_keeps_other_defaults() {
         let c = Config::parse("[weather]\nforecast_url = \"http://127.0.0.1:9\"\n").unwrap();
         assert_eq!(c.weather.forecast_url, "http://127.0.0.1:9");
-        assert_eq!(c.weather.geocoding_url, WeatherConfig::default().geocoding_url);
+        assert_eq!(
+            c.weather.geocoding_url,
+            WeatherConfig::default().geocoding_url
+        );
     }
 
     #[test]

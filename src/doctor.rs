@@ -32,7 +32,13 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for c in &self.checks {
-            writeln!(f, "{} {:<10} {}", if c.ok { "ok " } else { "NO " }, c.name, c.detail)?;
+            writeln!(
+                f,
+                "{} {:<10} {}",
+                if c.ok { "ok " } else { "NO " },
+                c.name,
+                c.detail
+            )?;
             if let Some(fix) = &c.fix {
                 writeln!(f, "    fix: {fix}")?;
             }
@@ -43,8 +49,18 @@ impl fmt::Display for Report {
 
 fn check(name: &'static str, result: Result<String, (String, String)>) -> Check {
     match result {
-        Ok(detail) => Check { name, ok: true, detail, fix: None },
-        Err((detail, fix)) => Check { name, ok: false, detail, fix: Some(fix) },
+        Ok(detail) => Check {
+            name,
+            ok: true,
+            detail,
+            fix: None,
+        },
+        Err((detail, fix)) => Check {
+            name,
+            ok: false,
+            detail,
+            fix: Some(fix),
+        },
     }
 }
 
@@ -54,9 +70,17 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
     checks.push(check(
         "config",
         match &config {
-            Ok(_) if paths.config_file.exists() => Ok(format!("{} is valid", paths.config_file.display())),
-            Ok(_) => Ok(format!("no {} (every setting has its default)", paths.config_file.display())),
-            Err(e) => Err((e.to_string(), format!("correct or remove {}", paths.config_file.display()))),
+            Ok(_) if paths.config_file.exists() => {
+                Ok(format!("{} is valid", paths.config_file.display()))
+            }
+            Ok(_) => Ok(format!(
+                "no {} (every setting has its default)",
+                paths.config_file.display()
+            )),
+            Err(e) => Err((
+                e.to_string(),
+                format!("correct or remove {}", paths.config_file.display()),
+            )),
         },
     ));
     let db = paths.database();
@@ -66,14 +90,20 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
             Ok(format!("{} will be created by `circe serve`", db.display()))
         } else {
             match Store::inspect(&db) {
-                Ok((applied, known)) if applied == known => Ok(format!("{} (schema {applied})", db.display())),
+                Ok((applied, known)) if applied == known => {
+                    Ok(format!("{} (schema {applied})", db.display()))
+                }
                 Ok((applied, known)) => Err((
-                    format!("{} has schema {applied}; this circe ships {known}", db.display()),
+                    format!(
+                        "{} has schema {applied}; this circe ships {known}",
+                        db.display()
+                    ),
                     "run `circe serve` once to migrate (a newer schema needs a newer circe)".into(),
                 )),
-                Err(e) => {
-                    Err((format!("{}: {e}", db.display()), "move the file aside and restart `circe serve`".into()))
-                }
+                Err(e) => Err((
+                    format!("{}: {e}", db.display()),
+                    "move the file aside and restart `circe serve`".into(),
+                )),
             }
         },
     ));
@@ -92,7 +122,12 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
                     )),
                 })
                 .collect::<Result<Vec<()>, _>>()
-                .map(|_| format!("{} and {}", config.weather.geocoding_url, config.weather.forecast_url)),
+                .map(|_| {
+                    format!(
+                        "{} and {}",
+                        config.weather.geocoding_url, config.weather.forecast_url
+                    )
+                }),
         ));
     }
     Report { checks }
@@ -102,19 +137,39 @@ async fn daemon(socket: &Path) -> Result<String, (String, String)> {
     let mut client = match Client::connect(socket).await {
         Ok(c) => c,
         Err(ClientError::NotRunning(p)) => {
-            return Err((format!("not running (no socket at {})", p.display()), "start it with `circe serve`".into()))
+            return Err((
+                format!("not running (no socket at {})", p.display()),
+                "start it with `circe serve`".into(),
+            ))
         }
         Err(e) => return Err((e.to_string(), "check that this user owns the socket".into())),
     };
-    let mode = std::fs::metadata(socket).map(|m| m.permissions().mode() & 0o777).unwrap_or(0);
+    let mode = std::fs::metadata(socket)
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or(0);
     if mode & 0o077 != 0 {
         return Err((
-            format!("socket {} is mode {mode:o}; other users could use it", socket.display()),
+            format!(
+                "socket {} is mode {mode:o}; other users could use it",
+                socket.display()
+            ),
             "restart `circe serve` (it creates the socket 0600)".into(),
         ));
     }
-    match client.call(Verb::State { operations: Some(0) }).await {
-        Ok(v) => Ok(format!("serving node {} on {}", v["node"].as_str().unwrap_or("?"), socket.display())),
-        Err(e) => Err((format!("the daemon did not answer: {e}"), "restart `circe serve`".into())),
+    match client
+        .call(Verb::State {
+            operations: Some(0),
+        })
+        .await
+    {
+        Ok(v) => Ok(format!(
+            "serving node {} on {}",
+            v["node"].as_str().unwrap_or("?"),
+            socket.display()
+        )),
+        Err(e) => Err((
+            format!("the daemon did not answer: {e}"),
+            "restart `circe serve`".into(),
+        )),
     }
 }

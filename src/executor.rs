@@ -17,7 +17,10 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExecOutcome {
     /// The expected outcome was observed.
-    Completed { summary: String, data: serde_json::Value },
+    Completed {
+        summary: String,
+        data: serde_json::Value,
+    },
     /// It could not be done and nothing uncertain happened.
     Blocked { reason: String },
     /// Cancelled; effects already observed are in the steps.
@@ -62,7 +65,11 @@ pub struct RunContext<'a> {
 
 pub trait Executor: Send + Sync {
     fn goal(&self) -> Goal;
-    fn run<'a>(&'a self, operation: &'a Operation, cx: RunContext<'a>) -> BoxFuture<'a, ExecOutcome>;
+    fn run<'a>(
+        &'a self,
+        operation: &'a Operation,
+        cx: RunContext<'a>,
+    ) -> BoxFuture<'a, ExecOutcome>;
     /// What the executor's connector looks like now (shown by `circe state` and `doctor`).
     fn status(&self) -> serde_json::Value {
         serde_json::json!({ "ready": true })
@@ -83,10 +90,16 @@ impl Executors {
     }
 
     pub fn for_goal(&self, goal: Goal) -> Option<&dyn Executor> {
-        self.by_goal.iter().find(|e| e.goal() == goal).map(|e| e.as_ref())
+        self.by_goal
+            .iter()
+            .find(|e| e.goal() == goal)
+            .map(|e| e.as_ref())
     }
 
     pub fn status(&self) -> std::collections::BTreeMap<String, serde_json::Value> {
-        self.by_goal.iter().map(|e| (e.goal().as_str().to_string(), e.status())).collect()
+        self.by_goal
+            .iter()
+            .map(|e| (e.goal().as_str().to_string(), e.status()))
+            .collect()
     }
 }

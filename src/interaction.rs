@@ -6,8 +6,8 @@
 //! projection of the event log (`apply`).
 
 use crate::model::{
-    Choice, Goal, Input, InputId, Interaction, InteractionId, Millis, NodeId, OperationId, OperationStatus, Outcome,
-    Pending, Question, Relation, Target, TargetRef,
+    Choice, Goal, Input, InputId, Interaction, InteractionId, Millis, NodeId, OperationId,
+    OperationStatus, Outcome, Pending, Question, Relation, Target, TargetRef,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -34,15 +34,28 @@ pub enum Phase {
 }
 
 impl Phase {
-    pub const ALL: [Phase; 6] =
-        [Phase::Empty, Phase::Asking, Phase::Approving, Phase::Running, Phase::Finished, Phase::Closed];
+    pub const ALL: [Phase; 6] = [
+        Phase::Empty,
+        Phase::Asking,
+        Phase::Approving,
+        Phase::Running,
+        Phase::Finished,
+        Phase::Closed,
+    ];
 
-    pub fn of(interaction: Option<&Interaction>, operation: Option<OperationStatus>, now: Millis) -> Phase {
-        let Some(i) = interaction else { return Phase::Empty };
+    pub fn of(
+        interaction: Option<&Interaction>,
+        operation: Option<OperationStatus>,
+        now: Millis,
+    ) -> Phase {
+        let Some(i) = interaction else {
+            return Phase::Empty;
+        };
         if i.closed {
             return Phase::Closed;
         }
-        let waiting = operation == Some(OperationStatus::NeedsInput) && matches!(i.pending, Pending::Question(_));
+        let waiting = operation == Some(OperationStatus::NeedsInput)
+            && matches!(i.pending, Pending::Question(_));
         if operation.is_some_and(|s| s.is_active()) && !waiting {
             return Phase::Running;
         }
@@ -184,14 +197,20 @@ pub fn dispose(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Result<C
     let phase = Phase::of(cx.current, cx.operation_status, cx.now);
     if let (Some(expected), Some(current)) = (input.expected_revision, cx.current) {
         if expected != current.revision {
-            return Err(Refusal::RevisionConflict { expected, current: current.revision });
+            return Err(Refusal::RevisionConflict {
+                expected,
+                current: current.revision,
+            });
         }
     }
     let relation = proposal.relation.unwrap_or(match phase {
         Phase::Asking | Phase::Approving => Relation::Answer,
         _ => Relation::NewRequest,
     });
-    legal(phase, relation).map_err(|reason| Refusal::IllegalRelation { relation, reason: reason.to_string() })?;
+    legal(phase, relation).map_err(|reason| Refusal::IllegalRelation {
+        relation,
+        reason: reason.to_string(),
+    })?;
     let mut draft = match relation {
         Relation::NewRequest => new_request(cx, input, proposal),
         Relation::Answer => answer(cx, input, proposal, phase)?,
@@ -258,8 +277,15 @@ fn new_request(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Draft {
     draft
 }
 
-fn answer(cx: &Context<'_>, input: &Input, proposal: &Proposal, phase: Phase) -> Result<Draft, Refusal> {
-    let current = cx.current.expect("Asking and Approving have an interaction");
+fn answer(
+    cx: &Context<'_>,
+    input: &Input,
+    proposal: &Proposal,
+    phase: Phase,
+) -> Result<Draft, Refusal> {
+    let current = cx
+        .current
+        .expect("Asking and Approving have an interaction");
     let mut draft = Draft::from(Some(current), cx.now);
     let event = match (&current.pending, phase) {
         (Pending::Question(q), Phase::Asking) => InteractionEvent::Answered {
@@ -270,11 +296,17 @@ fn answer(cx: &Context<'_>, input: &Input, proposal: &Proposal, phase: Phase) ->
         (Pending::Approval(_), Phase::Approving) => {
             let value = proposal.value.as_deref().unwrap_or(input.text.as_str());
             match yes_or_no(value) {
-                Some(true) => {
-                    InteractionEvent::Answered { slot: "approval".into(), value: "yes".into(), input: input.id }
-                }
+                Some(true) => InteractionEvent::Answered {
+                    slot: "approval".into(),
+                    value: "yes".into(),
+                    input: input.id,
+                },
                 Some(false) => InteractionEvent::Cancelled { input: input.id },
-                None => return Err(Refusal::InvalidAnswer { reason: "say yes or no".into() }),
+                None => {
+                    return Err(Refusal::InvalidAnswer {
+                        reason: "say yes or no".into(),
+                    })
+                }
             }
         }
         _ => unreachable!("phase Asking/Approving matches the pending kind"),
@@ -287,29 +319,46 @@ fn answer_value(q: &Question, input: &Input, proposal: &Proposal) -> Result<Stri
     if let Some(n) = input.choice {
         return match q.choices.get(n.wrapping_sub(1)) {
             Some(c) => Ok(c.key.clone()),
-            None if q.choices.is_empty() => {
-                Err(Refusal::InvalidAnswer { reason: "this question has no numbered choices; answer in words".into() })
-            }
+            None if q.choices.is_empty() => Err(Refusal::InvalidAnswer {
+                reason: "this question has no numbered choices; answer in words".into(),
+            }),
             None => Err(Refusal::InvalidAnswer {
-                reason: format!("choice {n} does not exist; there are {} choices", q.choices.len()),
+                reason: format!(
+                    "choice {n} does not exist; there are {} choices",
+                    q.choices.len()
+                ),
             }),
         };
     }
-    let value = proposal.value.clone().unwrap_or_else(|| input.text.trim().to_string());
+    let value = proposal
+        .value
+        .clone()
+        .unwrap_or_else(|| input.text.trim().to_string());
     if value.is_empty() {
-        return Err(Refusal::InvalidAnswer { reason: format!("the answer for {} is empty", q.slot) });
+        return Err(Refusal::InvalidAnswer {
+            reason: format!("the answer for {} is empty", q.slot),
+        });
     }
     if !q.choices.is_empty() {
-        let found =
-            q.choices.iter().find(|c| c.key.eq_ignore_ascii_case(&value) || c.label.eq_ignore_ascii_case(&value));
+        let found = q
+            .choices
+            .iter()
+            .find(|c| c.key.eq_ignore_ascii_case(&value) || c.label.eq_ignore_ascii_case(&value));
         return found
             .map(|c| c.key.clone())
-            .ok_or_else(|| Refusal::InvalidAnswer { reason: format!("\"{value}\" is not one of the choices") });
+            .ok_or_else(|| Refusal::InvalidAnswer {
+                reason: format!("\"{value}\" is not one of the choices"),
+            });
     }
     Ok(value)
 }
 
-fn correction(cx: &Context<'_>, input: &Input, proposal: &Proposal, phase: Phase) -> Result<Draft, Refusal> {
+fn correction(
+    cx: &Context<'_>,
+    input: &Input,
+    proposal: &Proposal,
+    phase: Phase,
+) -> Result<Draft, Refusal> {
     let current = cx.current.expect("a correction needs an interaction");
     let mut arguments = proposal.arguments.clone();
     if arguments.is_empty() {
@@ -324,7 +373,10 @@ fn correction(cx: &Context<'_>, input: &Input, proposal: &Proposal, phase: Phase
         });
     }
     let mut draft = Draft::from(Some(current), cx.now);
-    draft.events.push(InteractionEvent::Corrected { arguments, input: input.id });
+    draft.events.push(InteractionEvent::Corrected {
+        arguments,
+        input: input.id,
+    });
     if phase == Phase::Running || waiting_operation(cx).is_some() {
         draft.stop = current.operation;
     }
@@ -334,7 +386,9 @@ fn correction(cx: &Context<'_>, input: &Input, proposal: &Proposal, phase: Phase
 fn cancel(cx: &Context<'_>, input: &Input, phase: Phase) -> Draft {
     let current = cx.current.expect("a cancel needs an interaction");
     let mut draft = Draft::from(Some(current), cx.now);
-    draft.events.push(InteractionEvent::Cancelled { input: input.id });
+    draft
+        .events
+        .push(InteractionEvent::Cancelled { input: input.id });
     if phase == Phase::Running || waiting_operation(cx).is_some() {
         draft.stop = current.operation;
     }
@@ -347,7 +401,9 @@ fn advance(cx: &Context<'_>, draft: &mut Draft) {
     if i.closed || !matches!(i.pending, Pending::None) {
         return;
     }
-    let missing = required_slots(i.goal).iter().find(|s| !i.arguments.contains_key(**s));
+    let missing = required_slots(i.goal)
+        .iter()
+        .find(|s| !i.arguments.contains_key(**s));
     if let (None, Some(op)) = (missing, waiting_operation(cx)) {
         // The operation asked; the answer resumes that same operation, once.
         if draft.stop.is_none() {
@@ -356,10 +412,15 @@ fn advance(cx: &Context<'_>, draft: &mut Draft) {
         }
     }
     let event = match missing {
-        Some(slot) => InteractionEvent::Asked { question: question_for(cx, &i, slot) },
+        Some(slot) => InteractionEvent::Asked {
+            question: question_for(cx, &i, slot),
+        },
         None => {
             let plan = plan_for(cx, &i);
-            let event = InteractionEvent::OperationAccepted { operation: plan.id, target: plan.target.clone() };
+            let event = InteractionEvent::OperationAccepted {
+                operation: plan.id,
+                target: plan.target.clone(),
+            };
             draft.start = Some(plan);
             event
         }
@@ -369,7 +430,9 @@ fn advance(cx: &Context<'_>, draft: &mut Draft) {
 
 /// The current interaction's operation, when it is waiting for an answer.
 fn waiting_operation(cx: &Context<'_>) -> Option<OperationId> {
-    (cx.operation_status == Some(OperationStatus::NeedsInput)).then(|| cx.current.and_then(|c| c.operation)).flatten()
+    (cx.operation_status == Some(OperationStatus::NeedsInput))
+        .then(|| cx.current.and_then(|c| c.operation))
+        .flatten()
 }
 
 fn question_for(cx: &Context<'_>, i: &Interaction, slot: &str) -> Question {
@@ -378,7 +441,11 @@ fn question_for(cx: &Context<'_>, i: &Interaction, slot: &str) -> Question {
         (_, slot) => format!("What {slot}?"),
     };
     Question {
-        kind: if slot == "place" { "place".into() } else { "text".into() },
+        kind: if slot == "place" {
+            "place".into()
+        } else {
+            "text".into()
+        },
         slot: slot.to_string(),
         prompt,
         known_arguments: i.arguments.clone(),
@@ -393,12 +460,18 @@ fn plan_for(cx: &Context<'_>, i: &Interaction) -> OperationPlan {
         Goal::Weather => (
             "weather-service",
             "weather:read",
-            format!("the current weather for {}", i.arguments.get("place").map_or("", |s| s)),
+            format!(
+                "the current weather for {}",
+                i.arguments.get("place").map_or("", |s| s)
+            ),
         ),
         Goal::Browser => (
             "chrome",
             "browser:act",
-            format!("\"{}\" done in the browser", i.arguments.get("request").map_or("", |s| s)),
+            format!(
+                "\"{}\" done in the browser",
+                i.arguments.get("request").map_or("", |s| s)
+            ),
         ),
         other => ("unresolved", "none", format!("a {} task", other.as_str())),
     };
@@ -426,14 +499,30 @@ pub fn ask(current: &Interaction, question: Question, now: Millis) -> Change {
 /// Record an operation's outcome on its interaction: one change, one new revision.
 pub fn record_outcome(current: &Interaction, outcome: Outcome, now: Millis) -> Change {
     let mut draft = Draft::from(Some(current), now);
-    draft.events.push(InteractionEvent::OutcomeRecorded { outcome });
+    draft
+        .events
+        .push(InteractionEvent::OutcomeRecorded { outcome });
     draft.finish()
 }
 
 /// Apply one event to a state, giving it `revision`. Replaying the log through this gives the projection.
-pub fn apply(state: Option<&Interaction>, event: &InteractionEvent, revision: u64, at: Millis) -> Interaction {
+pub fn apply(
+    state: Option<&Interaction>,
+    event: &InteractionEvent,
+    revision: u64,
+    at: Millis,
+) -> Interaction {
     let mut i = match (state, event) {
-        (_, InteractionEvent::Created { owner, id, goal, request, arguments }) => Interaction {
+        (
+            _,
+            InteractionEvent::Created {
+                owner,
+                id,
+                goal,
+                request,
+                arguments,
+            },
+        ) => Interaction {
             owner: owner.clone(),
             id: *id,
             revision: 0,
@@ -482,9 +571,14 @@ pub fn apply(state: Option<&Interaction>, event: &InteractionEvent, revision: u6
 }
 
 fn yes_or_no(text: &str) -> Option<bool> {
-    let t = text.trim().trim_end_matches(['.', '!']).to_ascii_lowercase();
+    let t = text
+        .trim()
+        .trim_end_matches(['.', '!'])
+        .to_ascii_lowercase();
     match t.as_str() {
-        "yes" | "yeah" | "yep" | "sure" | "ok" | "okay" | "do it" | "go ahead" | "confirm" => Some(true),
+        "yes" | "yeah" | "yep" | "sure" | "ok" | "okay" | "do it" | "go ahead" | "confirm" => {
+            Some(true)
+        }
         "no" | "nope" | "don't" | "do not" | "cancel" => Some(false),
         _ => None,
     }
@@ -526,13 +620,20 @@ mod tests {
         Proposal {
             relation: Some(Relation::NewRequest),
             goal: Some(Goal::Weather),
-            arguments: arguments.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            arguments: arguments
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             value: None,
         }
     }
 
     fn relation(r: Relation, value: Option<&str>, place: Option<&str>) -> Proposal {
-        let mut p = Proposal { relation: Some(r), value: value.map(String::from), ..Proposal::default() };
+        let mut p = Proposal {
+            relation: Some(r),
+            value: value.map(String::from),
+            ..Proposal::default()
+        };
         if let Some(place) = place {
             p.arguments.insert("place".into(), place.into());
         }
@@ -541,24 +642,41 @@ mod tests {
 
     /// An interaction in each phase, built through `dispose` itself.
     fn in_phase(phase: Phase) -> (Option<Interaction>, Option<OperationStatus>) {
-        let asking = dispose(&cx(None, None), &input("what's the weather?"), &weather(&[])).unwrap().interaction;
-        let running =
-            dispose(&cx(None, None), &input("weather in Pune"), &weather(&[("place", "Pune")])).unwrap().interaction;
+        let asking = dispose(
+            &cx(None, None),
+            &input("what's the weather?"),
+            &weather(&[]),
+        )
+        .unwrap()
+        .interaction;
+        let running = dispose(
+            &cx(None, None),
+            &input("weather in Pune"),
+            &weather(&[("place", "Pune")]),
+        )
+        .unwrap()
+        .interaction;
         match phase {
             Phase::Empty => (None, None),
             Phase::Asking => (Some(asking), None),
             Phase::Approving => {
                 let mut i = running;
                 i.operation = None;
-                i.pending =
-                    Pending::Approval(crate::model::Approval { prompt: "Send it?".into(), expires_at: NOW + 1000 });
+                i.pending = Pending::Approval(crate::model::Approval {
+                    prompt: "Send it?".into(),
+                    expires_at: NOW + 1000,
+                });
                 (Some(i), None)
             }
             Phase::Running => (Some(running), Some(OperationStatus::Running)),
             Phase::Finished => (Some(running), Some(OperationStatus::Completed)),
             Phase::Closed => {
-                let c = dispose(&cx(Some(&asking), None), &input("cancel"), &relation(Relation::Cancel, None, None))
-                    .unwrap();
+                let c = dispose(
+                    &cx(Some(&asking), None),
+                    &input("cancel"),
+                    &relation(Relation::Cancel, None, None),
+                )
+                .unwrap();
                 (Some(c.interaction), None)
             }
         }
@@ -583,7 +701,11 @@ mod tests {
             let (current, status) = in_phase(phase);
             assert_eq!(Phase::of(current.as_ref(), status, NOW), phase);
             for (relation, expect_legal) in Relation::ALL.into_iter().zip(row) {
-                assert_eq!(legal(phase, relation).is_ok(), expect_legal, "{phase:?} × {relation:?}");
+                assert_eq!(
+                    legal(phase, relation).is_ok(),
+                    expect_legal,
+                    "{phase:?} × {relation:?}"
+                );
                 let proposal = match relation {
                     Answer => relation_value(phase),
                     Correction => super::tests::relation(Correction, None, Some("Pune")),
@@ -593,12 +715,20 @@ mod tests {
                 let result = dispose(&cx(current.as_ref(), status), &input("x"), &proposal);
                 match (expect_legal, &result) {
                     (true, Ok(change)) => {
-                        let expected_revision =
-                            if relation == NewRequest { 1 } else { current.as_ref().unwrap().revision + 1 };
-                        assert_eq!(change.interaction.revision, expected_revision, "{phase:?} × {relation:?}");
+                        let expected_revision = if relation == NewRequest {
+                            1
+                        } else {
+                            current.as_ref().unwrap().revision + 1
+                        };
+                        assert_eq!(
+                            change.interaction.revision, expected_revision,
+                            "{phase:?} × {relation:?}"
+                        );
                         assert!(!change.events.is_empty());
                     }
-                    (false, Err(Refusal::IllegalRelation { relation: r, .. })) => assert_eq!(*r, relation),
+                    (false, Err(Refusal::IllegalRelation { relation: r, .. })) => {
+                        assert_eq!(*r, relation)
+                    }
                     _ => panic!("{phase:?} × {relation:?}: unexpected {result:?}"),
                 }
             }
@@ -606,15 +736,26 @@ mod tests {
     }
 
     fn relation_value(phase: Phase) -> Proposal {
-        let v = if phase == Phase::Approving { "yes" } else { "Ahmedabad" };
+        let v = if phase == Phase::Approving {
+            "yes"
+        } else {
+            "Ahmedabad"
+        };
         relation(Relation::Answer, Some(v), None)
     }
 
     #[test]
     fn question_then_answer_accepts_an_operation() {
-        let asked = dispose(&cx(None, None), &input("what's the weather?"), &weather(&[])).unwrap();
+        let asked = dispose(
+            &cx(None, None),
+            &input("what's the weather?"),
+            &weather(&[]),
+        )
+        .unwrap();
         assert!(asked.created && asked.start.is_none());
-        let Pending::Question(q) = &asked.interaction.pending else { panic!("no question") };
+        let Pending::Question(q) = &asked.interaction.pending else {
+            panic!("no question")
+        };
         assert_eq!((q.slot.as_str(), q.owner.as_str()), ("place", NODE));
         let answered = dispose(
             &cx(Some(&asked.interaction), None),
@@ -625,7 +766,10 @@ mod tests {
         assert_eq!(answered.interaction.revision, 2);
         assert_eq!(answered.interaction.pending, Pending::None);
         let plan = answered.start.expect("an operation");
-        assert_eq!(plan.arguments.get("place").map(String::as_str), Some("Ahmedabad"));
+        assert_eq!(
+            plan.arguments.get("place").map(String::as_str),
+            Some("Ahmedabad")
+        );
         assert_eq!(answered.interaction.operation, Some(plan.id));
     }
 
@@ -635,10 +779,18 @@ mod tests {
         let old = current.as_ref().unwrap().operation;
         let mut c = cx(current.as_ref(), status);
         c.new_operation_id = Uuid::from_u128(99);
-        let change =
-            dispose(&c, &input("actually in Mumbai"), &relation(Relation::Correction, None, Some("Mumbai"))).unwrap();
+        let change = dispose(
+            &c,
+            &input("actually in Mumbai"),
+            &relation(Relation::Correction, None, Some("Mumbai")),
+        )
+        .unwrap();
         assert_eq!(change.stop, old);
-        assert_eq!(change.interaction.id, current.unwrap().id, "same interaction, not a new request");
+        assert_eq!(
+            change.interaction.id,
+            current.unwrap().id,
+            "same interaction, not a new request"
+        );
         assert_eq!(change.start.unwrap().arguments["place"], "Mumbai");
     }
 
@@ -647,9 +799,19 @@ mod tests {
         let (current, _) = in_phase(Phase::Asking);
         let mut i = input("Pune");
         i.expected_revision = Some(0);
-        let err =
-            dispose(&cx(current.as_ref(), None), &i, &relation(Relation::Answer, Some("Pune"), None)).unwrap_err();
-        assert_eq!(err, Refusal::RevisionConflict { expected: 0, current: 1 });
+        let err = dispose(
+            &cx(current.as_ref(), None),
+            &i,
+            &relation(Relation::Answer, Some("Pune"), None),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            Refusal::RevisionConflict {
+                expected: 0,
+                current: 1
+            }
+        );
     }
 
     #[test]
@@ -657,25 +819,54 @@ mod tests {
         let (current, _) = in_phase(Phase::Asking);
         let mut late = cx(current.as_ref(), None);
         late.now = NOW + QUESTION_TTL_MS + 1;
-        let err = dispose(&late, &input("Pune"), &relation(Relation::Answer, Some("Pune"), None)).unwrap_err();
-        assert!(matches!(err, Refusal::IllegalRelation { relation: Relation::Answer, .. }));
+        let err = dispose(
+            &late,
+            &input("Pune"),
+            &relation(Relation::Answer, Some("Pune"), None),
+        )
+        .unwrap_err();
+        assert!(matches!(
+            err,
+            Refusal::IllegalRelation {
+                relation: Relation::Answer,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn choices_by_number_are_checked() {
         let (current, _) = in_phase(Phase::Asking);
         let mut i = current.unwrap();
-        let Pending::Question(q) = &mut i.pending else { unreachable!() };
+        let Pending::Question(q) = &mut i.pending else {
+            unreachable!()
+        };
         q.choices = vec![
-            Choice { key: "ahmedabad-in".into(), label: "Ahmedabad, India".into() },
-            Choice { key: "ahmedabad-us".into(), label: "Ahmedabad, Kansas".into() },
+            Choice {
+                key: "ahmedabad-in".into(),
+                label: "Ahmedabad, India".into(),
+            },
+            Choice {
+                key: "ahmedabad-us".into(),
+                label: "Ahmedabad, Kansas".into(),
+            },
         ];
         let mut pick = input("");
         pick.choice = Some(2);
-        let change = dispose(&cx(Some(&i), None), &pick, &relation(Relation::Answer, None, None)).unwrap();
+        let change = dispose(
+            &cx(Some(&i), None),
+            &pick,
+            &relation(Relation::Answer, None, None),
+        )
+        .unwrap();
         assert_eq!(change.interaction.arguments["place"], "ahmedabad-us");
         pick.choice = Some(3);
-        let err = dispose(&cx(Some(&i), None), &pick, &relation(Relation::Answer, None, None)).unwrap_err();
+        let err = dispose(
+            &cx(Some(&i), None),
+            &pick,
+            &relation(Relation::Answer, None, None),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("there are 2 choices"), "{err}");
     }
 
@@ -689,15 +880,24 @@ mod tests {
             value: None,
         };
         let started = dispose(&c, &input("open the thing"), &browse).unwrap();
-        let op = started.start.expect("a browser request starts an operation").id;
+        let op = started
+            .start
+            .expect("a browser request starts an operation")
+            .id;
         let question = Question {
             kind: "choice".into(),
             slot: "target".into(),
             prompt: "Which one?".into(),
             known_arguments: started.interaction.arguments.clone(),
             choices: vec![
-                Choice { key: "r1".into(), label: "A".into() },
-                Choice { key: "r2".into(), label: "B".into() },
+                Choice {
+                    key: "r1".into(),
+                    label: "A".into(),
+                },
+                Choice {
+                    key: "r2".into(),
+                    label: "B".into(),
+                },
             ],
             owner: NODE.into(),
             expires_at: NOW + 1000,
@@ -707,20 +907,35 @@ mod tests {
         c.current = Some(&asked.interaction);
         c.operation_status = Some(OperationStatus::NeedsInput);
         assert_eq!(Phase::of(c.current, c.operation_status, NOW), Phase::Asking);
-        let answered = dispose(&c, &input("the second one"), &relation(Relation::Answer, Some("r2"), None)).unwrap();
+        let answered = dispose(
+            &c,
+            &input("the second one"),
+            &relation(Relation::Answer, Some("r2"), None),
+        )
+        .unwrap();
         assert!(answered.start.is_none(), "no second operation");
         let (resumed, args) = answered.resume.expect("the same operation resumes");
         assert_eq!(resumed, op);
         assert_eq!(args["target"], "r2");
         assert_eq!(args["request"], "open the thing");
         // A cancel instead stops the waiting operation.
-        let cancelled = dispose(&c, &input("cancel"), &relation(Relation::Cancel, None, None)).unwrap();
+        let cancelled = dispose(
+            &c,
+            &input("cancel"),
+            &relation(Relation::Cancel, None, None),
+        )
+        .unwrap();
         assert_eq!((cancelled.stop, cancelled.resume), (Some(op), None));
     }
 
     #[test]
     fn events_replay_to_the_same_state() {
-        let asked = dispose(&cx(None, None), &input("what's the weather?"), &weather(&[])).unwrap();
+        let asked = dispose(
+            &cx(None, None),
+            &input("what's the weather?"),
+            &weather(&[]),
+        )
+        .unwrap();
         let answered = dispose(
             &cx(Some(&asked.interaction), None),
             &input("Pune"),

@@ -21,7 +21,13 @@ pub struct Reading<'a> {
 }
 
 pub fn propose(text: &str, phase: Phase) -> Proposal {
-    read(text, &Reading { phase, ..Reading::default() })
+    read(
+        text,
+        &Reading {
+            phase,
+            ..Reading::default()
+        },
+    )
 }
 
 pub fn read(text: &str, r: &Reading<'_>) -> Proposal {
@@ -30,16 +36,26 @@ pub fn read(text: &str, r: &Reading<'_>) -> Proposal {
     let waiting = matches!(phase, Phase::Asking | Phase::Approving);
     if waiting && !r.choices.is_empty() {
         if let Some(choice) = pick(&words, r.choices) {
-            return Proposal { relation: Some(Relation::Answer), value: Some(choice), ..Proposal::default() };
+            return Proposal {
+                relation: Some(Relation::Answer),
+                value: Some(choice),
+                ..Proposal::default()
+            };
         }
     }
 
     if is_cancel(&words) && phase != Phase::Empty {
-        return Proposal { relation: Some(Relation::Cancel), ..Proposal::default() };
+        return Proposal {
+            relation: Some(Relation::Cancel),
+            ..Proposal::default()
+        };
     }
     if let Some(rest) = strip_correction(text) {
         if phase != Phase::Empty && phase != Phase::Closed {
-            let mut proposal = Proposal { relation: Some(Relation::Correction), ..Proposal::default() };
+            let mut proposal = Proposal {
+                relation: Some(Relation::Correction),
+                ..Proposal::default()
+            };
             let rest_words = normalize(rest);
             if let Some(place) = place_in(rest) {
                 proposal.arguments.insert("place".into(), place);
@@ -50,8 +66,11 @@ pub fn read(text: &str, r: &Reading<'_>) -> Proposal {
         }
     }
     if mentions_weather(&words) {
-        let mut proposal =
-            Proposal { relation: Some(Relation::NewRequest), goal: Some(Goal::Weather), ..Proposal::default() };
+        let mut proposal = Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::Weather),
+            ..Proposal::default()
+        };
         if let Some(place) = place_in(text) {
             proposal.arguments.insert("place".into(), place);
         }
@@ -65,12 +84,21 @@ pub fn read(text: &str, r: &Reading<'_>) -> Proposal {
         };
     }
     if r.browser {
-        let mut proposal =
-            Proposal { relation: Some(Relation::NewRequest), goal: Some(Goal::Browser), ..Proposal::default() };
-        proposal.arguments.insert("request".into(), text.trim().to_string());
+        let mut proposal = Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::Browser),
+            ..Proposal::default()
+        };
+        proposal
+            .arguments
+            .insert("request".into(), text.trim().to_string());
         return proposal;
     }
-    Proposal { relation: Some(Relation::NewRequest), goal: Some(Goal::Conversation), ..Proposal::default() }
+    Proposal {
+        relation: Some(Relation::NewRequest),
+        goal: Some(Goal::Conversation),
+        ..Proposal::default()
+    }
 }
 
 /// "the second one", "2", "number two", "the last one", or a choice's own label: its key.
@@ -87,8 +115,15 @@ fn pick(words: &[String], choices: &[Choice]) -> Option<String> {
         ("three", 3),
         ("top", 1),
     ];
-    let filler = ["the", "one", "number", "option", "choice", "please", "that", "is", "it", "i", "mean", "meant"];
-    let content: Vec<&str> = words.iter().map(String::as_str).filter(|w| !filler.contains(w)).collect();
+    let filler = [
+        "the", "one", "number", "option", "choice", "please", "that", "is", "it", "i", "mean",
+        "meant",
+    ];
+    let content: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !filler.contains(w))
+        .collect();
     let n = match content.as_slice() {
         [w] => w.parse::<usize>().ok().or_else(|| {
             if *w == "last" {
@@ -104,7 +139,10 @@ fn pick(words: &[String], choices: &[Choice]) -> Option<String> {
         return choices.get(n.checked_sub(1)?).map(|c| c.key.clone());
     }
     let said = words.join(" ");
-    choices.iter().find(|c| normalize(&c.label).join(" ") == said).map(|c| c.key.clone())
+    choices
+        .iter()
+        .find(|c| normalize(&c.label).join(" ") == said)
+        .map(|c| c.key.clone())
 }
 
 fn normalize(text: &str) -> Vec<String> {
@@ -133,7 +171,10 @@ fn is_cancel(words: &[String]) -> bool {
 
 fn mentions_weather(words: &[String]) -> bool {
     words.iter().any(|w| {
-        matches!(w.as_str(), "weather" | "forecast" | "temperature" | "raining" | "rain" | "sunny" | "umbrella")
+        matches!(
+            w.as_str(),
+            "weather" | "forecast" | "temperature" | "raining" | "rain" | "sunny" | "umbrella"
+        )
     })
 }
 
@@ -141,8 +182,16 @@ fn mentions_weather(words: &[String]) -> bool {
 fn strip_correction(text: &str) -> Option<&str> {
     let t = text.trim_start();
     let lower = t.to_lowercase();
-    const MARKERS: [&str; 8] =
-        ["actually", "no i meant", "no, i meant", "i meant", "sorry,", "make that", "no,", "instead"];
+    const MARKERS: [&str; 8] = [
+        "actually",
+        "no i meant",
+        "no, i meant",
+        "i meant",
+        "sorry,",
+        "make that",
+        "no,",
+        "instead",
+    ];
     for m in MARKERS {
         if lower.starts_with(m) && lower.is_char_boundary(m.len()) {
             let after = &t[m.len()..];
@@ -163,7 +212,9 @@ fn place_in(text: &str) -> Option<String> {
             // `pos` indexes `padded`, which is `text` shifted by one character.
             let start = pos + prep.len() - 1;
             if let Some(rest) = text.get(start..) {
-                let rest = rest.trim_start_matches(|c: char| c.is_whitespace()).trim_start_matches("the city of ");
+                let rest = rest
+                    .trim_start_matches(|c: char| c.is_whitespace())
+                    .trim_start_matches("the city of ");
                 let cut = ["today", "tomorrow", "right now", "now", "please"]
                     .iter()
                     .filter_map(|w| rest.to_lowercase().find(&format!(" {w}")))
@@ -190,7 +241,9 @@ fn strip_preposition(text: &str) -> &str {
 
 /// Trim punctuation and whitespace; refuse empty or over-long spans.
 fn clean_value(text: &str) -> Option<String> {
-    let v = text.trim().trim_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace());
+    let v = text
+        .trim()
+        .trim_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace());
     if v.is_empty() || v.chars().count() > MAX_PLACE_CHARS {
         return None;
     }
@@ -201,10 +254,20 @@ fn clean_value(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn check(text: &str, phase: Phase, relation: Relation, place: Option<&str>, value: Option<&str>) {
+    fn check(
+        text: &str,
+        phase: Phase,
+        relation: Relation,
+        place: Option<&str>,
+        value: Option<&str>,
+    ) {
         let p = propose(text, phase);
         assert_eq!(p.relation, Some(relation), "{text:?} in {phase:?}");
-        assert_eq!(p.arguments.get("place").map(String::as_str), place, "{text:?} place");
+        assert_eq!(
+            p.arguments.get("place").map(String::as_str),
+            place,
+            "{text:?} place"
+        );
         assert_eq!(p.value.as_deref(), value, "{text:?} value");
     }
 
@@ -213,8 +276,20 @@ mod tests {
         use Phase::*;
         use Relation::*;
         check("What's the weather?", Empty, NewRequest, None, None);
-        check("what is the weather in Pune today", Empty, NewRequest, Some("Pune"), None);
-        check("weather for New York", Finished, NewRequest, Some("New York"), None);
+        check(
+            "what is the weather in Pune today",
+            Empty,
+            NewRequest,
+            Some("Pune"),
+            None,
+        );
+        check(
+            "weather for New York",
+            Finished,
+            NewRequest,
+            Some("New York"),
+            None,
+        );
         check("Ahmedabad", Asking, Answer, None, Some("Ahmedabad"));
         check("in Ahmedabad.", Asking, Answer, None, Some("Ahmedabad"));
         check("Actually, in Pune", Running, Correction, Some("Pune"), None);
@@ -222,7 +297,13 @@ mod tests {
         check("No, I meant Pune", Asking, Correction, None, Some("Pune"));
         check("cancel", Asking, Cancel, None, None);
         check("never mind", Running, Cancel, None, None);
-        check("open the comments on the third story", Empty, NewRequest, None, None);
+        check(
+            "open the comments on the third story",
+            Empty,
+            NewRequest,
+            None,
+            None,
+        );
     }
 
     #[test]
@@ -230,9 +311,16 @@ mod tests {
         let choices: Vec<Choice> = ["r1", "r2", "r3"]
             .iter()
             .zip(["upvote (1 of 30)", "Show HN: A tiny Rust database", "hide"])
-            .map(|(k, l)| Choice { key: k.to_string(), label: l.to_string() })
+            .map(|(k, l)| Choice {
+                key: k.to_string(),
+                label: l.to_string(),
+            })
             .collect();
-        let r = Reading { phase: Phase::Asking, choices: &choices, browser: true };
+        let r = Reading {
+            phase: Phase::Asking,
+            choices: &choices,
+            browser: true,
+        };
         for (said, key) in [
             ("the second one", Some("r2")),
             ("2", Some("r2")),
@@ -243,22 +331,48 @@ mod tests {
             ("the fourth one", None),
         ] {
             let p = read(said, &r);
-            assert_eq!(p.value.as_deref(), key.or(p.value.as_deref().filter(|_| key.is_none())), "{said}");
+            assert_eq!(
+                p.value.as_deref(),
+                key.or(p.value.as_deref().filter(|_| key.is_none())),
+                "{said}"
+            );
             if let Some(key) = key {
                 assert_eq!(p.relation, Some(Relation::Answer), "{said}");
                 assert_eq!(p.value.as_deref(), Some(key), "{said}");
             } else {
-                assert!(!choices.iter().any(|c| Some(c.key.as_str()) == p.value.as_deref()), "{said} picked a choice");
+                assert!(
+                    !choices
+                        .iter()
+                        .any(|c| Some(c.key.as_str()) == p.value.as_deref()),
+                    "{said} picked a choice"
+                );
             }
         }
     }
 
     #[test]
     fn other_requests_go_to_the_browser_when_there_is_one() {
-        let p = read("upvote the third story", &Reading { phase: Phase::Finished, choices: &[], browser: true });
-        assert_eq!((p.relation, p.goal), (Some(Relation::NewRequest), Some(Goal::Browser)));
+        let p = read(
+            "upvote the third story",
+            &Reading {
+                phase: Phase::Finished,
+                choices: &[],
+                browser: true,
+            },
+        );
+        assert_eq!(
+            (p.relation, p.goal),
+            (Some(Relation::NewRequest), Some(Goal::Browser))
+        );
         assert_eq!(p.arguments["request"], "upvote the third story");
-        let p = read("upvote the third story", &Reading { phase: Phase::Finished, choices: &[], browser: false });
+        let p = read(
+            "upvote the third story",
+            &Reading {
+                phase: Phase::Finished,
+                choices: &[],
+                browser: false,
+            },
+        );
         assert_eq!(p.goal, Some(Goal::Conversation));
     }
 

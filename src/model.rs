@@ -155,7 +155,12 @@ pub enum Relation {
 }
 
 impl Relation {
-    pub const ALL: [Relation; 4] = [Relation::Answer, Relation::Correction, Relation::NewRequest, Relation::Cancel];
+    pub const ALL: [Relation; 4] = [
+        Relation::Answer,
+        Relation::Correction,
+        Relation::NewRequest,
+        Relation::Cancel,
+    ];
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -233,7 +238,10 @@ impl OperationStatus {
 
     /// Terminal statuses never change again, except `OutcomeUnknown`, which an observation may settle.
     pub fn is_final(self) -> bool {
-        matches!(self, OperationStatus::Completed | OperationStatus::Stopped | OperationStatus::Blocked)
+        matches!(
+            self,
+            OperationStatus::Completed | OperationStatus::Stopped | OperationStatus::Blocked
+        )
     }
 
     /// Still able to produce effects.

@@ -45,7 +45,10 @@ pub struct IllegalTransition {
     pub transition: Transition,
 }
 
-pub fn next(from: OperationStatus, transition: Transition) -> Result<OperationStatus, IllegalTransition> {
+pub fn next(
+    from: OperationStatus,
+    transition: Transition,
+) -> Result<OperationStatus, IllegalTransition> {
     use Transition as T;
     let to = match (from, transition) {
         (Accepted | NeedsInput, T::Start) => Running,
@@ -113,7 +116,11 @@ pub fn apply(state: Option<&Operation>, event: &OperationEvent, at: Millis) -> O
         OperationEvent::Accepted { .. } => {}
         OperationEvent::Moved { status, .. } => op.status = *status,
         OperationEvent::StepBegun { step } => op.steps.push(step.clone()),
-        OperationEvent::StepEnded { index, result, evidence } => {
+        OperationEvent::StepEnded {
+            index,
+            result,
+            evidence,
+        } => {
             if let Some(step) = op.steps.iter_mut().find(|s| s.index == *index) {
                 step.result = Some(*result);
                 step.evidence = evidence.clone();
@@ -166,7 +173,10 @@ mod tests {
                 (Running, T::NeedInput) | (Verifying, T::NeedInput) => NeedsInput,
                 (NeedsInput, T::Resume) => Running,
                 (Running, T::Complete) | (Verifying, T::Complete) => Completed,
-                (Accepted, T::Block) | (Running, T::Block) | (Verifying, T::Block) | (NeedsInput, T::Block) => Blocked,
+                (Accepted, T::Block)
+                | (Running, T::Block)
+                | (Verifying, T::Block)
+                | (NeedsInput, T::Block) => Blocked,
                 (Accepted, T::ConfirmStop)
                 | (Running, T::ConfirmStop)
                 | (Verifying, T::ConfirmStop)

@@ -122,7 +122,11 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(code: &str, message: impl Into<String>) -> ApiError {
-        ApiError { code: code.into(), message: message.into(), current_revision: None }
+        ApiError {
+            code: code.into(),
+            message: message.into(),
+            current_revision: None,
+        }
     }
 }
 
@@ -137,11 +141,20 @@ impl From<Refusal> for ApiError {
             Refusal::IllegalRelation { .. } => "illegal_relation",
             Refusal::InvalidAnswer { .. } => "invalid_answer",
         };
-        ApiError { code: code.into(), message: r.to_string(), current_revision }
+        ApiError {
+            code: code.into(),
+            message: r.to_string(),
+            current_revision,
+        }
     }
 }
 
 /// Read one request line, with a clear error for anything malformed.
 pub fn parse_request(line: &str) -> Result<Request, ApiError> {
-    serde_json::from_str(line).map_err(|e| ApiError::new("malformed_request", format!("the request is not valid: {e}")))
+    serde_json::from_str(line).map_err(|e| {
+        ApiError::new(
+            "malformed_request",
+            format!("the request is not valid: {e}"),
+        )
+    })
 }

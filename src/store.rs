@@ -15,7 +15,8 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 
 /// The migrations, in order. A test checks this list against `migrations/`.
-pub const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+pub const MIGRATIONS: &[(&str, &str)] =
+    &[("0001_init", include_str!("../migrations/0001_init.sql"))];
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -80,7 +81,9 @@ impl Store {
                 version INTEGER PRIMARY KEY, name TEXT NOT NULL, sha256 TEXT NOT NULL)",
         )?;
         let applied: Vec<(i64, String, String)> = {
-            let mut st = self.conn.prepare("SELECT version, name, sha256 FROM schema_migrations ORDER BY version")?;
+            let mut st = self
+                .conn
+                .prepare("SELECT version, name, sha256 FROM schema_migrations ORDER BY version")?;
             let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
             rows.collect::<rusqlite::Result<_>>()?
         };
@@ -100,8 +103,11 @@ impl Store {
             }
         }
         for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(applied.len()) {
-            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            tx.execute_batch(sql).map_err(|e| StoreError::Migration(format!("migration {name} failed: {e}")))?;
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute_batch(sql)
+                .map_err(|e| StoreError::Migration(format!("migration {name} failed: {e}")))?;
             tx.execute(
                 "INSERT INTO schema_migrations (version, name, sha256) VALUES (?1, ?2, ?3)",
                 params![i as i64 + 1, name, sha256(sql)],
@@ -119,25 +125,36 @@ impl Store {
             [],
             |r| r.get(0),
         )?;
-        let applied: i64 =
-            if has_table { conn.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))? } else { 0 };
+        let applied: i64 = if has_table {
+            conn.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))?
+        } else {
+            0
+        };
         Ok((applied as usize, MIGRATIONS.len()))
     }
 
     pub fn applied_migrations(&self) -> Result<usize> {
-        let n: i64 = self.conn.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))?;
+        let n: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))?;
         Ok(n as usize)
     }
 
     pub fn integrity_check(&self) -> Result<String> {
-        Ok(self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
     }
 
     /// The interaction new inputs are read against by default.
     pub fn current_interaction(&self) -> Result<Option<Interaction>> {
         let id: Option<String> = self
             .conn
-            .query_row("SELECT value FROM node_facts WHERE key = 'current_interaction'", [], |r| r.get(0))
+            .query_row(
+                "SELECT value FROM node_facts WHERE key = 'current_interaction'",
+                [],
+                |r| r.get(0),
+            )
             .optional()?;
         match id {
             Some(id) => self.interaction_by_text(&id),
@@ -150,23 +167,32 @@ impl Store {
     }
 
     fn interaction_by_text(&self, id: &str) -> Result<Option<Interaction>> {
-        let json: Option<String> =
-            self.conn.query_row("SELECT state FROM interactions WHERE id = ?1", [id], |r| r.get(0)).optional()?;
+        let json: Option<String> = self
+            .conn
+            .query_row("SELECT state FROM interactions WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()?;
         Ok(json.map(|j| serde_json::from_str(&j)).transpose()?)
     }
 
     pub fn operation(&self, id: OperationId) -> Result<Option<Operation>> {
         let json: Option<String> = self
             .conn
-            .query_row("SELECT state FROM operations WHERE id = ?1", [id.to_string()], |r| r.get(0))
+            .query_row(
+                "SELECT state FROM operations WHERE id = ?1",
+                [id.to_string()],
+                |r| r.get(0),
+            )
             .optional()?;
         Ok(json.map(|j| serde_json::from_str(&j)).transpose()?)
     }
 
     /// The newest operations first.
     pub fn operations(&self, limit: usize) -> Result<Vec<Operation>> {
-        let mut st =
-            self.conn.prepare("SELECT state FROM operations ORDER BY accepted_at DESC, rowid DESC LIMIT ?1")?;
+        let mut st = self.conn.prepare(
+            "SELECT state FROM operations ORDER BY accepted_at DESC, rowid DESC LIMIT ?1",
+        )?;
         let rows = st.query_map([limit as i64], |r| r.get::<_, String>(0))?;
         let mut ops = Vec::new();
         for json in rows {
@@ -176,10 +202,18 @@ impl Store {
     }
 
     pub fn active_operations(&self) -> Result<Vec<Operation>> {
-        let statuses: Vec<&str> = OperationStatus::ALL.iter().filter(|s| s.is_active()).map(|s| s.as_str()).collect();
+        let statuses: Vec<&str> = OperationStatus::ALL
+            .iter()
+            .filter(|s| s.is_active())
+            .map(|s| s.as_str())
+            .collect();
         let mut st = self.conn.prepare(&format!(
             "SELECT state FROM operations WHERE status IN ({}) ORDER BY accepted_at",
-            statuses.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(",")
+            statuses
+                .iter()
+                .map(|s| format!("'{s}'"))
+                .collect::<Vec<_>>()
+                .join(",")
         ))?;
         let rows = st.query_map([], |r| r.get::<_, String>(0))?;
         let mut ops = Vec::new();
@@ -192,12 +226,19 @@ impl Store {
     pub fn stored_input(&self, device: &str, id: &str) -> Result<Option<StoredInput>> {
         let row: Option<(String, String)> = self
             .conn
-            .query_row("SELECT params_hash, reply FROM inputs WHERE device = ?1 AND id = ?2", [device, id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_row(
+                "SELECT params_hash, reply FROM inputs WHERE device = ?1 AND id = ?2",
+                [device, id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?;
-        row.map(|(params_hash, reply)| Ok(StoredInput { params_hash, reply: serde_json::from_str(&reply)? }))
-            .transpose()
+        row.map(|(params_hash, reply)| {
+            Ok(StoredInput {
+                params_hash,
+                reply: serde_json::from_str(&reply)?,
+            })
+        })
+        .transpose()
     }
 
     /// Commit what one input did, in one durable transaction: the interaction change and its
@@ -209,7 +250,9 @@ impl Store {
         input: (&str, &str, &str, &serde_json::Value),
         now: Millis,
     ) -> Result<()> {
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         write_change(&tx, change, now)?;
         if let Some(op) = accepted {
             write_accepted(&tx, op, now)?;
@@ -232,19 +275,35 @@ impl Store {
 
     /// Commit an interaction change that no input caused (an operation's outcome).
     pub fn commit_change(&mut self, change: &Change, now: Millis) -> Result<()> {
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         write_change(&tx, change, now)?;
         tx.commit()?;
         Ok(())
     }
 
     /// Append events to an operation and store the new projection, in one transaction.
-    pub fn record(&mut self, id: OperationId, events: &[OperationEvent], now: Millis) -> Result<Operation> {
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    pub fn record(
+        &mut self,
+        id: OperationId,
+        events: &[OperationEvent],
+        now: Millis,
+    ) -> Result<Operation> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let json: String = tx
-            .query_row("SELECT state FROM operations WHERE id = ?1", [id.to_string()], |r| r.get(0))
+            .query_row(
+                "SELECT state FROM operations WHERE id = ?1",
+                [id.to_string()],
+                |r| r.get(0),
+            )
             .optional()?
-            .ok_or(StoreError::NotFound { what: "operation", id: id.to_string() })?;
+            .ok_or(StoreError::NotFound {
+                what: "operation",
+                id: id.to_string(),
+            })?;
         let mut op: Operation = serde_json::from_str(&json)?;
         for event in events {
             op = operation::apply(Some(&op), event, now);
@@ -255,19 +314,32 @@ impl Store {
         }
         tx.execute(
             "UPDATE operations SET status = ?2, state = ?3, updated_at = ?4 WHERE id = ?1",
-            params![id.to_string(), op.status.as_str(), serde_json::to_string(&op)?, now as i64],
+            params![
+                id.to_string(),
+                op.status.as_str(),
+                serde_json::to_string(&op)?,
+                now as i64
+            ],
         )?;
         tx.commit()?;
         Ok(op)
     }
 
     /// Every event of an interaction, oldest first, with the revision it produced.
-    pub fn interaction_events(&self, id: InteractionId) -> Result<Vec<(u64, Millis, InteractionEvent)>> {
+    pub fn interaction_events(
+        &self,
+        id: InteractionId,
+    ) -> Result<Vec<(u64, Millis, InteractionEvent)>> {
         let mut st = self
             .conn
             .prepare("SELECT revision, at, event FROM interaction_events WHERE interaction_id = ?1 ORDER BY seq")?;
-        let rows =
-            st.query_map([id.to_string()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)))?;
+        let rows = st.query_map([id.to_string()], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
         let mut out = Vec::new();
         for row in rows {
             let (rev, at, json) = row?;
@@ -277,9 +349,12 @@ impl Store {
     }
 
     pub fn operation_events(&self, id: OperationId) -> Result<Vec<(Millis, OperationEvent)>> {
-        let mut st =
-            self.conn.prepare("SELECT at, event FROM operation_events WHERE operation_id = ?1 ORDER BY seq")?;
-        let rows = st.query_map([id.to_string()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        let mut st = self.conn.prepare(
+            "SELECT at, event FROM operation_events WHERE operation_id = ?1 ORDER BY seq",
+        )?;
+        let rows = st.query_map([id.to_string()], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })?;
         let mut out = Vec::new();
         for row in rows {
             let (at, json) = row?;
@@ -292,7 +367,12 @@ impl Store {
     pub fn replay_interaction(&self, id: InteractionId) -> Result<Option<Interaction>> {
         let mut state: Option<Interaction> = None;
         for (revision, at, event) in self.interaction_events(id)? {
-            state = Some(crate::interaction::apply(state.as_ref(), &event, revision, at));
+            state = Some(crate::interaction::apply(
+                state.as_ref(),
+                &event,
+                revision,
+                at,
+            ));
         }
         Ok(state)
     }
@@ -307,8 +387,12 @@ impl Store {
 
     /// The number of rows in the two event logs (for the crash test and `doctor`).
     pub fn event_counts(&self) -> Result<(u64, u64)> {
-        let i: i64 = self.conn.query_row("SELECT count(*) FROM interaction_events", [], |r| r.get(0))?;
-        let o: i64 = self.conn.query_row("SELECT count(*) FROM operation_events", [], |r| r.get(0))?;
+        let i: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM interaction_events", [], |r| r.get(0))?;
+        let o: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM operation_events", [], |r| r.get(0))?;
         Ok((i as u64, o as u64))
     }
 }
@@ -320,7 +404,13 @@ fn write_change(tx: &rusqlite::Transaction<'_>, change: &Change, now: Millis) ->
         tx.execute(
             "INSERT INTO interactions (id, owner, revision, state, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-            params![i.id.to_string(), i.owner, i.revision as i64, state, now as i64],
+            params![
+                i.id.to_string(),
+                i.owner,
+                i.revision as i64,
+                state,
+                now as i64
+            ],
         )?;
     } else {
         let updated = tx.execute(
@@ -329,11 +419,20 @@ fn write_change(tx: &rusqlite::Transaction<'_>, change: &Change, now: Millis) ->
         )?;
         if updated != 1 {
             let current: Option<i64> = tx
-                .query_row("SELECT revision FROM interactions WHERE id = ?1", [i.id.to_string()], |r| r.get(0))
+                .query_row(
+                    "SELECT revision FROM interactions WHERE id = ?1",
+                    [i.id.to_string()],
+                    |r| r.get(0),
+                )
                 .optional()?;
             return match current {
-                Some(current) => Err(StoreError::RevisionConflict { current: current as u64 }),
-                None => Err(StoreError::NotFound { what: "interaction", id: i.id.to_string() }),
+                Some(current) => Err(StoreError::RevisionConflict {
+                    current: current as u64,
+                }),
+                None => Err(StoreError::NotFound {
+                    what: "interaction",
+                    id: i.id.to_string(),
+                }),
             };
         }
     }
@@ -358,10 +457,16 @@ fn write_accepted(tx: &rusqlite::Transaction<'_>, op: &Operation, now: Millis) -
             now as i64
         ],
     )?;
-    let event = OperationEvent::Accepted { operation: Box::new(op.clone()) };
+    let event = OperationEvent::Accepted {
+        operation: Box::new(op.clone()),
+    };
     tx.execute(
         "INSERT INTO operation_events (operation_id, event, at) VALUES (?1, ?2, ?3)",
-        params![op.id.to_string(), serde_json::to_string(&event)?, now as i64],
+        params![
+            op.id.to_string(),
+            serde_json::to_string(&event)?,
+            now as i64
+        ],
     )?;
     Ok(())
 }

@@ -35,19 +35,33 @@ impl WeatherExecutor {
         })
     }
 
-    async fn get<T: serde::de::DeserializeOwned>(&self, url: &str, query: &[(&str, String)]) -> Result<T, String> {
-        let response = self.http.get(url).query(query).send().await.map_err(|e| self.describe(e))?;
+    async fn get<T: serde::de::DeserializeOwned>(
+        &self,
+        url: &str,
+        query: &[(&str, String)],
+    ) -> Result<T, String> {
+        let response = self
+            .http
+            .get(url)
+            .query(query)
+            .send()
+            .await
+            .map_err(|e| self.describe(e))?;
         let status = response.status();
         if !status.is_success() {
             return Err(format!("the weather service answered HTTP {status}"));
         }
         let body = response.bytes().await.map_err(|e| self.describe(e))?;
-        serde_json::from_slice(&body).map_err(|e| format!("the weather service sent data Circe could not read ({e})"))
+        serde_json::from_slice(&body)
+            .map_err(|e| format!("the weather service sent data Circe could not read ({e})"))
     }
 
     fn describe(&self, e: reqwest::Error) -> String {
         if e.is_timeout() {
-            format!("the weather service did not answer within {} ms", self.timeout.as_millis())
+            format!(
+                "the weather service did not answer within {} ms",
+                self.timeout.as_millis()
+            )
         } else if e.is_connect() {
             "the weather service could not be reached".to_string()
         } else {
@@ -58,24 +72,40 @@ impl WeatherExecutor {
     async fn run_steps(&self, op: &Operation, cx: &RunContext<'_>) -> Result<ExecOutcome, String> {
         let place = op.arguments.get("place").cloned().unwrap_or_default();
         if place.trim().is_empty() {
-            return Ok(ExecOutcome::Blocked { reason: "no place was given".into() });
+            return Ok(ExecOutcome::Blocked {
+                reason: "no place was given".into(),
+            });
         }
 
         let step = step_with(cx, "find place", [("place", place.clone())]).await?;
-        let query =
-            [("name", place.clone()), ("count", "1".into()), ("language", "en".into()), ("format", "json".into())];
-        let found: Result<Geocoding, String> =
-            match self.read(cx, self.get(&format!("{}/v1/search", self.geocoding_url), &query)).await {
-                Some(r) => r,
-                None => return stopped(cx, step).await,
-            };
+        let query = [
+            ("name", place.clone()),
+            ("count", "1".into()),
+            ("language", "en".into()),
+            ("format", "json".into()),
+        ];
+        let found: Result<Geocoding, String> = match self
+            .read(
+                cx,
+                self.get(&format!("{}/v1/search", self.geocoding_url), &query),
+            )
+            .await
+        {
+            Some(r) => r,
+            None => return stopped(cx, step).await,
+        };
         let found = match found {
             Ok(g) => g,
             Err(reason) => return failed(cx, step, reason).await,
         };
         let Some(hit) = found.results.into_iter().flatten().next() else {
-            cx.journal.end(step, StepResult::NotApplied, json!({ "found": 0 })).await.map_err(|e| e.to_string())?;
-            return Ok(ExecOutcome::Blocked { reason: format!("no place called \"{place}\" was found") });
+            cx.journal
+                .end(step, StepResult::NotApplied, json!({ "found": 0 }))
+                .await
+                .map_err(|e| e.to_string())?;
+            return Ok(ExecOutcome::Blocked {
+                reason: format!("no place called \"{place}\" was found"),
+            });
         };
         let name = hit.display_name();
         cx.journal
@@ -90,22 +120,33 @@ impl WeatherExecutor {
         let step = step_with(
             cx,
             "fetch forecast",
-            [("latitude", hit.latitude.to_string()), ("longitude", hit.longitude.to_string())],
+            [
+                ("latitude", hit.latitude.to_string()),
+                ("longitude", hit.longitude.to_string()),
+            ],
         )
         .await?;
         let query = [
             ("latitude", hit.latitude.to_string()),
             ("longitude", hit.longitude.to_string()),
-            ("current", "temperature_2m,weather_code,wind_speed_10m".into()),
+            (
+                "current",
+                "temperature_2m,weather_code,wind_speed_10m".into(),
+            ),
             ("daily", "temperature_2m_max,temperature_2m_min".into()),
             ("forecast_days", "1".into()),
             ("timezone", "auto".into()),
         ];
-        let forecast: Result<Forecast, String> =
-            match self.read(cx, self.get(&format!("{}/v1/forecast", self.forecast_url), &query)).await {
-                Some(r) => r,
-                None => return stopped(cx, step).await,
-            };
+        let forecast: Result<Forecast, String> = match self
+            .read(
+                cx,
+                self.get(&format!("{}/v1/forecast", self.forecast_url), &query),
+            )
+            .await
+        {
+            Some(r) => r,
+            None => return stopped(cx, step).await,
+        };
         let forecast = match forecast {
             Ok(f) => f,
             Err(reason) => return failed(cx, step, reason).await,
@@ -119,12 +160,19 @@ impl WeatherExecutor {
             "windKmh": forecast.current.wind_speed_10m,
             "time": forecast.current.time,
         });
-        cx.journal.end(step, StepResult::Applied, data.clone()).await.map_err(|e| e.to_string())?;
+        cx.journal
+            .end(step, StepResult::Applied, data.clone())
+            .await
+            .map_err(|e| e.to_string())?;
         Ok(ExecOutcome::Completed { summary, data })
     }
 
     /// Await a read unless the operation is stopped first (`None`).
-    async fn read<T>(&self, cx: &RunContext<'_>, fut: impl std::future::Future<Output = T>) -> Option<T> {
+    async fn read<T>(
+        &self,
+        cx: &RunContext<'_>,
+        fut: impl std::future::Future<Output = T>,
+    ) -> Option<T> {
         tokio::select! {
             biased;
             _ = cx.cancel.cancelled() => None,
@@ -134,7 +182,10 @@ impl WeatherExecutor {
 }
 
 async fn stopped(cx: &RunContext<'_>, step: u32) -> Result<ExecOutcome, String> {
-    cx.journal.end(step, StepResult::NotApplied, json!({ "stopped": true })).await.map_err(|e| e.to_string())?;
+    cx.journal
+        .end(step, StepResult::NotApplied, json!({ "stopped": true }))
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(ExecOutcome::Stopped)
 }
 
@@ -143,15 +194,24 @@ async fn step_with<const N: usize>(
     action: &str,
     args: [(&str, String); N],
 ) -> Result<u32, String> {
-    let arguments: BTreeMap<String, String> = args.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    let arguments: BTreeMap<String, String> =
+        args.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     cx.journal
-        .begin(StepStart { action: action.into(), arguments, observation: None, irreversible: false })
+        .begin(StepStart {
+            action: action.into(),
+            arguments,
+            observation: None,
+            irreversible: false,
+        })
         .await
         .map_err(|e| e.to_string())
 }
 
 async fn failed(cx: &RunContext<'_>, step: u32, reason: String) -> Result<ExecOutcome, String> {
-    cx.journal.end(step, StepResult::NotApplied, json!({ "error": reason })).await.map_err(|e| e.to_string())?;
+    cx.journal
+        .end(step, StepResult::NotApplied, json!({ "error": reason }))
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(ExecOutcome::Blocked { reason })
 }
 
@@ -160,7 +220,11 @@ impl Executor for WeatherExecutor {
         Goal::Weather
     }
 
-    fn run<'a>(&'a self, operation: &'a Operation, cx: RunContext<'a>) -> BoxFuture<'a, ExecOutcome> {
+    fn run<'a>(
+        &'a self,
+        operation: &'a Operation,
+        cx: RunContext<'a>,
+    ) -> BoxFuture<'a, ExecOutcome> {
         Box::pin(async move {
             match self.run_steps(operation, &cx).await {
                 Ok(outcome) => outcome,
@@ -227,12 +291,18 @@ struct Daily {
 impl Forecast {
     fn summary(&self, place: &str) -> String {
         let c = &self.current;
-        let mut s = format!("{place}: {:.0} °C, {}", c.temperature_2m, conditions(c.weather_code));
+        let mut s = format!(
+            "{place}: {:.0} °C, {}",
+            c.temperature_2m,
+            conditions(c.weather_code)
+        );
         if let Some(w) = c.wind_speed_10m {
             s.push_str(&format!(", wind {w:.0} km/h"));
         }
         if let Some(d) = &self.daily {
-            if let (Some(lo), Some(hi)) = (d.temperature_2m_min.first(), d.temperature_2m_max.first()) {
+            if let (Some(lo), Some(hi)) =
+                (d.temperature_2m_min.first(), d.temperature_2m_max.first())
+            {
                 s.push_str(&format!(" (today {lo:.0} to {hi:.0} °C)"));
             }
         }
@@ -280,7 +350,10 @@ mod tests {
 
     #[test]
     fn garbage_is_not_a_forecast() {
-        assert!(serde_json::from_value::<Forecast>(json!({"current": {"temperature_2m": "hot"}})).is_err());
+        assert!(
+            serde_json::from_value::<Forecast>(json!({"current": {"temperature_2m": "hot"}}))
+                .is_err()
+        );
         assert!(serde_json::from_value::<Forecast>(json!({"hourly": {}})).is_err());
     }
 

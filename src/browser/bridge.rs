@@ -55,7 +55,11 @@ pub enum BridgeError {
     #[error("the command is {size} bytes; frames toward Chrome are capped at {max}")]
     TooLarge { size: usize, max: usize },
     #[error("{code}: {message}")]
-    Remote { code: String, message: String, observation: Option<serde_json::Value> },
+    Remote {
+        code: String,
+        message: String,
+        observation: Option<serde_json::Value>,
+    },
     #[error("{0}")]
     Tab(#[from] TabProblem),
 }
@@ -129,7 +133,10 @@ impl Bridge {
             if self.lock().info.as_ref().is_some_and(|i| i.connected) {
                 return true;
             }
-            if tokio::time::timeout_at(deadline, rx.changed()).await.is_err() {
+            if tokio::time::timeout_at(deadline, rx.changed())
+                .await
+                .is_err()
+            {
                 return false;
             }
         }
@@ -151,10 +158,15 @@ impl Bridge {
         timeout: Duration,
     ) -> Result<serde_json::Value, BridgeError> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        let frame = serde_json::to_vec(&serde_json::json!({ "type": "command", "id": id, "cmd": cmd, "args": args }))
-            .expect("commands serialize");
+        let frame = serde_json::to_vec(
+            &serde_json::json!({ "type": "command", "id": id, "cmd": cmd, "args": args }),
+        )
+        .expect("commands serialize");
         if frame.len() > TO_CHROME_MAX {
-            return Err(BridgeError::TooLarge { size: frame.len(), max: TO_CHROME_MAX });
+            return Err(BridgeError::TooLarge {
+                size: frame.len(),
+                max: TO_CHROME_MAX,
+            });
         }
         let (tx, rx) = oneshot::channel();
         let out = {
@@ -173,7 +185,10 @@ impl Bridge {
                 if let Some(link) = self.lock().link.as_mut() {
                     link.pending.remove(&id);
                 }
-                Err(BridgeError::Timeout { cmd: cmd.to_string(), ms: timeout.as_millis() as u64 })
+                Err(BridgeError::Timeout {
+                    cmd: cmd.to_string(),
+                    ms: timeout.as_millis() as u64,
+                })
             }
         }
     }
@@ -182,7 +197,9 @@ impl Bridge {
     pub async fn serve(self: Arc<Bridge>, listener: UnixListener) {
         let me = unsafe { libc::geteuid() };
         loop {
-            let Ok((stream, _)) = listener.accept().await else { continue };
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
             if !stream.peer_cred().is_ok_and(|c| c.uid() == me) {
                 tracing::warn!("refused a browser connection from another user");
                 continue;
@@ -192,7 +209,11 @@ impl Bridge {
     }
 
     async fn connection(self: Arc<Bridge>, mut stream: UnixStream) {
-        let auth = tokio::time::timeout(AUTH_DEADLINE, read_frame(&mut stream, 64 * 1024, Order::Little)).await;
+        let auth = tokio::time::timeout(
+            AUTH_DEADLINE,
+            read_frame(&mut stream, 64 * 1024, Order::Little),
+        )
+        .await;
         let auth: Option<Auth> = match auth {
             Ok(Ok(Some(frame))) => serde_json::from_slice(&frame).ok(),
             _ => None,
@@ -219,7 +240,11 @@ impl Bridge {
             if let Some(old) = inner.link.take() {
                 fail_all(old.pending);
             }
-            inner.link = Some(Link { connection, out, pending: HashMap::new() });
+            inner.link = Some(Link {
+                connection,
+                out,
+                pending: HashMap::new(),
+            });
             inner.lifecycle.disconnected();
             inner.info = None;
         }
@@ -227,7 +252,10 @@ impl Bridge {
         let (mut r, mut w) = stream.into_split();
         let writer = tokio::spawn(async move {
             while let Some(frame) = frames.recv().await {
-                if write_frame(&mut w, &frame, TO_CHROME_MAX, Order::Little).await.is_err() {
+                if write_frame(&mut w, &frame, TO_CHROME_MAX, Order::Little)
+                    .await
+                    .is_err()
+                {
                     return;
                 }
             }
@@ -244,7 +272,11 @@ impl Bridge {
         }
         writer.abort();
         let mut inner = self.lock();
-        if inner.link.as_ref().is_some_and(|l| l.connection == connection) {
+        if inner
+            .link
+            .as_ref()
+            .is_some_and(|l| l.connection == connection)
+        {
             if let Some(link) = inner.link.take() {
                 fail_all(link.pending);
             }
@@ -264,18 +296,27 @@ impl Bridge {
             return;
         };
         let mut inner = self.lock();
-        if inner.link.as_ref().is_none_or(|l| l.connection != connection) {
+        if inner
+            .link
+            .as_ref()
+            .is_none_or(|l| l.connection != connection)
+        {
             return;
         }
         match v.get("type").and_then(|t| t.as_str()) {
             Some("hello") => {
                 let generation = inner.lifecycle.connected();
-                let profile = v.get("profile").and_then(|p| serde_json::from_value::<Profile>(p.clone()).ok());
+                let profile = v
+                    .get("profile")
+                    .and_then(|p| serde_json::from_value::<Profile>(p.clone()).ok());
                 inner.info = Some(ConnectorInfo {
                     connected: true,
                     generation,
                     profile,
-                    extension_version: v.get("extensionVersion").and_then(|s| s.as_str()).map(String::from),
+                    extension_version: v
+                        .get("extensionVersion")
+                        .and_then(|s| s.as_str())
+                        .map(String::from),
                 });
                 // Commands sent to the previous generation can no longer be answered meaningfully.
                 if let Some(link) = inner.link.as_mut() {
@@ -285,7 +326,9 @@ impl Bridge {
                 self.bump();
             }
             Some("reply") => {
-                let Some(id) = v.get("id").and_then(|i| i.as_u64()) else { return };
+                let Some(id) = v.get("id").and_then(|i| i.as_u64()) else {
+                    return;
+                };
                 let waiter = inner.link.as_mut().and_then(|l| l.pending.remove(&id));
                 drop(inner);
                 let Some(waiter) = waiter else { return };
@@ -294,8 +337,16 @@ impl Bridge {
                 } else {
                     let e = v.get("error").cloned().unwrap_or_default();
                     Err(BridgeError::Remote {
-                        code: e.get("code").and_then(|c| c.as_str()).unwrap_or("error").to_string(),
-                        message: e.get("message").and_then(|c| c.as_str()).unwrap_or("").to_string(),
+                        code: e
+                            .get("code")
+                            .and_then(|c| c.as_str())
+                            .unwrap_or("error")
+                            .to_string(),
+                        message: e
+                            .get("message")
+                            .and_then(|c| c.as_str())
+                            .unwrap_or("")
+                            .to_string(),
                         observation: e.get("observation").cloned(),
                     })
                 };
@@ -318,8 +369,14 @@ fn tab_event(v: &serde_json::Value) -> Option<TabEvent> {
     let text = |k: &str| v.get(k).and_then(|s| s.as_str()).unwrap_or("").to_string();
     Some(match v.get("event")?.as_str()? {
         "tabRemoved" => TabEvent::Removed { tab },
-        "navigated" => TabEvent::Navigated { tab, url: text("url") },
-        "debuggerDetached" => TabEvent::DebuggerDetached { tab, reason: text("reason") },
+        "navigated" => TabEvent::Navigated {
+            tab,
+            url: text("url"),
+        },
+        "debuggerDetached" => TabEvent::DebuggerDetached {
+            tab,
+            reason: text("reason"),
+        },
         "tabActivated" => TabEvent::Activated { tab },
         _ => return None,
     })
@@ -356,7 +413,12 @@ pub fn load_or_create_secret(path: &Path) -> std::io::Result<String> {
     let mut bytes = [0u8; 32];
     std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut bytes)?;
     let secret: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let mut f = std::fs::OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(path)?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
     std::io::Write::write_all(&mut f, secret.as_bytes())?;
     Ok(secret)
 }
@@ -376,9 +438,17 @@ mod tests {
 
     #[test]
     fn events_map_to_tab_events() {
-        let v =
-            serde_json::json!({"type": "event", "event": "debuggerDetached", "tabId": 4, "reason": "canceled_by_user"});
-        assert_eq!(tab_event(&v), Some(TabEvent::DebuggerDetached { tab: 4, reason: "canceled_by_user".into() }));
-        assert_eq!(tab_event(&serde_json::json!({"event": "weird", "tabId": 1})), None);
+        let v = serde_json::json!({"type": "event", "event": "debuggerDetached", "tabId": 4, "reason": "canceled_by_user"});
+        assert_eq!(
+            tab_event(&v),
+            Some(TabEvent::DebuggerDetached {
+                tab: 4,
+                reason: "canceled_by_user".into()
+            })
+        );
+        assert_eq!(
+            tab_event(&serde_json::json!({"event": "weird", "tabId": 1})),
+            None
+        );
     }
 }

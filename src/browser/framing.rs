@@ -68,7 +68,10 @@ pub async fn write_frame<W: AsyncWrite + Unpin>(
     order: Order,
 ) -> Result<(), FrameError> {
     if body.len() > max {
-        return Err(FrameError::TooLarge { size: body.len(), max });
+        return Err(FrameError::TooLarge {
+            size: body.len(),
+            max,
+        });
     }
     w.write_all(&encode_len(body.len(), order)).await?;
     w.write_all(body).await?;
@@ -81,7 +84,9 @@ mod tests {
     use super::*;
 
     fn rt() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_current_thread().build().unwrap()
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
     }
 
     #[test]
@@ -89,11 +94,19 @@ mod tests {
         rt().block_on(async {
             for order in [Order::Native, Order::Little] {
                 let mut buf = Vec::new();
-                write_frame(&mut buf, b"{\"a\":1}", 100, order).await.unwrap();
+                write_frame(&mut buf, b"{\"a\":1}", 100, order)
+                    .await
+                    .unwrap();
                 write_frame(&mut buf, b"[]", 100, order).await.unwrap();
                 let mut r = &buf[..];
-                assert_eq!(read_frame(&mut r, 100, order).await.unwrap().unwrap(), b"{\"a\":1}");
-                assert_eq!(read_frame(&mut r, 100, order).await.unwrap().unwrap(), b"[]");
+                assert_eq!(
+                    read_frame(&mut r, 100, order).await.unwrap().unwrap(),
+                    b"{\"a\":1}"
+                );
+                assert_eq!(
+                    read_frame(&mut r, 100, order).await.unwrap().unwrap(),
+                    b"[]"
+                );
                 assert!(read_frame(&mut r, 100, order).await.unwrap().is_none());
             }
         });
@@ -108,7 +121,9 @@ mod tests {
                 other => panic!("{other:?}"),
             }
             let mut w = Vec::new();
-            assert!(write_frame(&mut w, &[b'x'; 11], 10, Order::Native).await.is_err());
+            assert!(write_frame(&mut w, &[b'x'; 11], 10, Order::Native)
+                .await
+                .is_err());
             assert!(w.is_empty(), "nothing is written for a refused frame");
         });
     }
@@ -117,7 +132,10 @@ mod tests {
     fn a_truncated_frame_is_an_error_not_a_short_read() {
         rt().block_on(async {
             let mut r: &[u8] = &[5, 0, 0, 0, b'a', b'b'];
-            assert!(matches!(read_frame(&mut r, 100, Order::Little).await, Err(FrameError::Io(_))));
+            assert!(matches!(
+                read_frame(&mut r, 100, Order::Little).await,
+                Err(FrameError::Io(_))
+            ));
         });
     }
 }

@@ -15,7 +15,9 @@ use tokio::sync::mpsc;
 
 /// Chrome passes the calling extension's origin as the first argument.
 pub fn is_native_host_launch(args: &[String]) -> Option<String> {
-    args.get(1).filter(|a| a.starts_with("chrome-extension://")).cloned()
+    args.get(1)
+        .filter(|a| a.starts_with("chrome-extension://"))
+        .cloned()
 }
 
 pub async fn run(origin: String) -> i32 {
@@ -32,7 +34,8 @@ pub async fn run(origin: String) -> i32 {
             match read_frame(&mut stdin, FROM_CHROME_MAX, Order::Native).await {
                 Ok(Some(frame)) => {
                     if is_hello(&frame) {
-                        *reader_hello.lock().unwrap_or_else(|p| p.into_inner()) = Some(frame.clone());
+                        *reader_hello.lock().unwrap_or_else(|p| p.into_inner()) =
+                            Some(frame.clone());
                     }
                     // While the daemon is away, frames are dropped: the extension has been told.
                     let _ = to_daemon.try_send(frame);
@@ -68,7 +71,10 @@ pub async fn run(origin: String) -> i32 {
 }
 
 fn is_hello(frame: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Value>(frame).ok().and_then(|v| v.get("type").cloned()) == Some("hello".into())
+    serde_json::from_slice::<serde_json::Value>(frame)
+        .ok()
+        .and_then(|v| v.get("type").cloned())
+        == Some("hello".into())
 }
 
 fn status(connected: bool) -> Vec<u8> {
@@ -99,7 +105,10 @@ async fn daemon_loop(
                 let (mut r, mut w) = stream.into_split();
                 let greeting = hello.lock().unwrap_or_else(|p| p.into_inner()).clone();
                 if let Some(h) = greeting {
-                    if write_frame(&mut w, &h, FROM_CHROME_MAX, Order::Little).await.is_err() {
+                    if write_frame(&mut w, &h, FROM_CHROME_MAX, Order::Little)
+                        .await
+                        .is_err()
+                    {
                         continue;
                     }
                 }
@@ -134,9 +143,14 @@ async fn connect(paths: &Paths, origin: &str) -> std::io::Result<UnixStream> {
     let secret = std::fs::read_to_string(paths.browser_secret())?;
     let mut stream = UnixStream::connect(paths.browser_socket()).await?;
     let auth = serde_json::json!({ "type": "auth", "secret": secret.trim(), "origin": origin });
-    write_frame(&mut stream, &serde_json::to_vec(&auth)?, 64 * 1024, Order::Little)
-        .await
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    write_frame(
+        &mut stream,
+        &serde_json::to_vec(&auth)?,
+        64 * 1024,
+        Order::Little,
+    )
+    .await
+    .map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(stream)
 }
 
@@ -146,9 +160,18 @@ mod tests {
 
     #[test]
     fn chrome_launches_are_recognised_by_the_origin_argument() {
-        let launch = vec!["/usr/bin/circe".to_string(), "chrome-extension://abc/".to_string()];
-        assert_eq!(is_native_host_launch(&launch).as_deref(), Some("chrome-extension://abc/"));
-        assert_eq!(is_native_host_launch(&["circe".into(), "serve".into()]), None);
+        let launch = vec![
+            "/usr/bin/circe".to_string(),
+            "chrome-extension://abc/".to_string(),
+        ];
+        assert_eq!(
+            is_native_host_launch(&launch).as_deref(),
+            Some("chrome-extension://abc/")
+        );
+        assert_eq!(
+            is_native_host_launch(&["circe".into(), "serve".into()]),
+            None
+        );
         assert_eq!(is_native_host_launch(&["circe".into()]), None);
     }
 

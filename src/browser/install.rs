@@ -13,7 +13,10 @@ pub enum Browser {
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
     #[error("cannot write {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("the circe binary path {0} is not absolute; Chrome needs an absolute path")]
     RelativeBinary(PathBuf),
     #[error("{0}")]
@@ -25,15 +28,22 @@ pub fn manifest(binary: &Path) -> String {
     // One template serves every OS: only where it is written differs.
     let template = include_str!("../../native-host-manifest/com.circe.connector.json");
     let path = serde_json::to_string(&binary.to_string_lossy()).expect("a string serializes");
-    template.replace("\"@CIRCE_PATH@\"", &path).replace("@EXTENSION_ID@", EXTENSION_ID)
+    template
+        .replace("\"@CIRCE_PATH@\"", &path)
+        .replace("@EXTENSION_ID@", EXTENSION_ID)
 }
 
 /// The directories Chrome reads host manifests from, for `browser` (or one custom profile).
-pub fn manifest_dirs(browser: Browser, user_data_dir: Option<&Path>) -> Result<Vec<PathBuf>, InstallError> {
+pub fn manifest_dirs(
+    browser: Browser,
+    user_data_dir: Option<&Path>,
+) -> Result<Vec<PathBuf>, InstallError> {
     if let Some(dir) = user_data_dir {
         return Ok(vec![dir.join("NativeMessagingHosts")]);
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"));
     let wanted = |b: Browser| browser == b || browser == Browser::All;
     let mut dirs = Vec::new();
     if cfg!(target_os = "macos") {
@@ -74,7 +84,10 @@ pub fn install(binary: &Path, dirs: &[PathBuf]) -> Result<Vec<PathBuf>, InstallE
         let path = dir.join(format!("{HOST_NAME}.json"));
         std::fs::create_dir_all(dir)
             .and_then(|_| std::fs::write(&path, &text))
-            .map_err(|source| InstallError::Write { path: path.clone(), source })?;
+            .map_err(|source| InstallError::Write {
+                path: path.clone(),
+                source,
+            })?;
         written.push(path);
     }
     Ok(written)
@@ -86,21 +99,31 @@ mod tests {
 
     #[test]
     fn the_manifest_names_the_binary_and_only_our_extension() {
-        let m: serde_json::Value = serde_json::from_str(&manifest(Path::new("/opt/circe/bin/circe"))).unwrap();
+        let m: serde_json::Value =
+            serde_json::from_str(&manifest(Path::new("/opt/circe/bin/circe"))).unwrap();
         assert_eq!(m["name"], HOST_NAME);
         assert_eq!(m["path"], "/opt/circe/bin/circe");
         assert_eq!(m["type"], "stdio");
-        assert_eq!(m["allowed_origins"], serde_json::json!([format!("chrome-extension://{EXTENSION_ID}/")]));
+        assert_eq!(
+            m["allowed_origins"],
+            serde_json::json!([format!("chrome-extension://{EXTENSION_ID}/")])
+        );
     }
 
     #[test]
     fn a_custom_profile_gets_its_own_directory() {
         let dirs = manifest_dirs(Browser::All, Some(Path::new("/tmp/profile"))).unwrap();
-        assert_eq!(dirs, vec![PathBuf::from("/tmp/profile/NativeMessagingHosts")]);
+        assert_eq!(
+            dirs,
+            vec![PathBuf::from("/tmp/profile/NativeMessagingHosts")]
+        );
     }
 
     #[test]
     fn relative_binaries_are_refused() {
-        assert!(matches!(install(Path::new("circe"), &[]), Err(InstallError::RelativeBinary(_))));
+        assert!(matches!(
+            install(Path::new("circe"), &[]),
+            Err(InstallError::RelativeBinary(_))
+        ));
     }
 }

@@ -93,7 +93,11 @@ impl Lifecycle {
     }
 
     pub fn handle(&self, tab: i64) -> TabHandle {
-        TabHandle { generation: self.generation, tab, navigation: self.navigations.get(&tab).copied().unwrap_or(0) }
+        TabHandle {
+            generation: self.generation,
+            tab,
+            navigation: self.navigations.get(&tab).copied().unwrap_or(0),
+        }
     }
 
     pub fn check(&self, h: &TabHandle) -> Result<(), TabProblem> {
@@ -123,17 +127,37 @@ mod tests {
     #[test]
     fn handles_hold_until_something_changes() {
         let mut l = Lifecycle::default();
-        assert_eq!(l.check(&TabHandle { generation: 0, tab: 1, navigation: 0 }), Err(TabProblem::Disconnected));
+        assert_eq!(
+            l.check(&TabHandle {
+                generation: 0,
+                tab: 1,
+                navigation: 0
+            }),
+            Err(TabProblem::Disconnected)
+        );
         l.connected();
         let h = l.handle(7);
         assert_eq!(l.check(&h), Ok(()));
         l.apply(&TabEvent::Activated { tab: 7 });
-        assert_eq!(l.check(&h), Ok(()), "activation changes nothing about the tab's page");
-        l.apply(&TabEvent::Navigated { tab: 7, url: "http://127.0.0.1/x".into() });
+        assert_eq!(
+            l.check(&h),
+            Ok(()),
+            "activation changes nothing about the tab's page"
+        );
+        l.apply(&TabEvent::Navigated {
+            tab: 7,
+            url: "http://127.0.0.1/x".into(),
+        });
         assert_eq!(l.check(&h), Err(TabProblem::Navigated));
         let h = l.handle(7);
-        l.apply(&TabEvent::DebuggerDetached { tab: 7, reason: "canceled_by_user".into() });
-        assert_eq!(l.check(&h), Err(TabProblem::DebuggerDetached("canceled_by_user".into())));
+        l.apply(&TabEvent::DebuggerDetached {
+            tab: 7,
+            reason: "canceled_by_user".into(),
+        });
+        assert_eq!(
+            l.check(&h),
+            Err(TabProblem::DebuggerDetached("canceled_by_user".into()))
+        );
         l.apply(&TabEvent::Removed { tab: 7 });
         assert_eq!(l.check(&h), Err(TabProblem::Closed));
     }

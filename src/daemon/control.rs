@@ -19,7 +19,10 @@ pub enum ControlError {
     #[error("another circe is already serving on {0}")]
     AlreadyRunning(PathBuf),
     #[error("cannot set up the control socket {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// Fail when a live daemon answers on `path`.
@@ -32,7 +35,10 @@ pub fn refuse_if_serving(path: &Path) -> Result<(), ControlError> {
 
 /// Bind the socket (private to this user), replacing a stale one.
 pub fn bind(path: &Path) -> Result<UnixListener, ControlError> {
-    let io = |source| ControlError::Io { path: path.to_path_buf(), source };
+    let io = |source| ControlError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let dir = path.parent().expect("socket path has a parent");
     std::fs::create_dir_all(dir).map_err(io)?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
@@ -75,7 +81,11 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
     loop {
         let buf = reader.fill_buf().await?;
         if buf.is_empty() {
-            return Ok(if line.is_empty() { None } else { Some(Ok(String::from_utf8_lossy(&line).into_owned())) });
+            return Ok(if line.is_empty() {
+                None
+            } else {
+                Some(Ok(String::from_utf8_lossy(&line).into_owned()))
+            });
         }
         let (chunk, done) = match buf.iter().position(|b| *b == b'\n') {
             Some(i) => (&buf[..i], Some(i + 1)),
@@ -160,7 +170,10 @@ fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sender<String>) 
         Verb::State { operations } => {
             let engine = engine.clone();
             tokio::spawn(async move {
-                let result = engine.state(operations.unwrap_or(10).min(500)).await.and_then(to_value);
+                let result = engine
+                    .state(operations.unwrap_or(10).min(500))
+                    .await
+                    .and_then(to_value);
                 let _ = out.send(encode(id, result)).await;
             });
         }
@@ -174,7 +187,11 @@ fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sender<String>) 
 /// Send the current state, then every change; a subscriber that falls behind gets a fresh snapshot.
 async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>) {
     let mut rx = engine.subscribe();
-    if out.send(encode(id, Ok(serde_json::json!({ "subscribed": true })))).await.is_err() {
+    if out
+        .send(encode(id, Ok(serde_json::json!({ "subscribed": true }))))
+        .await
+        .is_err()
+    {
         return;
     }
     loop {
@@ -185,7 +202,13 @@ async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>) {
                 return;
             }
         };
-        if out.send(notification(&Notification::Snapshot { state: Box::new(state) })).await.is_err() {
+        if out
+            .send(notification(&Notification::Snapshot {
+                state: Box::new(state),
+            }))
+            .await
+            .is_err()
+        {
             return;
         }
         loop {
@@ -220,5 +243,8 @@ fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> String {
 
 /// The `id` of a request that failed to parse, if it has one, so the error can be matched.
 fn request_id(line: &str) -> u64 {
-    serde_json::from_str::<serde_json::Value>(line).ok().and_then(|v| v.get("id").and_then(|i| i.as_u64())).unwrap_or(0)
+    serde_json::from_str::<serde_json::Value>(line)
+        .ok()
+        .and_then(|v| v.get("id").and_then(|i| i.as_u64()))
+        .unwrap_or(0)
 }

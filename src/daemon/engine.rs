@@ -7,12 +7,14 @@
 
 use crate::clock;
 use crate::config::Limits;
-use crate::executor::{BoxFuture, ExecOutcome, Executors, Journal, JournalError, RunContext, StepStart};
+use crate::executor::{
+    BoxFuture, ExecOutcome, Executors, Journal, JournalError, RunContext, StepStart,
+};
 use crate::interaction::{self, Context, Phase, Proposal};
 use crate::interpret;
 use crate::model::{
-    Input, Interaction, Operation, OperationId, OperationStatus, Outcome, Question, Relation, Step, StepResult,
-    StopState,
+    Input, Interaction, Operation, OperationId, OperationStatus, Outcome, Question, Relation, Step,
+    StepResult, StopState,
 };
 use crate::operation::{self, OperationEvent, Transition};
 use crate::protocol::{ApiError, Interrupted, Notification, StateView, Submitted};
@@ -49,7 +51,9 @@ pub struct Pending(oneshot::Receiver<Result<Submitted, ApiError>>);
 
 impl Pending {
     pub async fn reply(self) -> Result<Submitted, ApiError> {
-        self.0.await.unwrap_or_else(|_| Err(ApiError::new("shutting_down", "circe is shutting down")))
+        self.0
+            .await
+            .unwrap_or_else(|_| Err(ApiError::new("shutting_down", "circe is shutting down")))
     }
 }
 
@@ -68,7 +72,12 @@ impl From<StoreError> for ApiError {
 
 impl Engine {
     /// Recover what a crash left, then start taking inputs.
-    pub fn start(node: String, store: Store, executors: Executors, limits: Limits) -> Result<Arc<Engine>, StoreError> {
+    pub fn start(
+        node: String,
+        store: Store,
+        executors: Executors,
+        limits: Limits,
+    ) -> Result<Arc<Engine>, StoreError> {
         let (queue, rx) = mpsc::channel(limits.input_queue_depth.max(1));
         let (notify, _) = broadcast::channel(NOTIFY_CAPACITY);
         let engine = Arc::new(Engine {
@@ -114,13 +123,20 @@ impl Engine {
     pub fn submit(&self, input: Input) -> Result<Pending, ApiError> {
         validate(&input, &self.limits)?;
         let (tx, rx) = oneshot::channel();
-        self.queue.try_send(Queued { input, reply: tx }).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => ApiError::new(
-                "queue_full",
-                format!("{} inputs are already waiting; try again shortly", self.limits.input_queue_depth),
-            ),
-            mpsc::error::TrySendError::Closed(_) => ApiError::new("shutting_down", "circe is shutting down"),
-        })?;
+        self.queue
+            .try_send(Queued { input, reply: tx })
+            .map_err(|e| match e {
+                mpsc::error::TrySendError::Full(_) => ApiError::new(
+                    "queue_full",
+                    format!(
+                        "{} inputs are already waiting; try again shortly",
+                        self.limits.input_queue_depth
+                    ),
+                ),
+                mpsc::error::TrySendError::Closed(_) => {
+                    ApiError::new("shutting_down", "circe is shutting down")
+                }
+            })?;
         Ok(Pending(rx))
     }
 
@@ -134,22 +150,35 @@ impl Engine {
     /// Read one input against the stored state, dispose it, and commit, all under the store lock.
     async fn take(self: &Arc<Engine>, input: Input) -> Result<Submitted, ApiError> {
         let node = self.node.clone();
-        let browser = self.executors.for_goal(crate::model::Goal::Browser).is_some();
-        let (submitted, stop, resume) = self.db(move |store| take_input(store, &node, &input, browser)).await?;
+        let browser = self
+            .executors
+            .for_goal(crate::model::Goal::Browser)
+            .is_some();
+        let (submitted, stop, resume) = self
+            .db(move |store| take_input(store, &node, &input, browser))
+            .await?;
         if submitted.replayed {
             return Ok(submitted);
         }
-        self.publish(Notification::Interaction { interaction: submitted.interaction.clone() });
+        self.publish(Notification::Interaction {
+            interaction: submitted.interaction.clone(),
+        });
         if let Some(old) = stop {
             let _ = self.interrupt(Some(old), "correction".into()).await;
         }
         if let Some(op) = &submitted.operation {
-            self.publish(Notification::Operation { operation: op.clone() });
+            self.publish(Notification::Operation {
+                operation: op.clone(),
+            });
             self.launch(op.clone());
         }
         if let Some((id, arguments)) = resume {
-            let op = self.db(move |s| s.record(id, &[OperationEvent::Resumed { arguments }], clock::now())).await?;
-            self.publish(Notification::Operation { operation: op.clone() });
+            let op = self
+                .db(move |s| s.record(id, &[OperationEvent::Resumed { arguments }], clock::now()))
+                .await?;
+            self.publish(Notification::Operation {
+                operation: op.clone(),
+            });
             self.launch(op);
         }
         Ok(submitted)
@@ -165,9 +194,9 @@ impl Engine {
         let (op, changed) = self
             .db(move |store| -> Result<(Operation, bool), ApiError> {
                 let op = match operation {
-                    Some(id) => store
-                        .operation(id)?
-                        .ok_or_else(|| ApiError::new("unknown_operation", format!("no operation with id {id}")))?,
+                    Some(id) => store.operation(id)?.ok_or_else(|| {
+                        ApiError::new("unknown_operation", format!("no operation with id {id}"))
+                    })?,
                     None => store
                         .active_operations()?
                         .pop()
@@ -176,14 +205,28 @@ impl Engine {
                 if !op.status.is_active() || op.stop.is_some() {
                     return Ok((op, false));
                 }
-                let stop = StopState { requested_at: now, requested_by: device, confirmed_at: None };
-                Ok((store.record(op.id, &[OperationEvent::StopRequested { stop }], now)?, true))
+                let stop = StopState {
+                    requested_at: now,
+                    requested_by: device,
+                    confirmed_at: None,
+                };
+                Ok((
+                    store.record(op.id, &[OperationEvent::StopRequested { stop }], now)?,
+                    true,
+                ))
             })
             .await?;
         if changed {
-            self.publish(Notification::Operation { operation: op.clone() });
+            self.publish(Notification::Operation {
+                operation: op.clone(),
+            });
         }
-        if let Some(token) = self.cancels.lock().unwrap_or_else(|p| p.into_inner()).get(&op.id) {
+        if let Some(token) = self
+            .cancels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&op.id)
+        {
             token.cancel();
         }
         Ok(Interrupted {
@@ -203,7 +246,13 @@ impl Engine {
                 Some(id) => store.operation(id)?,
                 None => None,
             };
-            Ok(StateView { node, executors, interaction, operation, operations: store.operations(operations)? })
+            Ok(StateView {
+                node,
+                executors,
+                interaction,
+                operation,
+                operations: store.operations(operations)?,
+            })
         })
         .await
         .map_err(ApiError::from)
@@ -211,55 +260,115 @@ impl Engine {
 
     fn launch(self: &Arc<Engine>, op: Operation) {
         let token = CancellationToken::new();
-        self.cancels.lock().unwrap_or_else(|p| p.into_inner()).insert(op.id, token.clone());
+        self.cancels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(op.id, token.clone());
         let engine = self.clone();
         self.runners.spawn(async move {
             let id = op.id;
             if let Err(e) = engine.run(op, token).await {
                 tracing::error!(operation = %id, error = %e, "operation could not be recorded");
             }
-            engine.cancels.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+            engine
+                .cancels
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
         });
     }
 
-    async fn run(self: &Arc<Engine>, op: Operation, cancel: CancellationToken) -> Result<(), StoreError> {
+    async fn run(
+        self: &Arc<Engine>,
+        op: Operation,
+        cancel: CancellationToken,
+    ) -> Result<(), StoreError> {
         let span = tracing::info_span!("operation", id = %op.id, goal = op.goal.as_str());
         let _enter = span.enter();
         // A stop can be recorded between acceptance and this task getting its token: honour it.
         let id = op.id;
-        let stop_recorded = self.db(move |s| s.operation(id)).await?.is_some_and(|o| o.stop.is_some());
+        let stop_recorded = self
+            .db(move |s| s.operation(id))
+            .await?
+            .is_some_and(|o| o.stop.is_some());
         if cancel.is_cancelled() || stop_recorded {
             return self.finish(op.id, op.status, ExecOutcome::Stopped).await;
         }
         let started = self.moved(op.id, op.status, Transition::Start).await?;
         let Some(executor) = self.executors.for_goal(op.goal) else {
-            let reason = format!("Circe cannot do {} requests yet; nothing was done", op.goal.as_str());
-            return self.finish(op.id, started.status, ExecOutcome::Blocked { reason }).await;
+            let reason = format!(
+                "Circe cannot do {} requests yet; nothing was done",
+                op.goal.as_str()
+            );
+            return self
+                .finish(op.id, started.status, ExecOutcome::Blocked { reason })
+                .await;
         };
-        let journal = OperationJournal { engine: self.clone(), operation: op.id, next: AtomicU32::new(0) };
-        let outcome = executor.run(&started, RunContext { cancel, journal: &journal }).await;
+        let journal = OperationJournal {
+            engine: self.clone(),
+            operation: op.id,
+            next: AtomicU32::new(0),
+        };
+        let outcome = executor
+            .run(
+                &started,
+                RunContext {
+                    cancel,
+                    journal: &journal,
+                },
+            )
+            .await;
         tracing::info!(?outcome, "executor returned");
-        let status = self.db(move |s| s.operation(op.id)).await?.map_or(started.status, |o| o.status);
+        let status = self
+            .db(move |s| s.operation(op.id))
+            .await?
+            .map_or(started.status, |o| o.status);
         self.finish(op.id, status, outcome).await
     }
 
-    async fn moved(&self, id: OperationId, from: OperationStatus, t: Transition) -> Result<Operation, StoreError> {
+    async fn moved(
+        &self,
+        id: OperationId,
+        from: OperationStatus,
+        t: Transition,
+    ) -> Result<Operation, StoreError> {
         let status = operation::next(from, t).unwrap_or(from);
-        let op =
-            self.db(move |s| s.record(id, &[OperationEvent::Moved { transition: t, status }], clock::now())).await?;
-        self.publish(Notification::Operation { operation: op.clone() });
+        let op = self
+            .db(move |s| {
+                s.record(
+                    id,
+                    &[OperationEvent::Moved {
+                        transition: t,
+                        status,
+                    }],
+                    clock::now(),
+                )
+            })
+            .await?;
+        self.publish(Notification::Operation {
+            operation: op.clone(),
+        });
         Ok(op)
     }
 
     /// Record how an operation ended, on the operation and on its interaction.
-    async fn finish(&self, id: OperationId, from: OperationStatus, outcome: ExecOutcome) -> Result<(), StoreError> {
+    async fn finish(
+        &self,
+        id: OperationId,
+        from: OperationStatus,
+        outcome: ExecOutcome,
+    ) -> Result<(), StoreError> {
         if let ExecOutcome::NeedsInput { question } = outcome {
             return self.wait_for_answer(id, from, question).await;
         }
         let (transition, summary, data) = match outcome {
             ExecOutcome::Completed { summary, data } => (Transition::Complete, summary, data),
             ExecOutcome::Blocked { reason } => (Transition::Block, reason, serde_json::Value::Null),
-            ExecOutcome::Stopped => (Transition::ConfirmStop, "Stopped.".to_string(), serde_json::Value::Null),
+            ExecOutcome::Stopped => (
+                Transition::ConfirmStop,
+                "Stopped.".to_string(),
+                serde_json::Value::Null,
+            ),
             ExecOutcome::Unknown { reason } => (Transition::Lose, reason, serde_json::Value::Null),
             ExecOutcome::NeedsInput { .. } => unreachable!("handled above"),
         };
@@ -270,19 +379,27 @@ impl Engine {
                 OperationStatus::OutcomeUnknown
             }
         };
-        let outcome = Outcome { status, summary, data };
+        let outcome = Outcome {
+            status,
+            summary,
+            data,
+        };
         let (op, interaction) = self
-            .db(move |s| -> Result<(Operation, Option<Interaction>), StoreError> {
-                let now = clock::now();
-                let mut events = vec![OperationEvent::Moved { transition, status }];
-                if transition == Transition::ConfirmStop {
-                    events.push(OperationEvent::StopConfirmed);
-                }
-                events.push(OperationEvent::OutcomeRecorded { outcome: outcome.clone() });
-                let op = s.record(id, &events, now)?;
-                let interaction = attach_outcome(s, &op, outcome, now)?;
-                Ok((op, interaction))
-            })
+            .db(
+                move |s| -> Result<(Operation, Option<Interaction>), StoreError> {
+                    let now = clock::now();
+                    let mut events = vec![OperationEvent::Moved { transition, status }];
+                    if transition == Transition::ConfirmStop {
+                        events.push(OperationEvent::StopConfirmed);
+                    }
+                    events.push(OperationEvent::OutcomeRecorded {
+                        outcome: outcome.clone(),
+                    });
+                    let op = s.record(id, &events, now)?;
+                    let interaction = attach_outcome(s, &op, outcome, now)?;
+                    Ok((op, interaction))
+                },
+            )
             .await?;
         self.publish(Notification::Operation { operation: op });
         if let Some(interaction) = interaction {
@@ -298,19 +415,31 @@ impl Engine {
         from: OperationStatus,
         question: Question,
     ) -> Result<(), StoreError> {
-        let status = operation::next(from, Transition::NeedInput).unwrap_or(OperationStatus::NeedsInput);
+        let status =
+            operation::next(from, Transition::NeedInput).unwrap_or(OperationStatus::NeedsInput);
         let (op, interaction) = self
-            .db(move |s| -> Result<(Operation, Option<Interaction>), StoreError> {
-                let now = clock::now();
-                let op = s.record(id, &[OperationEvent::Moved { transition: Transition::NeedInput, status }], now)?;
-                let Some(current) = s.interaction(op.interaction)? else { return Ok((op, None)) };
-                if current.operation != Some(op.id) {
-                    return Ok((op, None));
-                }
-                let change = interaction::ask(&current, question, now);
-                s.commit_change(&change, now)?;
-                Ok((op, Some(change.interaction)))
-            })
+            .db(
+                move |s| -> Result<(Operation, Option<Interaction>), StoreError> {
+                    let now = clock::now();
+                    let op = s.record(
+                        id,
+                        &[OperationEvent::Moved {
+                            transition: Transition::NeedInput,
+                            status,
+                        }],
+                        now,
+                    )?;
+                    let Some(current) = s.interaction(op.interaction)? else {
+                        return Ok((op, None));
+                    };
+                    if current.operation != Some(op.id) {
+                        return Ok((op, None));
+                    }
+                    let change = interaction::ask(&current, question, now);
+                    s.commit_change(&change, now)?;
+                    Ok((op, Some(change.interaction)))
+                },
+            )
             .await?;
         self.publish(Notification::Operation { operation: op });
         if let Some(interaction) = interaction {
@@ -324,7 +453,9 @@ impl Engine {
         let mut store = self.store.lock().unwrap_or_else(|p| p.into_inner());
         let now = clock::now();
         for op in store.active_operations()? {
-            let Some(t) = operation::on_restart(op.status) else { continue };
+            let Some(t) = operation::on_restart(op.status) else {
+                continue;
+            };
             let status = operation::next(op.status, t).unwrap_or(OperationStatus::OutcomeUnknown);
             let summary = if status == OperationStatus::OutcomeUnknown {
                 "Circe restarted while this was running; whether it took effect is unknown until it is observed"
@@ -342,9 +473,18 @@ impl Engine {
                     evidence: serde_json::json!({ "reason": "circe restarted during this step" }),
                 })
                 .collect();
-            let outcome = Outcome { status, summary, data: serde_json::Value::Null };
-            events.push(OperationEvent::Moved { transition: t, status });
-            events.push(OperationEvent::OutcomeRecorded { outcome: outcome.clone() });
+            let outcome = Outcome {
+                status,
+                summary,
+                data: serde_json::Value::Null,
+            };
+            events.push(OperationEvent::Moved {
+                transition: t,
+                status,
+            });
+            events.push(OperationEvent::OutcomeRecorded {
+                outcome: outcome.clone(),
+            });
             let op = store.record(op.id, &events, now)?;
             attach_outcome(&mut store, &op, outcome, now)?;
             tracing::warn!(operation = %op.id, status = status.as_str(), "recovered after restart");
@@ -354,7 +494,12 @@ impl Engine {
 
     /// Stop taking inputs, stop running operations, and wait (bounded) for them to record it.
     pub async fn shutdown(&self) {
-        for token in self.cancels.lock().unwrap_or_else(|p| p.into_inner()).values() {
+        for token in self
+            .cancels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+        {
             token.cancel();
         }
         self.runners.close();
@@ -369,7 +514,9 @@ fn attach_outcome(
     outcome: Outcome,
     now: u64,
 ) -> Result<Option<Interaction>, StoreError> {
-    let Some(current) = store.interaction(op.interaction)? else { return Ok(None) };
+    let Some(current) = store.interaction(op.interaction)? else {
+        return Ok(None);
+    };
     if current.operation != Some(op.id) {
         return Ok(None);
     }
@@ -383,37 +530,66 @@ fn validate(input: &Input, limits: &Limits) -> Result<(), ApiError> {
     if chars > limits.max_input_chars {
         return Err(ApiError::new(
             "input_too_long",
-            format!("the input is {chars} characters; the limit is {}", limits.max_input_chars),
+            format!(
+                "the input is {chars} characters; the limit is {}",
+                limits.max_input_chars
+            ),
         ));
     }
     if input.text.trim().is_empty() && input.choice.is_none() {
-        return Err(ApiError::new("empty_input", "the input has no text and no choice"));
+        return Err(ApiError::new(
+            "empty_input",
+            "the input has no text and no choice",
+        ));
     }
     if input.device.is_empty() || input.device.len() > 64 {
-        return Err(ApiError::new("bad_device", "the device name must be 1 to 64 bytes"));
+        return Err(ApiError::new(
+            "bad_device",
+            "the device name must be 1 to 64 bytes",
+        ));
     }
     if input.expected_revision.is_some() && input.interaction.is_none() {
-        return Err(ApiError::new("bad_input", "an expected revision needs the interaction it refers to"));
+        return Err(ApiError::new(
+            "bad_input",
+            "an expected revision needs the interaction it refers to",
+        ));
     }
     Ok(())
 }
 
 /// The identity of an input's content: a retry with the same id must carry the same content.
 fn params_hash(input: &Input) -> String {
-    let canonical =
-        serde_json::json!([input.text, input.choice, input.mode, input.interaction, input.expected_revision]);
+    let canonical = serde_json::json!([
+        input.text,
+        input.choice,
+        input.mode,
+        input.interaction,
+        input.expected_revision
+    ]);
     store::sha256(&canonical.to_string())
 }
 
-type Taken = (Submitted, Option<OperationId>, Option<(OperationId, std::collections::BTreeMap<String, String>)>);
+type Taken = (
+    Submitted,
+    Option<OperationId>,
+    Option<(OperationId, std::collections::BTreeMap<String, String>)>,
+);
 
-fn take_input(store: &mut Store, node: &str, input: &Input, browser: bool) -> Result<Taken, ApiError> {
+fn take_input(
+    store: &mut Store,
+    node: &str,
+    input: &Input,
+    browser: bool,
+) -> Result<Taken, ApiError> {
     let hash = params_hash(input);
     if let Some(stored) = store.stored_input(&input.device, &input.id.to_string())? {
         if stored.params_hash != hash {
             return Err(ApiError::new(
                 "idempotency_mismatch",
-                format!("input {} was already taken with different content", input.id),
+                format!(
+                    "input {} was already taken with different content",
+                    input.id
+                ),
             ));
         }
         let mut reply: Submitted = serde_json::from_value(stored.reply)
@@ -422,11 +598,12 @@ fn take_input(store: &mut Store, node: &str, input: &Input, browser: bool) -> Re
         return Ok((reply, None, None));
     }
     let current = match input.interaction {
-        Some(id) => Some(
-            store
-                .interaction(id)?
-                .ok_or_else(|| ApiError::new("unknown_interaction", format!("no interaction with id {id}")))?,
-        ),
+        Some(id) => Some(store.interaction(id)?.ok_or_else(|| {
+            ApiError::new(
+                "unknown_interaction",
+                format!("no interaction with id {id}"),
+            )
+        })?),
         None => store.current_interaction()?,
     };
     let operation_status = match current.as_ref().and_then(|i| i.operation) {
@@ -440,9 +617,19 @@ fn take_input(store: &mut Store, node: &str, input: &Input, browser: bool) -> Re
         _ => Vec::new(),
     };
     let proposal = if input.choice.is_some() && input.text.trim().is_empty() {
-        Proposal { relation: Some(Relation::Answer), ..Proposal::default() }
+        Proposal {
+            relation: Some(Relation::Answer),
+            ..Proposal::default()
+        }
     } else {
-        interpret::read(&input.text, &interpret::Reading { phase, choices: &choices, browser })
+        interpret::read(
+            &input.text,
+            &interpret::Reading {
+                phase,
+                choices: &choices,
+                browser,
+            },
+        )
     };
     let cx = Context {
         node,
@@ -470,10 +657,20 @@ fn take_input(store: &mut Store, node: &str, input: &Input, browser: bool) -> Re
         accepted_at: now,
         updated_at: now,
     });
-    let submitted =
-        Submitted { relation, interaction: change.interaction.clone(), operation: accepted.clone(), replayed: false };
-    let reply = serde_json::to_value(&submitted).map_err(|e| ApiError::new("internal", e.to_string()))?;
-    store.commit_input(&change, accepted.as_ref(), (&input.device, &input.id.to_string(), &hash, &reply), now)?;
+    let submitted = Submitted {
+        relation,
+        interaction: change.interaction.clone(),
+        operation: accepted.clone(),
+        replayed: false,
+    };
+    let reply =
+        serde_json::to_value(&submitted).map_err(|e| ApiError::new("internal", e.to_string()))?;
+    store.commit_input(
+        &change,
+        accepted.as_ref(),
+        (&input.device, &input.id.to_string(), &hash, &reply),
+        now,
+    )?;
     Ok((submitted, change.stop, change.resume))
 }
 
@@ -506,7 +703,8 @@ impl Journal for OperationJournal {
                 .db(move |s| s.record(id, &[OperationEvent::StepBegun { step }], now))
                 .await
                 .map_err(|e| JournalError(e.to_string()))?;
-            self.engine.publish(Notification::Operation { operation: op });
+            self.engine
+                .publish(Notification::Operation { operation: op });
             Ok(index)
         })
     }
@@ -521,10 +719,21 @@ impl Journal for OperationJournal {
             let id = self.operation;
             let op = self
                 .engine
-                .db(move |s| s.record(id, &[OperationEvent::StepEnded { index, result, evidence }], clock::now()))
+                .db(move |s| {
+                    s.record(
+                        id,
+                        &[OperationEvent::StepEnded {
+                            index,
+                            result,
+                            evidence,
+                        }],
+                        clock::now(),
+                    )
+                })
                 .await
                 .map_err(|e| JournalError(e.to_string()))?;
-            self.engine.publish(Notification::Operation { operation: op });
+            self.engine
+                .publish(Notification::Operation { operation: op });
             Ok(())
         })
     }

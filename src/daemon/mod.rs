@@ -24,8 +24,12 @@ pub struct ServeOptions {
 /// Hold an exclusive lock on `<data dir>/circe.lock` for as long as the returned file lives.
 fn lock_data_dir(paths: &Paths) -> anyhow::Result<std::fs::File> {
     use std::os::fd::AsRawFd;
-    std::fs::create_dir_all(&paths.data_dir)
-        .with_context(|| format!("cannot create the data directory {}", paths.data_dir.display()))?;
+    std::fs::create_dir_all(&paths.data_dir).with_context(|| {
+        format!(
+            "cannot create the data directory {}",
+            paths.data_dir.display()
+        )
+    })?;
     let path = paths.data_dir.join("circe.lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -35,20 +39,34 @@ fn lock_data_dir(paths: &Paths) -> anyhow::Result<std::fs::File> {
         .with_context(|| format!("cannot open {}", path.display()))?;
     // SAFETY: flock on a file descriptor we own; no memory is involved.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        anyhow::bail!("another circe is already serving the data directory {}", paths.data_dir.display());
+        anyhow::bail!(
+            "another circe is already serving the data directory {}",
+            paths.data_dir.display()
+        );
     }
     Ok(file)
 }
 
 /// Build the engine from its adapters: the store at `paths`, and this node's executors.
 pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
-    std::fs::create_dir_all(&paths.data_dir)
-        .with_context(|| format!("cannot create the data directory {}", paths.data_dir.display()))?;
+    std::fs::create_dir_all(&paths.data_dir).with_context(|| {
+        format!(
+            "cannot create the data directory {}",
+            paths.data_dir.display()
+        )
+    })?;
     let db = paths.database();
-    let store = Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
-    let executors = Executors::default()
-        .with(Box::new(WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?));
-    Ok(Engine::start(config.node.name.clone(), store, executors, config.limits.clone())?)
+    let store =
+        Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
+    let executors = Executors::default().with(Box::new(
+        WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?,
+    ));
+    Ok(Engine::start(
+        config.node.name.clone(),
+        store,
+        executors,
+        config.limits.clone(),
+    )?)
 }
 
 pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
@@ -61,7 +79,11 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     // Bound last, so a client that can connect finds a migrated, recovered store.
     let listener = control::bind(&socket)?;
     tracing::info!(node = engine.node(), data = %paths.data_dir.display(), socket = %socket.display(), "circe is serving");
-    println!("circe serving node {} (control socket {})", engine.node(), socket.display());
+    println!(
+        "circe serving node {} (control socket {})",
+        engine.node(),
+        socket.display()
+    );
     let server = tokio::spawn(control::serve(listener, engine.clone()));
 
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;

@@ -20,7 +20,10 @@ fn input(text: &str) -> Input {
     }
 }
 
-async fn submit(client: &mut Client, input: Input) -> Result<Submitted, circe::client::ClientError> {
+async fn submit(
+    client: &mut Client,
+    input: Input,
+) -> Result<Submitted, circe::client::ClientError> {
     let v = client.call(Verb::Submit { input }).await?;
     Ok(serde_json::from_value(v).unwrap())
 }
@@ -32,31 +35,59 @@ fn weather_end_to_end_through_the_cli() {
 
     let asked = d.cli(&["say", "What's the weather?"]);
     assert!(asked.status.success(), "{}", stderr(&asked));
-    assert!(stdout(&asked).contains("? Which city?"), "{}", stdout(&asked));
-    assert_eq!(weather.geocodes.load(Ordering::SeqCst), 0, "nothing is fetched before the city is known");
+    assert!(
+        stdout(&asked).contains("? Which city?"),
+        "{}",
+        stdout(&asked)
+    );
+    assert_eq!(
+        weather.geocodes.load(Ordering::SeqCst),
+        0,
+        "nothing is fetched before the city is known"
+    );
 
     let state = d.cli(&["state", "--json"]);
     let state: serde_json::Value = serde_json::from_slice(&state.stdout).unwrap();
-    assert_eq!(state["interaction"]["pending"]["type"], "question", "the question is stored: {state}");
+    assert_eq!(
+        state["interaction"]["pending"]["type"], "question",
+        "the question is stored: {state}"
+    );
     assert_eq!(state["interaction"]["pending"]["slot"], "place");
     let interaction = state["interaction"]["id"].as_str().unwrap().to_string();
 
     let answered = d.cli(&["answer", "Ahmedabad", "--wait"]);
     let out = stdout(&answered);
     assert!(answered.status.success(), "{out} {}", stderr(&answered));
-    assert!(out.contains("done: Ahmedabad, Gujarat, India: 23 °C, mainly clear"), "{out}");
-    assert!(out.contains("step 1: find place [applied]") && out.contains("step 2: fetch forecast [applied]"), "{out}");
+    assert!(
+        out.contains("done: Ahmedabad, Gujarat, India: 23 °C, mainly clear"),
+        "{out}"
+    );
+    assert!(
+        out.contains("step 1: find place [applied]")
+            && out.contains("step 2: fetch forecast [applied]"),
+        "{out}"
+    );
 
     let corrected = d.cli(&["say", "--json", "--wait", "Actually, in Pune"]);
     assert!(corrected.status.success(), "{}", stderr(&corrected));
     let v: serde_json::Value = serde_json::from_slice(&corrected.stdout).unwrap();
     assert_eq!(v["relation"], "correction", "{v}");
-    assert_eq!(v["interaction"]["id"], interaction.as_str(), "a correction keeps the interaction");
+    assert_eq!(
+        v["interaction"]["id"],
+        interaction.as_str(),
+        "a correction keeps the interaction"
+    );
     assert_eq!(v["operation"]["arguments"]["place"], "Pune");
     assert_eq!(v["operation"]["status"], "completed");
-    assert_eq!(v["interaction"]["outcome"]["status"], "completed", "--wait shows the interaction as it ended: {v}");
+    assert_eq!(
+        v["interaction"]["outcome"]["status"], "completed",
+        "--wait shows the interaction as it ended: {v}"
+    );
     assert!(
-        v["operation"]["outcome"]["summary"].as_str().unwrap().starts_with("Pune, Maharashtra, India: 29 °C"),
+        v["operation"]["outcome"]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("Pune, Maharashtra, India: 29 °C"),
         "{v}"
     );
 
@@ -72,7 +103,10 @@ fn weather_end_to_end_through_the_cli() {
 #[test]
 fn correction_during_a_running_operation_replaces_it() {
     let weather = WeatherServer::start();
-    weather.behaviour.forecast_delay_ms.store(800, Ordering::SeqCst);
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(800, Ordering::SeqCst);
     let d = Daemon::start(&weather.config());
     rt().block_on(async {
         let mut sub = d.client().await.subscribe().await.unwrap();
@@ -80,7 +114,11 @@ fn correction_during_a_running_operation_replaces_it() {
         let first = submit(&mut c, input("weather in Ahmedabad")).await.unwrap();
         let first_op = first.operation.unwrap().id;
         wait_until(&mut sub, 10, |n| match n {
-            Notification::Operation { operation } if operation.id == first_op && operation.steps.len() == 2 => Some(()),
+            Notification::Operation { operation }
+                if operation.id == first_op && operation.steps.len() == 2 =>
+            {
+                Some(())
+            }
             _ => None,
         })
         .await;
@@ -88,9 +126,14 @@ fn correction_during_a_running_operation_replaces_it() {
         assert_eq!(second.relation, Relation::Correction);
         assert_eq!(second.interaction.id, first.interaction.id);
         let second_op = second.operation.unwrap().id;
-        weather.behaviour.forecast_delay_ms.store(0, Ordering::SeqCst);
+        weather
+            .behaviour
+            .forecast_delay_ms
+            .store(0, Ordering::SeqCst);
         let done = wait_until(&mut sub, 10, |n| match n {
-            Notification::Interaction { interaction } if interaction.outcome.is_some() => Some(interaction.clone()),
+            Notification::Interaction { interaction } if interaction.outcome.is_some() => {
+                Some(interaction.clone())
+            }
             _ => None,
         })
         .await;
@@ -98,7 +141,11 @@ fn correction_during_a_running_operation_replaces_it() {
         assert!(done.outcome.unwrap().summary.starts_with("Mumbai"));
         let state = d.state().await;
         let old = state.operations.iter().find(|o| o.id == first_op).unwrap();
-        assert_eq!(old.status, OperationStatus::Stopped, "the replaced operation is stopped, not completed");
+        assert_eq!(
+            old.status,
+            OperationStatus::Stopped,
+            "the replaced operation is stopped, not completed"
+        );
         assert_eq!(old.stop.as_ref().unwrap().requested_by, "correction");
     });
 }
@@ -112,12 +159,20 @@ fn two_clients_answer_one_question_exactly_one_wins() {
         let mut a = d.client().await;
         let mut b = d.client().await;
         for round in 0..100 {
-            let asked = submit(&mut setup, input("what's the weather")).await.unwrap();
+            let asked = submit(&mut setup, input("what's the weather"))
+                .await
+                .unwrap();
             let i = asked.interaction;
             assert!(matches!(i.pending, Pending::Question(_)));
-            let answer =
-                |city: &str| Input { interaction: Some(i.id), expected_revision: Some(i.revision), ..input(city) };
-            let (ra, rb) = tokio::join!(submit(&mut a, answer("Pune")), submit(&mut b, answer("Mumbai")));
+            let answer = |city: &str| Input {
+                interaction: Some(i.id),
+                expected_revision: Some(i.revision),
+                ..input(city)
+            };
+            let (ra, rb) = tokio::join!(
+                submit(&mut a, answer("Pune")),
+                submit(&mut b, answer("Mumbai"))
+            );
             let (won, lost) = match (ra, rb) {
                 (Ok(w), Err(l)) | (Err(l), Ok(w)) => (w, l),
                 (ra, rb) => panic!("round {round}: exactly one must win: {ra:?} / {rb:?}"),
@@ -126,7 +181,11 @@ fn two_clients_answer_one_question_exactly_one_wins() {
             match lost {
                 circe::client::ClientError::Api(e) => {
                     assert_eq!(e.code, "revision_conflict", "{e:?}");
-                    assert_eq!(e.current_revision, Some(i.revision + 1), "the conflict names the current revision");
+                    assert_eq!(
+                        e.current_revision,
+                        Some(i.revision + 1),
+                        "the conflict names the current revision"
+                    );
                 }
                 other => panic!("round {round}: {other:?}"),
             }
@@ -161,22 +220,43 @@ fn the_same_submit_fifty_times_is_one_operation_and_one_effect() {
         }
         let op = replies[0].operation.as_ref().unwrap().id;
         assert!(
-            replies.iter().all(|r| r.operation.as_ref().map(|o| o.id) == Some(op)),
+            replies
+                .iter()
+                .all(|r| r.operation.as_ref().map(|o| o.id) == Some(op)),
             "every reply names the same operation"
         );
-        assert_eq!(replies.iter().filter(|r| !r.replayed).count(), 1, "one was taken, 49 were replays");
+        assert_eq!(
+            replies.iter().filter(|r| !r.replayed).count(),
+            1,
+            "one was taken, 49 were replays"
+        );
         // The same id with other content is refused, not merged.
         let mut c = d.client().await;
-        let err = submit(&mut c, Input { text: "weather in Mumbai".into(), ..same.clone() }).await.unwrap_err();
+        let err = submit(
+            &mut c,
+            Input {
+                text: "weather in Mumbai".into(),
+                ..same.clone()
+            },
+        )
+        .await
+        .unwrap_err();
         assert!(err.to_string().contains("different content"), "{err}");
         let mut sub = d.client().await.subscribe().await.unwrap();
         wait_until(&mut sub, 10, |n| match n {
             Notification::Snapshot { state }
-                if state.operations.iter().any(|o| o.id == op && !o.status.is_active()) =>
+                if state
+                    .operations
+                    .iter()
+                    .any(|o| o.id == op && !o.status.is_active()) =>
             {
                 Some(())
             }
-            Notification::Operation { operation } if operation.id == op && !operation.status.is_active() => Some(()),
+            Notification::Operation { operation }
+                if operation.id == op && !operation.status.is_active() =>
+            {
+                Some(())
+            }
             _ => None,
         })
         .await;
@@ -190,8 +270,15 @@ fn the_same_submit_fifty_times_is_one_operation_and_one_effect() {
 #[test]
 fn sigkill_while_running_leaves_outcome_unknown_and_loses_nothing() {
     let weather = WeatherServer::start();
-    weather.behaviour.forecast_delay_ms.store(60_000, Ordering::SeqCst);
-    let mut d = Daemon::start(&weather.config().replace("timeout_ms = 1500", "timeout_ms = 120000"));
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(60_000, Ordering::SeqCst);
+    let mut d = Daemon::start(
+        &weather
+            .config()
+            .replace("timeout_ms = 1500", "timeout_ms = 120000"),
+    );
     let accepted: Vec<Submitted> = rt().block_on(async {
         let mut c = d.client().await;
         let mut accepted = Vec::new();
@@ -202,14 +289,21 @@ fn sigkill_while_running_leaves_outcome_unknown_and_loses_nothing() {
         let running = submit(&mut c, input("weather in Ahmedabad")).await.unwrap();
         let op = running.operation.as_ref().unwrap().id;
         wait_until(&mut sub, 10, |n| match n {
-            Notification::Operation { operation } if operation.id == op && operation.steps.len() == 2 => Some(()),
+            Notification::Operation { operation }
+                if operation.id == op && operation.steps.len() == 2 =>
+            {
+                Some(())
+            }
             _ => None,
         })
         .await;
         // The request is in flight at the weather server: the effect has started.
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while weather.forecasts.load(Ordering::SeqCst) == 0 {
-            assert!(std::time::Instant::now() < deadline, "the forecast request never arrived");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the forecast request never arrived"
+            );
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         accepted.push(running);
@@ -221,12 +315,27 @@ fn sigkill_while_running_leaves_outcome_unknown_and_loses_nothing() {
     rt().block_on(async {
         let state = d.state().await;
         let op_id = accepted.last().unwrap().operation.as_ref().unwrap().id;
-        let op = state.operations.iter().find(|o| o.id == op_id).expect("the accepted operation survived");
+        let op = state
+            .operations
+            .iter()
+            .find(|o| o.id == op_id)
+            .expect("the accepted operation survived");
         assert_eq!(op.status, OperationStatus::OutcomeUnknown);
         assert_eq!(op.steps[0].result, Some(StepResult::Applied));
-        assert_eq!(op.steps[1].result, Some(StepResult::Unknown), "the in-flight step is unknown, not failed");
         assert_eq!(
-            state.interaction.as_ref().unwrap().outcome.as_ref().unwrap().status,
+            op.steps[1].result,
+            Some(StepResult::Unknown),
+            "the in-flight step is unknown, not failed"
+        );
+        assert_eq!(
+            state
+                .interaction
+                .as_ref()
+                .unwrap()
+                .outcome
+                .as_ref()
+                .unwrap()
+                .status,
             OperationStatus::OutcomeUnknown
         );
     });
@@ -236,7 +345,13 @@ fn sigkill_while_running_leaves_outcome_unknown_and_loses_nothing() {
     assert_eq!(store.integrity_check().unwrap(), "ok");
     for s in &accepted {
         let events = store.interaction_events(s.interaction.id).unwrap();
-        assert!(events.iter().any(|(rev, _, _)| *rev == s.interaction.revision), "{:?} lost", s.interaction.id);
+        assert!(
+            events
+                .iter()
+                .any(|(rev, _, _)| *rev == s.interaction.revision),
+            "{:?} lost",
+            s.interaction.id
+        );
         assert_eq!(
             store.replay_interaction(s.interaction.id).unwrap().unwrap(),
             store.interaction(s.interaction.id).unwrap().unwrap()
@@ -249,15 +364,26 @@ fn sigkill_while_running_leaves_outcome_unknown_and_loses_nothing() {
 #[test]
 fn stop_overtakes_a_hundred_queued_inputs() {
     let weather = WeatherServer::start();
-    weather.behaviour.forecast_delay_ms.store(30_000, Ordering::SeqCst);
-    let d = Daemon::start(&weather.config().replace("timeout_ms = 1500", "timeout_ms = 60000"));
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(30_000, Ordering::SeqCst);
+    let d = Daemon::start(
+        &weather
+            .config()
+            .replace("timeout_ms = 1500", "timeout_ms = 60000"),
+    );
     rt().block_on(async {
         let mut sub = d.client().await.subscribe().await.unwrap();
         let mut c = d.client().await;
         let running = submit(&mut c, input("weather in Pune")).await.unwrap();
         let op = running.operation.unwrap().id;
         wait_until(&mut sub, 10, |n| match n {
-            Notification::Operation { operation } if operation.id == op && operation.steps.len() == 2 => Some(()),
+            Notification::Operation { operation }
+                if operation.id == op && operation.steps.len() == 2 =>
+            {
+                Some(())
+            }
             _ => None,
         })
         .await;
@@ -265,14 +391,21 @@ fn stop_overtakes_a_hundred_queued_inputs() {
         let mut pipe = d.client().await;
         let mut bytes = Vec::new();
         for n in 0..100u64 {
-            let req =
-                circe::protocol::Request { id: n + 1, verb: Verb::Submit { input: input("what's the weather?") } };
+            let req = circe::protocol::Request {
+                id: n + 1,
+                verb: Verb::Submit {
+                    input: input("what's the weather?"),
+                },
+            };
             bytes.extend(serde_json::to_vec(&req).unwrap());
             bytes.push(b'\n');
         }
         let stop = circe::protocol::Request {
             id: 1000,
-            verb: Verb::Interrupt { operation: Some(op), device: "phone".into() },
+            verb: Verb::Interrupt {
+                operation: Some(op),
+                device: "phone".into(),
+            },
         };
         bytes.extend(serde_json::to_vec(&stop).unwrap());
         bytes.push(b'\n');
@@ -291,8 +424,13 @@ fn stop_overtakes_a_hundred_queued_inputs() {
             }
         }
         eprintln!("submit replies before the stop reply: {before_stop} of 100");
-        assert!(before_stop < 100, "the stop waited behind every queued input");
-        let circe::protocol::ReplyBody::Ok(v) = stop_reply.unwrap().body else { panic!("stop failed") };
+        assert!(
+            before_stop < 100,
+            "the stop waited behind every queued input"
+        );
+        let circe::protocol::ReplyBody::Ok(v) = stop_reply.unwrap().body else {
+            panic!("stop failed")
+        };
         let interrupted: Interrupted = serde_json::from_value(v).unwrap();
         assert!(interrupted.stop.is_some(), "stop is requested at once");
         let stopped = wait_until(&mut sub, 10, |n| match n {
@@ -306,7 +444,10 @@ fn stop_overtakes_a_hundred_queued_inputs() {
         .await;
         let stop = stopped.stop.unwrap();
         assert_eq!(stop.requested_by, "phone");
-        assert!(stop.confirmed_at.is_some(), "stop requested and stop confirmed are both recorded");
+        assert!(
+            stop.confirmed_at.is_some(),
+            "stop requested and stop confirmed are both recorded"
+        );
         assert_eq!(stopped.steps[1].result, Some(StepResult::NotApplied));
     });
 }
@@ -314,16 +455,35 @@ fn stop_overtakes_a_hundred_queued_inputs() {
 #[test]
 fn stop_from_the_cli_reports_requested_then_confirmed() {
     let weather = WeatherServer::start();
-    weather.behaviour.forecast_delay_ms.store(30_000, Ordering::SeqCst);
-    let d = Daemon::start(&weather.config().replace("timeout_ms = 1500", "timeout_ms = 60000"));
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(30_000, Ordering::SeqCst);
+    let d = Daemon::start(
+        &weather
+            .config()
+            .replace("timeout_ms = 1500", "timeout_ms = 60000"),
+    );
     let said = d.cli(&["say", "weather in Pune"]);
-    assert!(stdout(&said).contains("accepted operation"), "{}", stdout(&said));
+    assert!(
+        stdout(&said).contains("accepted operation"),
+        "{}",
+        stdout(&said)
+    );
     let stop = d.cli(&["stop"]);
     assert!(stop.status.success(), "{}", stderr(&stop));
-    assert!(stdout(&stop).contains("stopped (confirmed)"), "{}", stdout(&stop));
+    assert!(
+        stdout(&stop).contains("stopped (confirmed)"),
+        "{}",
+        stdout(&stop)
+    );
     let again = d.cli(&["stop"]);
     assert!(!again.status.success());
-    assert!(stderr(&again).contains("nothing is running"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("nothing is running"),
+        "{}",
+        stderr(&again)
+    );
 }
 
 #[test]
@@ -334,28 +494,63 @@ fn bad_input_gets_a_clear_error_and_changes_nothing() {
         let mut c = d.client().await;
         let asked = submit(&mut c, input("what's the weather?")).await.unwrap();
         let before = d.state().await;
-        let counts = || circe::store::Store::open(&d.database()).unwrap().event_counts().unwrap();
+        let counts = || {
+            circe::store::Store::open(&d.database())
+                .unwrap()
+                .event_counts()
+                .unwrap()
+        };
         let events_before = counts();
 
         // Malformed JSON, an unknown verb, a missing field: errors, and the connection stays usable.
         c.send_raw(b"{not json\n").await.unwrap();
         let reply: serde_json::Value = serde_json::from_str(&c.line().await.unwrap()).unwrap();
         assert_eq!(reply["error"]["code"], "malformed_request", "{reply}");
-        c.send_raw(b"{\"id\": 5, \"verb\": \"explode\"}\n").await.unwrap();
+        c.send_raw(b"{\"id\": 5, \"verb\": \"explode\"}\n")
+            .await
+            .unwrap();
         let reply: serde_json::Value = serde_json::from_str(&c.line().await.unwrap()).unwrap();
-        assert_eq!((reply["id"].as_u64(), reply["error"]["code"].as_str()), (Some(5), Some("malformed_request")));
+        assert_eq!(
+            (reply["id"].as_u64(), reply["error"]["code"].as_str()),
+            (Some(5), Some("malformed_request"))
+        );
 
         // Unknown ids.
         let ghost = Uuid::new_v4();
-        let err = submit(&mut c, Input { interaction: Some(ghost), ..input("Pune") }).await.unwrap_err();
-        assert!(err.to_string().contains(&format!("no interaction with id {ghost}")), "{err}");
-        let err = c.call(Verb::Interrupt { operation: Some(ghost), device: "t".into() }).await.unwrap_err();
+        let err = submit(
+            &mut c,
+            Input {
+                interaction: Some(ghost),
+                ..input("Pune")
+            },
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains(&format!("no interaction with id {ghost}")),
+            "{err}"
+        );
+        let err = c
+            .call(Verb::Interrupt {
+                operation: Some(ghost),
+                device: "t".into(),
+            })
+            .await
+            .unwrap_err();
         assert!(err.to_string().contains("no operation with id"), "{err}");
 
         // A stale revision.
-        let stale = Input { interaction: Some(asked.interaction.id), expected_revision: Some(0), ..input("Pune") };
+        let stale = Input {
+            interaction: Some(asked.interaction.id),
+            expected_revision: Some(0),
+            ..input("Pune")
+        };
         let err = submit(&mut c, stale).await.unwrap_err();
-        assert!(err.to_string().contains("revision conflict") && err.to_string().contains("revision 1"), "{err}");
+        assert!(
+            err.to_string().contains("revision conflict") && err.to_string().contains("revision 1"),
+            "{err}"
+        );
 
         // Too long an input; an empty one.
         let err = submit(&mut c, input(&"a".repeat(4001))).await.unwrap_err();
@@ -368,7 +563,10 @@ fn bad_input_gets_a_clear_error_and_changes_nothing() {
         big.send_raw(&vec![b'x'; 70 * 1024]).await.unwrap();
         let reply: serde_json::Value = serde_json::from_str(&big.line().await.unwrap()).unwrap();
         assert_eq!(reply["error"]["code"], "message_too_large", "{reply}");
-        assert!(big.line().await.is_err(), "the connection is closed after an oversized message");
+        assert!(
+            big.line().await.is_err(),
+            "the connection is closed after an oversized message"
+        );
 
         assert_eq!(d.state().await, before, "the stored state is unchanged");
         assert_eq!(counts(), events_before, "the logs are unchanged");
@@ -379,13 +577,27 @@ fn bad_input_gets_a_clear_error_and_changes_nothing() {
 fn a_weather_api_that_times_out_or_sends_garbage_blocks_with_a_reason() {
     let weather = WeatherServer::start();
     let d = Daemon::start(&weather.config());
-    weather.behaviour.forecast_delay_ms.store(3_000, Ordering::SeqCst);
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(3_000, Ordering::SeqCst);
     let slow = d.cli(&["say", "--wait", "weather in Pune"]);
     assert_eq!(slow.status.code(), Some(3), "not done is a non-zero exit");
-    assert!(stdout(&slow).contains("blocked: the weather service did not answer within 1500 ms"), "{}", stdout(&slow));
-    assert!(stdout(&slow).contains("step 2: fetch forecast [not applied]"), "{}", stdout(&slow));
+    assert!(
+        stdout(&slow).contains("blocked: the weather service did not answer within 1500 ms"),
+        "{}",
+        stdout(&slow)
+    );
+    assert!(
+        stdout(&slow).contains("step 2: fetch forecast [not applied]"),
+        "{}",
+        stdout(&slow)
+    );
 
-    weather.behaviour.forecast_delay_ms.store(0, Ordering::SeqCst);
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(0, Ordering::SeqCst);
     weather.behaviour.garbage.store(true, Ordering::SeqCst);
     let garbage = d.cli(&["say", "--wait", "weather in Mumbai"]);
     assert_eq!(garbage.status.code(), Some(3));
@@ -396,7 +608,11 @@ fn a_weather_api_that_times_out_or_sends_garbage_blocks_with_a_reason() {
     );
 
     let nowhere = d.cli(&["say", "--wait", "weather in Atlantis"]);
-    assert!(stdout(&nowhere).contains("blocked: no place called \"Atlantis\" was found"), "{}", stdout(&nowhere));
+    assert!(
+        stdout(&nowhere).contains("blocked: no place called \"Atlantis\" was found"),
+        "{}",
+        stdout(&nowhere)
+    );
 
     // The interaction stays consistent with its log after each failure.
     let store = circe::store::Store::open(&d.database()).unwrap();
@@ -415,15 +631,27 @@ fn serve_owns_a_private_socket_and_stops_cleanly_on_sigterm() {
     // A second daemon on the same socket refuses to start.
     let second = d.cli(&["serve"]);
     assert!(!second.status.success());
-    assert!(stderr(&second).contains("already serving"), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains("already serving"),
+        "{}",
+        stderr(&second)
+    );
     // Nor does one on another socket over the same data directory.
     let other_socket = d.dir.path().join("other.sock");
     let third = d.cli(&["--socket", other_socket.to_str().unwrap(), "serve"]);
     assert!(!third.status.success());
-    assert!(stderr(&third).contains("already serving the data directory"), "{}", stderr(&third));
+    assert!(
+        stderr(&third).contains("already serving the data directory"),
+        "{}",
+        stderr(&third)
+    );
     let doctor = d.cli(&["doctor"]);
     assert!(doctor.status.success(), "{}", stdout(&doctor));
-    assert!(stdout(&doctor).contains("serving node desk"), "{}", stdout(&doctor));
+    assert!(
+        stdout(&doctor).contains("serving node desk"),
+        "{}",
+        stdout(&doctor)
+    );
 
     let status = d.signal(libc::SIGTERM);
     assert!(status.success(), "SIGTERM is a clean exit: {status}");
@@ -432,10 +660,18 @@ fn serve_owns_a_private_socket_and_stops_cleanly_on_sigterm() {
 
     let cli = d.cli(&["state"]);
     assert_eq!(cli.status.code(), Some(1));
-    assert!(stderr(&cli).contains("circe is not running"), "{}", stderr(&cli));
+    assert!(
+        stderr(&cli).contains("circe is not running"),
+        "{}",
+        stderr(&cli)
+    );
     let doctor = d.cli(&["doctor"]);
     assert!(!doctor.status.success());
-    assert!(stdout(&doctor).contains("fix: start it with `circe serve`"), "{}", stdout(&doctor));
+    assert!(
+        stdout(&doctor).contains("fix: start it with `circe serve`"),
+        "{}",
+        stdout(&doctor)
+    );
 }
 
 #[test]
@@ -446,5 +682,8 @@ fn a_bad_config_file_is_named_with_its_error() {
     let out = d.cli(&["--socket", "/nonexistent/x.sock", "serve"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("config.toml is not valid") && err.contains("forcast_url"), "{err}");
+    assert!(
+        err.contains("config.toml is not valid") && err.contains("forcast_url"),
+        "{err}"
+    );
 }

@@ -32,10 +32,18 @@ fn the_pure_core_stays_pure() {
         "std::process",
         "crate::store",
     ];
-    for file in ["src/model.rs", "src/interaction.rs", "src/operation.rs", "src/interpret.rs"] {
+    for file in [
+        "src/model.rs",
+        "src/interaction.rs",
+        "src/operation.rs",
+        "src/interpret.rs",
+    ] {
         let text = source(file);
         for word in FORBIDDEN {
-            assert!(!text.contains(word), "{file} mentions {word}; the pure core must not");
+            assert!(
+                !text.contains(word),
+                "{file} mentions {word}; the pure core must not"
+            );
         }
     }
 }
@@ -50,11 +58,23 @@ fn sql_lives_only_in_the_store() {
         let rel = f.strip_prefix(root).unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&f).unwrap();
         if rel == "src/store.rs" {
-            assert!(!text.contains(".transaction()"), "store.rs opens a deferred transaction");
+            assert!(
+                !text.contains(".transaction()"),
+                "store.rs opens a deferred transaction"
+            );
             continue;
         }
-        for sql in ["SELECT ", "INSERT INTO", "UPDATE ", "CREATE TABLE", "rusqlite"] {
-            assert!(!text.contains(sql), "{rel} contains {sql:?}; SQL belongs in src/store.rs");
+        for sql in [
+            "SELECT ",
+            "INSERT INTO",
+            "UPDATE ",
+            "CREATE TABLE",
+            "rusqlite",
+        ] {
+            assert!(
+                !text.contains(sql),
+                "{rel} contains {sql:?}; SQL belongs in src/store.rs"
+            );
         }
     }
 }
@@ -71,6 +91,9 @@ fn only_clock_reads_the_time() {
             continue;
         }
         let text = std::fs::read_to_string(&f).unwrap();
-        assert!(!text.contains("SystemTime::now"), "{rel} reads the wall clock; use circe::clock");
+        assert!(
+            !text.contains("SystemTime::now"),
+            "{rel} reads the wall clock; use circe::clock"
+        );
     }
 }

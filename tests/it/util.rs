@@ -19,7 +19,10 @@ pub struct Daemon {
 impl Daemon {
     /// Start `circe serve` with `config` (TOML) and wait until its socket answers.
     pub fn start(config: &str) -> Daemon {
-        let dir = tempfile::Builder::new().prefix("circe-it").tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("circe-it")
+            .tempdir()
+            .unwrap();
         for sub in ["data", "config/circe", "run"] {
             std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
@@ -30,9 +33,18 @@ impl Daemon {
     }
 
     pub fn spawn(&mut self) {
-        let log =
-            std::fs::OpenOptions::new().create(true).append(true).open(self.dir.path().join("serve.log")).unwrap();
-        let child = self.command().arg("serve").stdout(Stdio::null()).stderr(log).spawn().expect("spawn circe serve");
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join("serve.log"))
+            .unwrap();
+        let child = self
+            .command()
+            .arg("serve")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("spawn circe serve");
         self.child = Some(child);
         self.wait_ready();
     }
@@ -48,7 +60,10 @@ impl Daemon {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        panic!("circe serve did not open its socket within 20 s: {}", self.log());
+        panic!(
+            "circe serve did not open its socket within 20 s: {}",
+            self.log()
+        );
     }
 
     pub fn log(&self) -> String {
@@ -84,11 +99,20 @@ impl Daemon {
     }
 
     pub async fn client(&self) -> Client {
-        Client::connect(&self.socket()).await.expect("connect to circe")
+        Client::connect(&self.socket())
+            .await
+            .expect("connect to circe")
     }
 
     pub async fn state(&self) -> StateView {
-        let v = self.client().await.call(Verb::State { operations: Some(500) }).await.unwrap();
+        let v = self
+            .client()
+            .await
+            .call(Verb::State {
+                operations: Some(500),
+            })
+            .await
+            .unwrap();
         serde_json::from_value(v).unwrap()
     }
 
@@ -147,8 +171,16 @@ impl WeatherServer {
             forecasts: Arc<AtomicUsize>,
             behaviour: Arc<WeatherBehaviour>,
         }
-        let state = S { geocodes: Arc::default(), forecasts: Arc::default(), behaviour: Arc::default() };
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let state = S {
+            geocodes: Arc::default(),
+            forecasts: Arc::default(),
+            behaviour: Arc::default(),
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
         let app = axum::Router::new()
             .route(
                 "/v1/search",
@@ -193,7 +225,9 @@ impl WeatherServer {
                 }),
             )
             .with_state(state.clone());
-        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
         WeatherServer {
@@ -221,8 +255,10 @@ pub async fn wait_until<T>(
 ) -> T {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
     loop {
-        let n =
-            tokio::time::timeout_at(deadline, sub.next()).await.expect("timed out waiting for a notification").unwrap();
+        let n = tokio::time::timeout_at(deadline, sub.next())
+            .await
+            .expect("timed out waiting for a notification")
+            .unwrap();
         if let Some(t) = pred(&n) {
             return t;
         }
@@ -230,7 +266,11 @@ pub async fn wait_until<T>(
 }
 
 pub fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 pub fn file_mode(p: &Path) -> u32 {
