@@ -91,6 +91,35 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
+    /// Ground one utterance against an observation file and print the decision (no daemon needed).
+    Ground {
+        /// An observation in the element format of the grounding corpus.
+        #[arg(long)]
+        observation: PathBuf,
+        /// Treat the text as heard (voice) rather than typed.
+        #[arg(long)]
+        voice: bool,
+        #[arg(required = true, num_args = 1..)]
+        text: Vec<String>,
+    },
+    /// Run a grounding corpus (every *.jsonl under PATH) and print the scores.
+    Eval { path: PathBuf },
+    /// Write the native-messaging host manifest so Chrome's Circe extension can reach this daemon.
+    InstallBrowser {
+        #[arg(long, value_enum, default_value = "all")]
+        browser: crate::browser::install::Browser,
+        /// A custom Chrome profile directory (its NativeMessagingHosts/ gets the manifest).
+        #[arg(long)]
+        user_data_dir: Option<PathBuf>,
+        /// Print the manifest instead of writing it.
+        #[arg(long)]
+        print: bool,
+    },
+    /// Be the native-messaging host (what Chrome starts; useful for manual tests).
+    NativeHost {
+        #[arg(default_value = "chrome-extension://dhnfkefodfmddfnkfkkbeilnaiafageh/")]
+        origin: String,
+    },
     /// Show what is ready and what is missing, with the fix.
     Doctor {
         #[arg(long, env = "CIRCE_DATA_DIR")]
@@ -103,6 +132,19 @@ pub const EXIT_ERROR: i32 = 1;
 pub const EXIT_NOT_DONE: i32 = 3;
 
 pub fn run() -> i32 {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(origin) = crate::browser::host::is_native_host_launch(&args) {
+        // Started by Chrome: stdout carries frames only; logs go to stderr (Chrome's log).
+        init_tracing(false);
+        return match tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt.block_on(crate::browser::host::run(origin)),
+            Err(_) => EXIT_ERROR,
+        };
+    }
     let cli = Cli::parse();
     init_tracing(matches!(cli.command, Command::Serve { .. }));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -269,6 +311,65 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 }
             }
         }
+        Command::Ground {
+            observation,
+            voice,
+            text,
+        } => {
+            let observation = crate::director::load_observation(&observation)?;
+            let text = text.join(" ");
+            let envelope = if voice {
+                crate::director::Envelope::voice("cli", &text)
+            } else {
+                crate::director::Envelope::typed("cli", &text)
+            };
+            let snapshot = crate::director::Snapshot {
+                observation: Some(observation),
+                ..Default::default()
+            };
+            let decision = crate::director::decide_locally(&envelope, &snapshot);
+            if json {
+                println!("{}", decision_json(&decision));
+            } else {
+                println!("{}", decision_text(&decision));
+            }
+            Ok(0)
+        }
+        Command::Eval { path } => {
+            let report = crate::eval::run_corpus(&path, &crate::decider::local::LocalDecider)?;
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                print!("{report}");
+            }
+            Ok(0)
+        }
+        Command::InstallBrowser {
+            browser,
+            user_data_dir,
+            print,
+        } => {
+            let binary = std::env::current_exe()?;
+            if print {
+                print!("{}", crate::browser::install::manifest(&binary));
+                return Ok(0);
+            }
+            let dirs = crate::browser::install::manifest_dirs(browser, user_data_dir.as_deref())?;
+            let written = crate::browser::install::install(&binary, &dirs)?;
+            if json {
+                println!("{}", serde_json::json!({ "written": written }));
+            } else {
+                for path in written {
+                    println!("wrote {}", path.display());
+                }
+                println!(
+                    "now load the extension from {} in chrome://extensions (developer mode)",
+                    extension_dir()
+                );
+            }
+            Ok(0)
+        }
+        Command::NativeHost { origin } => Ok(crate::browser::host::run(origin).await),
         Command::Doctor { .. } => {
             let report = crate::doctor::check_all(&paths, &socket).await;
             if json {
@@ -542,5 +643,86 @@ fn print_notification(n: &Notification) {
                 println!("  {}: {}", outcome_class(o.status), o.summary);
             }
         }
+    }
+}
+
+fn extension_dir() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/chrome-extension").to_string()
+}
+
+/// A decision as JSON for scripts: the closed union, with its evidence.
+pub fn decision_json(decision: &crate::director::Decision) -> serde_json::Value {
+    use crate::director::{Action, Decision, EntityRef};
+    use serde_json::json;
+    let entity = |e: &Option<EntityRef>| e.as_ref().map(|e| format!("{e:?}"));
+    match decision {
+        Decision::Execute(plan) => {
+            let action = match &plan.action {
+                Action::Click { target } => json!({ "act": "click", "target": target }),
+                Action::Type { target, text } => {
+                    json!({ "act": "type", "target": target, "text": text })
+                }
+                Action::Scroll(d) => {
+                    json!({ "act": "scroll", "direction": format!("{d:?}").to_lowercase() })
+                }
+                Action::Back => json!({ "act": "back" }),
+                Action::Planner => json!({ "route": "planner" }),
+                Action::Dispatch => json!({ "act": "dispatch" }),
+            };
+            json!({
+                "decision": "execute",
+                "action": action,
+                "objective": plan.objective,
+                "confidence": plan.confidence,
+                "continuation": plan.continuation,
+                "evidence": plan.evidence.iter().map(|e| json!({
+                    "heard": e.heard, "role": format!("{:?}", e.role), "entity": entity(&e.entity),
+                    "match": format!("{:?}", e.kind), "confirmation": format!("{:?}", e.confirmation),
+                })).collect::<Vec<_>>(),
+                "source": { "raw": plan.source.raw, "mode": format!("{:?}", plan.source.mode).to_lowercase() },
+            })
+        }
+        Decision::Clarify(c) => json!({
+            "decision": "clarify",
+            "question": c.question,
+            "slot": format!("{:?}", c.slot).to_lowercase(),
+            "candidates": c.candidates.iter().map(|k| json!({
+                "key": k.key, "label": k.label, "entity": entity(&Some(k.entity.clone())), "probability": k.probability,
+            })).collect::<Vec<_>>(),
+            "request": c.request.text,
+        }),
+        Decision::Reject(r) => json!({
+            "decision": "reject",
+            "reason": format!("{:?}", r.reason),
+            "message": r.message,
+        }),
+    }
+}
+
+fn decision_text(decision: &crate::director::Decision) -> String {
+    use crate::director::{Action, Decision};
+    match decision {
+        Decision::Execute(plan) => {
+            let what = match &plan.action {
+                Action::Click { target } => format!("click {target}"),
+                Action::Type { target, text } => format!("type \"{text}\" into {target}"),
+                Action::Scroll(d) => format!("scroll {}", format!("{d:?}").to_lowercase()),
+                Action::Back => "go back".to_string(),
+                Action::Planner => "hand to the planner".to_string(),
+                Action::Dispatch => "dispatch the objective".to_string(),
+            };
+            format!("execute: {what} (confidence {:.2})", plan.confidence)
+        }
+        Decision::Clarify(c) => {
+            let mut s = format!("clarify: {}", c.question);
+            for k in &c.candidates {
+                s.push_str(&format!(
+                    "\n  {}. {} ({:.2})",
+                    k.key, k.label, k.probability
+                ));
+            }
+            s
+        }
+        Decision::Reject(r) => format!("reject: {}", r.message),
     }
 }
