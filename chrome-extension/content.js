@@ -81,8 +81,8 @@
     let t = el.innerText;
     if (t == null) t = el.textContent;
     if (!C.normText(t)) {
-      const img = el.querySelector && el.querySelector('img[alt], [aria-label], svg title');
-      if (img) t = img.getAttribute('alt') || img.getAttribute('aria-label') || img.textContent || '';
+      const img = el.querySelector && el.querySelector('img[alt], [aria-label], svg title, [title]');
+      if (img) t = img.getAttribute('alt') || img.getAttribute('aria-label') || img.getAttribute('title') || img.textContent || '';
     }
     return t || '';
   }
