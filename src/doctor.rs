@@ -2,7 +2,7 @@
 
 use crate::client::{Client, ClientError};
 use crate::config::{Config, Paths};
-use crate::protocol::Verb;
+use crate::protocol::{StateView, Verb};
 use crate::store::Store;
 use serde::Serialize;
 use std::fmt;
@@ -13,6 +13,8 @@ use std::path::Path;
 pub struct Check {
     pub name: &'static str,
     pub ok: bool,
+    /// Not ready here does not make the node not ready (an optional connector).
+    pub optional: bool,
     pub detail: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
@@ -25,7 +27,7 @@ pub struct Report {
 
 impl Report {
     pub fn ready(&self) -> bool {
-        self.checks.iter().all(|c| c.ok)
+        self.checks.iter().all(|c| c.ok || c.optional)
     }
 }
 
@@ -52,12 +54,14 @@ fn check(name: &'static str, result: Result<String, (String, String)>) -> Check 
         Ok(detail) => Check {
             name,
             ok: true,
+            optional: false,
             detail,
             fix: None,
         },
         Err((detail, fix)) => Check {
             name,
             ok: false,
+            optional: false,
             detail,
             fix: Some(fix),
         },
@@ -107,7 +111,28 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
             }
         },
     ));
-    checks.push(check("daemon", daemon(socket).await));
+    let (daemon_check, state) = daemon(socket).await;
+    checks.push(check("daemon", daemon_check));
+    if let Some(state) = state {
+        let browser = &state.executors.get("browser").cloned().unwrap_or_default();
+        let mut c = check(
+            "browser",
+            if browser["connected"] == true {
+                Ok(format!(
+                    "Chrome profile \"{}\" connected (extension {})",
+                    browser["profile"]["label"].as_str().unwrap_or("?"),
+                    browser["extensionVersion"].as_str().unwrap_or("?")
+                ))
+            } else {
+                Err((
+                    "no Chrome connector is connected".into(),
+                    "run `circe install-browser`, load chrome-extension/ in chrome://extensions, and keep Chrome open".into(),
+                ))
+            },
+        );
+        c.optional = true;
+        checks.push(c);
+    }
     if let Ok(config) = &config {
         checks.push(check(
             "weather",
@@ -133,43 +158,68 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
     Report { checks }
 }
 
-async fn daemon(socket: &Path) -> Result<String, (String, String)> {
+async fn daemon(socket: &Path) -> (Result<String, (String, String)>, Option<StateView>) {
     let mut client = match Client::connect(socket).await {
         Ok(c) => c,
         Err(ClientError::NotRunning(p)) => {
-            return Err((
-                format!("not running (no socket at {})", p.display()),
-                "start it with `circe serve`".into(),
-            ))
+            return (
+                Err((
+                    format!("not running (no socket at {})", p.display()),
+                    "start it with `circe serve`".into(),
+                )),
+                None,
+            )
         }
-        Err(e) => return Err((e.to_string(), "check that this user owns the socket".into())),
+        Err(e) => {
+            return (
+                Err((e.to_string(), "check that this user owns the socket".into())),
+                None,
+            )
+        }
     };
     let mode = std::fs::metadata(socket)
         .map(|m| m.permissions().mode() & 0o777)
         .unwrap_or(0);
     if mode & 0o077 != 0 {
-        return Err((
-            format!(
-                "socket {} is mode {mode:o}; other users could use it",
-                socket.display()
-            ),
-            "restart `circe serve` (it creates the socket 0600)".into(),
-        ));
+        return (
+            Err((
+                format!(
+                    "socket {} is mode {mode:o}; other users could use it",
+                    socket.display()
+                ),
+                "restart `circe serve` (it creates the socket 0600)".into(),
+            )),
+            None,
+        );
     }
     match client
         .call(Verb::State {
             operations: Some(0),
         })
         .await
+        .map(serde_json::from_value::<StateView>)
     {
-        Ok(v) => Ok(format!(
-            "serving node {} on {}",
-            v["node"].as_str().unwrap_or("?"),
-            socket.display()
-        )),
-        Err(e) => Err((
-            format!("the daemon did not answer: {e}"),
-            "restart `circe serve`".into(),
-        )),
+        Ok(Ok(state)) => (
+            Ok(format!(
+                "serving node {} on {}",
+                state.node,
+                socket.display()
+            )),
+            Some(state),
+        ),
+        Ok(Err(e)) => (
+            Err((
+                format!("the daemon's answer was unreadable: {e}"),
+                "use the same circe version".into(),
+            )),
+            None,
+        ),
+        Err(e) => (
+            Err((
+                format!("the daemon did not answer: {e}"),
+                "restart `circe serve`".into(),
+            )),
+            None,
+        ),
     }
 }

@@ -5,6 +5,7 @@
 //! tab ids and element refs are session-scoped and never silently re-targeted.
 
 pub mod bridge;
+pub mod executor;
 pub mod framing;
 pub mod host;
 pub mod install;

@@ -33,15 +33,23 @@ pub fn refuse_if_serving(path: &Path) -> Result<(), ControlError> {
     Ok(())
 }
 
+/// Create `dir` if needed and make it private to this user (0700).
+pub fn private_dir(dir: &Path) -> Result<(), ControlError> {
+    let io = |source| ControlError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)
+}
+
 /// Bind the socket (private to this user), replacing a stale one.
 pub fn bind(path: &Path) -> Result<UnixListener, ControlError> {
     let io = |source| ControlError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let dir = path.parent().expect("socket path has a parent");
-    std::fs::create_dir_all(dir).map_err(io)?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
+    private_dir(path.parent().expect("socket path has a parent"))?;
     refuse_if_serving(path)?;
     if path.exists() {
         std::fs::remove_file(path).map_err(io)?;

@@ -7,6 +7,8 @@
 pub mod control;
 pub mod engine;
 
+use crate::browser::bridge::{self, Bridge};
+use crate::browser::executor::BrowserExecutor;
 use crate::config::{Config, Paths};
 use crate::executor::Executors;
 use crate::store::Store;
@@ -58,15 +60,35 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
     let db = paths.database();
     let store =
         Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
-    let executors = Executors::default().with(Box::new(
-        WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?,
-    ));
+    let bridge = start_browser_bridge(paths)?;
+    let executors = Executors::default()
+        .with(Box::new(
+            WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?,
+        ))
+        .with(Box::new(BrowserExecutor::new(
+            bridge,
+            config.node.name.clone(),
+        )));
     Ok(Engine::start(
         config.node.name.clone(),
         store,
         executors,
         config.limits.clone(),
     )?)
+}
+
+/// The Chrome connector's socket, authenticated by the per-install secret.
+fn start_browser_bridge(paths: &Paths) -> anyhow::Result<Arc<Bridge>> {
+    let secret_path = paths.browser_secret();
+    let secret = bridge::load_or_create_secret(&secret_path)
+        .with_context(|| format!("cannot create the browser secret {}", secret_path.display()))?;
+    let socket = paths.browser_socket();
+    control::private_dir(&paths.runtime_dir)?;
+    let listener =
+        bridge::bind(&socket).with_context(|| format!("cannot listen on {}", socket.display()))?;
+    let bridge = Bridge::new(secret);
+    tokio::spawn(bridge.clone().serve(listener));
+    Ok(bridge)
 }
 
 pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
@@ -94,6 +116,7 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     server.abort();
     engine.shutdown().await;
     let _ = std::fs::remove_file(&socket);
+    let _ = std::fs::remove_file(paths.browser_socket());
     tracing::info!("stopped");
     Ok(())
 }

@@ -1,0 +1,483 @@
+//! The browser executor: observe the tab, ground the request (the Director), act, verify.
+//!
+//! Every action is a closed choice over the observed elements; the Director never writes a ref.
+//! A ref chosen after a clarification must still be on a fresh observation, or nothing is done.
+//! The step result comes from what the extension observed after acting (`expect`), never from
+//! "the call returned"; a lost connection during an action leaves its effect `unknown`.
+
+use super::bridge::{Bridge, BridgeError};
+use crate::clock;
+use crate::director::{
+    self, Action, Decision, Direction, EntityRef, Envelope, Observation, Snapshot,
+};
+use crate::executor::{BoxFuture, ExecOutcome, Executor, RunContext, StepStart};
+use crate::interaction::QUESTION_TTL_MS;
+use crate::model::{Choice, Goal, Operation, Question, StepResult};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+const OBSERVE_TIMEOUT: Duration = Duration::from_secs(5);
+/// The extension polls the expected effect for up to 2 s; this leaves room for the round trip.
+const ACT_TIMEOUT: Duration = Duration::from_secs(8);
+
+pub struct BrowserExecutor {
+    bridge: Arc<Bridge>,
+    node: String,
+}
+
+impl BrowserExecutor {
+    pub fn new(bridge: Arc<Bridge>, node: String) -> BrowserExecutor {
+        BrowserExecutor { bridge, node }
+    }
+}
+
+/// One action to send to the extension, with the words a person reads.
+struct Act {
+    args: Value,
+    says: String,
+    irreversible: bool,
+}
+
+impl Executor for BrowserExecutor {
+    fn goal(&self) -> Goal {
+        Goal::Browser
+    }
+
+    fn status(&self) -> Value {
+        serde_json::to_value(self.bridge.info()).unwrap_or(Value::Null)
+    }
+
+    fn run<'a>(&'a self, op: &'a Operation, cx: RunContext<'a>) -> BoxFuture<'a, ExecOutcome> {
+        Box::pin(async move {
+            match self.run_steps(op, &cx).await {
+                Ok(outcome) => outcome,
+                Err(e) => ExecOutcome::Unknown { reason: e },
+            }
+        })
+    }
+}
+
+impl BrowserExecutor {
+    async fn run_steps(&self, op: &Operation, cx: &RunContext<'_>) -> Result<ExecOutcome, String> {
+        let request = op.arguments.get("request").cloned().unwrap_or_default();
+        // 1. Observe.
+        let step = begin(cx, "observe the page", BTreeMap::new(), None, false).await?;
+        let raw = match self
+            .bridge
+            .command("observe", json!({}), OBSERVE_TIMEOUT)
+            .await
+        {
+            Ok(v) => v,
+            Err(e) => {
+                end(
+                    cx,
+                    step,
+                    StepResult::NotApplied,
+                    json!({ "error": e.to_string() }),
+                )
+                .await?;
+                return Ok(ExecOutcome::Blocked {
+                    reason: e.to_string(),
+                });
+            }
+        };
+        let observation: Observation = match serde_json::from_value(raw.clone()) {
+            Ok(o) => o,
+            Err(e) => {
+                let reason = format!("the page could not be read ({e})");
+                end(cx, step, StepResult::NotApplied, json!({ "error": reason })).await?;
+                return Ok(ExecOutcome::Blocked { reason });
+            }
+        };
+        let tab = raw.get("tabId").and_then(Value::as_i64).unwrap_or(-1);
+        let handle = self.bridge.tab_handle(tab);
+        let observed = format!(
+            "tab {tab}, observation {}",
+            raw.get("generation").and_then(Value::as_u64).unwrap_or(0)
+        );
+        end(
+            cx,
+            step,
+            StepResult::Applied,
+            json!({ "url": observation.url, "title": observation.title, "elements": observation.elements.len(),
+                    "covered": raw.get("covered").and_then(Value::as_array).map_or(0, Vec::len) }),
+        )
+        .await?;
+
+        // 2. Decide: a chosen candidate, or the Director over this observation.
+        let action = match op.arguments.get("target") {
+            Some(chosen) => {
+                if !observation.elements.iter().any(|e| &e.id == chosen) {
+                    return Ok(ExecOutcome::Blocked {
+                        reason: "the element you chose is no longer on the page; nothing was done"
+                            .into(),
+                    });
+                }
+                Action::Click {
+                    target: chosen.clone(),
+                }
+            }
+            None => {
+                let envelope = Envelope::typed(&op.id.to_string(), &request);
+                let snapshot = Snapshot {
+                    observation: Some(observation.clone()),
+                    ..Default::default()
+                };
+                match director::decide_locally(&envelope, &snapshot) {
+                    Decision::Execute(plan) => plan.action,
+                    Decision::Clarify(c) => {
+                        let choices: Vec<Choice> = c
+                            .candidates
+                            .iter()
+                            .filter_map(|k| match &k.entity {
+                                EntityRef::Element(id) => Some(Choice {
+                                    key: id.clone(),
+                                    label: k.label.clone(),
+                                }),
+                                _ => None,
+                            })
+                            .collect();
+                        if choices.is_empty() {
+                            return Ok(ExecOutcome::Blocked { reason: c.question });
+                        }
+                        return Ok(ExecOutcome::NeedsInput {
+                            question: Question {
+                                kind: "choice".into(),
+                                slot: "target".into(),
+                                prompt: c.question,
+                                known_arguments: op.arguments.clone(),
+                                choices,
+                                owner: self.node.clone(),
+                                expires_at: clock::now() + QUESTION_TTL_MS,
+                            },
+                        });
+                    }
+                    Decision::Reject(r) => return Ok(ExecOutcome::Blocked { reason: r.message }),
+                }
+            }
+        };
+
+        // 3. Act, then verify by what the page shows.
+        let acts = match plan_acts(&action, &observation, &request) {
+            Ok(acts) => acts,
+            Err(reason) => return Ok(ExecOutcome::Blocked { reason }),
+        };
+        let mut said = Vec::new();
+        for act in acts {
+            if cx.cancel.is_cancelled() {
+                return Ok(ExecOutcome::Stopped);
+            }
+            if let Err(problem) = self.bridge.check(&handle) {
+                return Ok(ExecOutcome::Blocked {
+                    reason: format!("{problem}; nothing more was done"),
+                });
+            }
+            let mut args = act.args.clone();
+            args["tabId"] = json!(tab);
+            let arguments: BTreeMap<String, String> = args
+                .as_object()
+                .map(|m| {
+                    m.iter()
+                        .filter(|(k, _)| *k != "expect")
+                        .map(|(k, v)| (k.clone(), plain(v)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let step = begin(
+                cx,
+                &act.says,
+                arguments,
+                Some(observed.clone()),
+                act.irreversible,
+            )
+            .await?;
+            let reply = tokio::select! {
+                biased;
+                // A stop during an action: its effect is whatever the page shows; we cannot say.
+                _ = cx.cancel.cancelled() => {
+                    end(cx, step, StepResult::Unknown, json!({ "stopped": "during the action" })).await?;
+                    return Ok(ExecOutcome::Stopped);
+                }
+                r = self.bridge.command("act", args, ACT_TIMEOUT) => r,
+            };
+            let (result, evidence) = match reply {
+                Ok(v) => (
+                    result_of(&v),
+                    v.get("evidence").cloned().unwrap_or(Value::Null),
+                ),
+                Err(e) => (error_result(&e), json!({ "error": e.to_string() })),
+            };
+            end(cx, step, result, evidence.clone()).await?;
+            match result {
+                StepResult::Applied => said.push(act.says),
+                StepResult::Blocked => {
+                    let by = evidence
+                        .pointer("/coveredBy/label")
+                        .and_then(Value::as_str)
+                        .unwrap_or("something else");
+                    return Ok(ExecOutcome::Blocked {
+                        reason: format!(
+                            "\"{}\" is covered by \"{by}\"; nothing was clicked",
+                            label_of(&act)
+                        ),
+                    });
+                }
+                StepResult::NotApplied => {
+                    let why = evidence
+                        .get("error")
+                        .map(plain)
+                        .unwrap_or_else(|| "the page did not take it".into());
+                    return Ok(ExecOutcome::Blocked {
+                        reason: format!("{} was not done: {why}", act.says),
+                    });
+                }
+                StepResult::Unknown => {
+                    let why = evidence
+                        .get("error")
+                        .map(plain)
+                        .unwrap_or_else(|| "no change was seen in time".into());
+                    return Ok(ExecOutcome::Unknown {
+                        reason: format!("{}: whether it took effect is unknown ({why})", act.says),
+                    });
+                }
+            }
+        }
+        let summary = format!("{} on \"{}\".", sentence(&said), observation.title);
+        Ok(ExecOutcome::Completed {
+            summary,
+            data: json!({ "url": observation.url, "done": said }),
+        })
+    }
+}
+
+/// The extension actions for one grounded action.
+fn plan_acts(
+    action: &Action,
+    observation: &Observation,
+    request: &str,
+) -> Result<Vec<Act>, String> {
+    let element = |id: &str| observation.elements.iter().find(|e| e.id == id);
+    let name = |id: &str| {
+        element(id).map_or_else(
+            || id.to_string(),
+            |e| match (e.ordinal, e.of) {
+                (Some(n), Some(of)) if of > 1 => format!("\"{}\" ({n} of {of})", e.label),
+                _ => format!("\"{}\"", e.label),
+            },
+        )
+    };
+    Ok(match action {
+        Action::Click { target } => vec![Act {
+            args: json!({ "action": "click", "ref": target, "label": element(target).map(|e| e.label.clone()), "expect": { "change": true } }),
+            says: format!("clicked {}", name(target)),
+            irreversible: true,
+        }],
+        Action::Type { target, text } => {
+            let mut acts = vec![Act {
+                args: json!({ "action": "type", "ref": target, "text": text, "label": element(target).map(|e| e.label.clone()), "expect": { "value": text } }),
+                says: format!("typed \"{text}\" into {}", name(target)),
+                irreversible: true,
+            }];
+            let searchish = element(target).is_some_and(|e| {
+                e.role == "searchbox" || e.label.to_lowercase().contains("search")
+            }) || request.trim_start().to_lowercase().starts_with("search");
+            if searchish {
+                acts.push(Act {
+                    args: json!({ "action": "press", "ref": target, "key": "Enter", "expect": { "navigation": true } }),
+                    says: "pressed Enter".into(),
+                    irreversible: true,
+                });
+            }
+            acts
+        }
+        Action::Scroll(d) => {
+            let dir = if *d == Direction::Up { "up" } else { "down" };
+            vec![Act {
+                args: json!({ "action": "scroll", "direction": dir, "expect": { "scrolled": true } }),
+                says: format!("scrolled {dir}"),
+                irreversible: false,
+            }]
+        }
+        Action::Back => vec![Act {
+            args: json!({ "action": "back", "expect": { "navigation": true } }),
+            says: "went back".into(),
+            irreversible: false,
+        }],
+        Action::Planner => {
+            return Err("questions about the page and multi-step tasks go to the planner, which is not built yet; nothing was done".into())
+        }
+        Action::Dispatch => return Err("that is not something to do in the browser; nothing was done".into()),
+    })
+}
+
+fn label_of(act: &Act) -> String {
+    act.args.get("label").map(plain).unwrap_or_default()
+}
+
+fn result_of(v: &Value) -> StepResult {
+    match v.get("result").and_then(Value::as_str) {
+        Some("applied") => StepResult::Applied,
+        Some("notApplied") => StepResult::NotApplied,
+        Some("blocked") => StepResult::Blocked,
+        _ => StepResult::Unknown,
+    }
+}
+
+/// What a failed command means for the step's effect.
+fn error_result(e: &BridgeError) -> StepResult {
+    match e {
+        // Nothing was sent, or the extension refused before touching the page.
+        BridgeError::NotConnected | BridgeError::TooLarge { .. } | BridgeError::Tab(_) => {
+            StepResult::NotApplied
+        }
+        BridgeError::Remote { code, .. }
+            if code == "stale_ref"
+                || code == "no_tab"
+                || code == "bad_args"
+                || code == "unsupported" =>
+        {
+            StepResult::NotApplied
+        }
+        // The tab closed, the debugger was detached, or the answer never came: it may have happened.
+        BridgeError::Remote { .. } | BridgeError::Disconnected | BridgeError::Timeout { .. } => {
+            StepResult::Unknown
+        }
+    }
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn sentence(parts: &[String]) -> String {
+    let mut s = parts.join(", then ");
+    if let Some(first) = s.get(..1) {
+        s = first.to_uppercase() + &s[1..];
+    }
+    s
+}
+
+async fn begin(
+    cx: &RunContext<'_>,
+    action: &str,
+    arguments: BTreeMap<String, String>,
+    observation: Option<String>,
+    irreversible: bool,
+) -> Result<u32, String> {
+    cx.journal
+        .begin(StepStart {
+            action: action.into(),
+            arguments,
+            observation,
+            irreversible,
+        })
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn end(
+    cx: &RunContext<'_>,
+    step: u32,
+    result: StepResult,
+    evidence: Value,
+) -> Result<(), String> {
+    cx.journal
+        .end(step, result, evidence)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::director::Element;
+
+    fn page() -> Observation {
+        let el = |id: &str, role: &str, label: &str, n: Option<u32>| Element {
+            id: id.into(),
+            role: role.into(),
+            label: label.into(),
+            ordinal: n,
+            of: n.map(|_| 30),
+            ..Element::default()
+        };
+        Observation {
+            title: "Hacker News".into(),
+            elements: vec![
+                el("r1", "link", "upvote", Some(3)),
+                el("r2", "textbox", "Search", None),
+            ],
+            ..Observation::default()
+        }
+    }
+
+    #[test]
+    fn clicks_expect_a_change_and_name_what_they_touched() {
+        let acts = plan_acts(
+            &Action::Click {
+                target: "r1".into(),
+            },
+            &page(),
+            "upvote the third story",
+        )
+        .unwrap();
+        assert_eq!(acts.len(), 1);
+        assert_eq!(acts[0].args["expect"], json!({ "change": true }));
+        assert_eq!(acts[0].says, "clicked \"upvote\" (3 of 30)");
+        assert!(acts[0].irreversible);
+    }
+
+    #[test]
+    fn typing_into_a_search_box_submits_it() {
+        let acts = plan_acts(
+            &Action::Type {
+                target: "r2".into(),
+                text: "lo-fi beats".into(),
+            },
+            &page(),
+            "search for lo-fi beats",
+        )
+        .unwrap();
+        assert_eq!(acts.len(), 2);
+        assert_eq!(acts[0].args["expect"], json!({ "value": "lo-fi beats" }));
+        assert_eq!(acts[1].args["key"], "Enter");
+        assert_eq!(acts[1].args["expect"], json!({ "navigation": true }));
+    }
+
+    #[test]
+    fn planner_work_is_refused_honestly() {
+        let err = plan_acts(&Action::Planner, &page(), "what is this page about")
+            .err()
+            .unwrap();
+        assert!(err.contains("not built yet"), "{err}");
+    }
+
+    #[test]
+    fn lost_answers_are_unknown_refusals_are_not_applied() {
+        assert_eq!(
+            error_result(&BridgeError::Disconnected),
+            StepResult::Unknown
+        );
+        assert_eq!(
+            error_result(&BridgeError::NotConnected),
+            StepResult::NotApplied
+        );
+        let stale = BridgeError::Remote {
+            code: "stale_ref".into(),
+            message: String::new(),
+            observation: None,
+        };
+        assert_eq!(error_result(&stale), StepResult::NotApplied);
+        let closed = BridgeError::Remote {
+            code: "target_closed".into(),
+            message: String::new(),
+            observation: None,
+        };
+        assert_eq!(error_result(&closed), StepResult::Unknown);
+    }
+}
