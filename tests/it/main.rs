@@ -1,5 +1,7 @@
 //! The one integration-test binary.
 
+mod browser;
+mod browser_util;
 mod daemon;
 mod director;
 mod director_eval;
