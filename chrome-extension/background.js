@@ -269,6 +269,7 @@ async function recordNavigation(tabId, url) {
     pendingBack.delete(tabId); // our own "back": the stack already ends with it
     return;
   }
+  if (!/^(https?|file):/i.test(url)) return; // blank and internal pages are not places to go back to
   histories.set(tabId, C.historyPush(histories.get(tabId), url));
   saveHistories();
 }
@@ -315,7 +316,7 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 // Seed histories with the tabs that are open when the worker starts.
 chrome.tabs.query({}).then(async (tabs) => {
   await historyLoaded;
-  for (const t of tabs) if (t.url && !histories.get(t.id)) histories.set(t.id, [t.url]);
+  for (const t of tabs) if (t.url && /^(https?|file):/i.test(t.url) && !histories.get(t.id)) histories.set(t.id, [t.url]);
   saveHistories();
 }).catch(() => {});
 
@@ -366,9 +367,25 @@ function scriptable(url) {
   return /^(https?|file):/i.test(url || '') || /^about:blank/.test(url || '');
 }
 
-const NO_RECEIVER = /Receiving end does not exist|No frame with id|No document with id|message port closed|Frame with ID|Could not establish connection|document.*not found|Invalid document/i;
+const NO_RECEIVER = /Receiving end does not exist|back\/forward cache|No frame with id|No document with id|message port closed|Frame with ID|Could not establish connection|document.*not found|Invalid document/i;
 
-async function toDoc(tabId, documentId, msg) {
+const MSG_TIMEOUT_MS = 1500;
+function withTimeout(p, ms) {
+  let t;
+  return Promise.race([p, new Promise((resolve) => { t = setTimeout(() => resolve({ timeout: true }), ms); })])
+    .finally(() => clearTimeout(t));
+}
+
+// A message to a document that went into the back/forward cache may never be answered: every
+// content-script call has a deadline and then reports {timeout: true}.
+function toDoc(tabId, documentId, msg, ms = MSG_TIMEOUT_MS) {
+  return withTimeout(toDocRaw(tabId, documentId, msg), ms);
+}
+function toFrame(tabId, frameId, msg, ms = MSG_TIMEOUT_MS) {
+  return withTimeout(toFrameRaw(tabId, frameId, msg), ms);
+}
+
+async function toDocRaw(tabId, documentId, msg) {
   let r;
   try {
     r = await chrome.tabs.sendMessage(tabId, { circe: 1, ...msg }, { documentId });
@@ -383,7 +400,7 @@ async function toDoc(tabId, documentId, msg) {
   return r.result;
 }
 
-async function toFrame(tabId, frameId, msg) {
+async function toFrameRaw(tabId, frameId, msg) {
   let r;
   try {
     r = await chrome.tabs.sendMessage(tabId, { circe: 1, ...msg }, { frameId });
@@ -406,13 +423,10 @@ async function getTab(tabId) {
   }
 }
 
+/** The token of the top document's content script now (null: none answering). */
 async function mainDocumentId(tabId) {
-  try {
-    const rs = await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => location.href });
-    return rs && rs[0] ? rs[0].documentId : null;
-  } catch (_) {
-    return null;
-  }
+  const r = await toFrame(tabId, 0, { cmd: 'alive' }, 800);
+  return r && r.docToken ? r.docToken : null;
 }
 
 async function injectAll(tabId) {
@@ -474,7 +488,7 @@ async function observeTab(tabId) {
   if (!main) throw new CirceError('no_tab', 'the tab has no scriptable main frame yet');
   const parents = new Map();
   const all = [];
-  const covered = [...main.result.covered];
+  const covered = main.result.covered.map((c) => ({ ...c, frameId: 0, documentId: main.documentId }));
   const probes = []; // subframe elements to hit-test in the parent frame
 
   const emit = (f, offX, offY, clipRect) => {
@@ -492,7 +506,7 @@ async function observeTab(tabId) {
       const start = all.length;
       emit(child, offX + k.offsetX, offY + k.offsetY, c);
       if (all.length > start) probes.push({ parentFrame: f, childFrameId: k.frameId, from: start, to: all.length, offX, offY });
-      for (const cv of child.result.covered) covered.push(cv);
+      for (const cv of child.result.covered) covered.push({ ...cv, frameId: child.frameId, documentId: child.documentId });
     };
     r.elements.forEach((e, i) => {
       while (ki < kids.length && kids[ki].index <= i) emitKid(kids[ki++]);
@@ -516,7 +530,7 @@ async function observeTab(tabId) {
     res.points.forEach((pt, i) => {
       if (pt.state === 'ok') return;
       hidden.add(items[i]);
-      if (pt.state === 'covered' && covered.length < 50) covered.push({ label: items[i].e.label, role: items[i].e.role, by: pt.by.label, byRole: pt.by.role, context: items[i].e.context });
+      if (pt.state === 'covered' && covered.length < 50) covered.push({ ...items[i].e, by: pt.by.label, byRole: pt.by.role, frameId: items[i].frameId, documentId: items[i].documentId });
     });
   }
   const visible = all.filter((a) => !hidden.has(a));
@@ -546,7 +560,10 @@ async function observeTab(tabId) {
     ...base, title: main.result.title || base.title, url: main.result.url || base.url,
     documentId: main.documentId, generation: ++generation, viewport: main.result.viewport,
     elements: kept,
-    covered: covered.slice(0, 50).map((c) => ({ label: c.label, role: c.role, by: c.by, context: c.context })),
+    // Covered elements get refs too: acting on one gives "blocked" naming what covers it.
+    covered: covered.slice(0, 50).map((c) => ({
+      id: refFor({ tabId, frameId: c.frameId, documentId: c.documentId, key: c.key, role: c.role, label: c.label }),
+      label: c.label, role: c.role, by: c.by, context: c.context })),
     text: main.result.text || '', truncated: dropped > 0, dropped,
     textTruncated: !!main.result.textTruncated,
     scroll: main.result.scroll,
@@ -611,9 +628,27 @@ async function toTopLevel(tabId, frameId, x, y) {
   return { state: 'ok', x: fx, y: fy };
 }
 
+/** Chrome's documentId of the document now active in a frame (null: no such frame). */
+async function currentDocumentId(tabId, frameId) {
+  try {
+    const rs = await withTimeout(chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, func: () => 0 }), MSG_TIMEOUT_MS);
+    if (rs && rs.timeout) return undefined;
+    return rs && rs[0] ? rs[0].documentId : null;
+  } catch (e) {
+    if (/No tab with id/i.test(String(e.message || e))) throw new CirceError('target_closed', 'the tab was closed');
+    return null;
+  }
+}
+
 async function resolveRef(rec) {
+  // A ref into a document that is no longer the frame's active one (navigated away, reloaded,
+  // parked in the back/forward cache) is stale; never re-targeted.
+  const cur = await currentDocumentId(rec.tabId, rec.frameId);
+  if (cur === null) return { stale: 'the frame that element was in is gone' };
+  if (cur !== undefined && cur !== rec.documentId) return { stale: 'the page that element was on has been replaced (navigation or reload)' };
   const r = await toDoc(rec.tabId, rec.documentId, { cmd: 'resolve', key: rec.key, role: rec.role, label: rec.label });
   if (r.gone) return { stale: 'the page that element was on is gone (navigation or reload)' };
+  if (r.timeout) return { state: 'unresponsive' };
   return r;
 }
 
@@ -646,12 +681,16 @@ async function probeState(tabId, rec, token, mainDoc) {
   if (!tab) throw new CirceError('target_closed', 'the tab was closed');
   const s = { url: tab.url, active: tab.active };
   if (mainDoc) {
-    const alive = await toDoc(tabId, mainDoc, { cmd: 'alive' });
-    if (alive.gone) s.mainDocumentGone = true;
+    const alive = await toFrame(tabId, 0, { cmd: 'alive' }, 400);
+    if (alive.gone || (alive.docToken && alive.docToken !== mainDoc)) s.mainDocumentGone = true;
   }
-  if (rec) {
-    const p = await toDoc(tabId, rec.documentId, { cmd: 'probe', token });
-    if (p.gone) { s.documentGone = true; s.exists = false; s.visible = false; } else Object.assign(s, p, { url: tab.url });
+  if (rec && rec.frameId === 0 && s.mainDocumentGone) {
+    s.documentGone = true; s.exists = false; s.visible = false;
+  } else if (rec) {
+    const p = await toDoc(tabId, rec.documentId, { cmd: 'probe', token }, 400);
+    if (p.gone) { s.documentGone = true; s.exists = false; s.visible = false; }
+    else if (p.timeout) s.unanswered = true;
+    else Object.assign(s, p, { url: tab.url });
   } else if (token === 'scroll') {
     const p = await toFrame(tabId, 0, { cmd: 'scrollState' });
     if (!p.gone) { s.scrollX = p.scrollX; s.scrollY = p.scrollY; } else s.documentGone = true;
@@ -731,6 +770,7 @@ function resultOf(kind, evidence, observation) {
 async function finish(guard, tabId, kind, evidence, navigated) {
   if (navigated) await guard.run(waitComplete(tabId, 3000));
   const observation = await guard.run(freshObservation(tabId));
+  if (navigated && observation && evidence) evidence.url = observation.url;
   return resultOf(kind, evidence, observation);
 }
 
@@ -809,6 +849,7 @@ async function actOnElement(guard, tab, action, args, expect, timeoutMs) {
   const token = 't' + (++tokenCounter);
   const before = await guard.run(toDoc(tabId, rec.documentId, { cmd: 'watch', key: rec.key, token }));
   if (before.gone) return staleRef(tabId, `${args.ref}: the page that element was on is gone`);
+  if (before.timeout) return finish(guard, tabId, 'notApplied', { ...ev0, reason: 'page_unresponsive', delivered: false });
   const mainDoc = await guard.run(mainDocumentId(tabId));
   before.url = (await getTab(tabId)).url;
   before.documentId = rec.documentId;
@@ -909,6 +950,18 @@ async function actOpen(guard, tab, args, expect, timeoutMs) {
   let u;
   try { u = new URL(String(args.url)); } catch (_) { throw new CirceError('bad_args', `not a URL: ${args.url}`); }
   if (!/^https?:$/.test(u.protocol) && u.href !== 'about:blank') throw new CirceError('bad_args', `only http(s) URLs can be opened (${u.protocol})`);
+  if (args.newTab === true) {
+    // A new tab next to this one: the result's observation (and evidence.tabId) name it.
+    const created = await chrome.tabs.create({ url: u.href, windowId: tab.windowId, index: tab.index + 1, active: true });
+    const g2 = makeGuard(created.id);
+    try {
+      const before = { url: '' };
+      const { after, ev } = await pollExpect(g2, created.id, null, null, null, expect, before, now() + timeoutMs);
+      return await finish(g2, created.id, ev.met ? 'applied' : 'unknown', { delivered: true, target: u.href, url: after.url, tabId: created.id, newTab: true, checks: ev.checks }, true);
+    } finally {
+      g2.release();
+    }
+  }
   const mainDoc = await mainDocumentId(tabId);
   const before = { url: tab.url, documentId: mainDoc };
   await guard.run(chrome.tabs.update(tabId, { url: u.href }));

@@ -12,6 +12,9 @@
   const byKey = new Map();
   let nextKey = 1;
   const watches = new Map();
+  // Identifies this document instance (a navigation, reload or bfcache restore of the same URL
+  // gives a different content-script instance and token).
+  const DOC_TOKEN = Math.random().toString(36).slice(2) + Date.now().toString(36);
 
   const CANDIDATES = [
     'a[href]', 'area[href]', 'button', 'input:not([type=hidden])', 'select', 'textarea', 'summary',
@@ -343,7 +346,7 @@
       const role = roleOf(el);
       const label = labelOf(el, role);
       if (h.state === 'covered') {
-        if (covered.length < 50) covered.push({ label, role, by: h.by.label, byRole: h.by.role, context: context(el, label) });
+        if (covered.length < 50) covered.push({ key: keyFor(el), label, role, by: h.by.label, byRole: h.by.role, context: context(el, label) });
         continue;
       }
       const item = { key: keyFor(el), role, label, context: context(el, label) };
@@ -586,7 +589,7 @@
       case 'scroll': return scrollPage(msg);
       case 'scrollState': return { scrollY: scrollerY(), scrollX: scrollerX() };
       case 'frameOffset': return frameOffset(msg);
-      case 'alive': return { url: location.href, readyState: document.readyState };
+      case 'alive': return { url: location.href, readyState: document.readyState, docToken: DOC_TOKEN };
       default: return { error: 'unknown content command ' + msg.cmd };
     }
   }
