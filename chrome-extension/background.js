@@ -664,15 +664,24 @@ async function locate(rec) {
   return r;
 }
 
-async function settleAfterAttach(rec, before) {
-  // The "started debugging" infobar shrinks the viewport (56 px) a little after attach: wait
-  // for the resize (or a short maximum) and read the coordinates again.
+// What we learned about the "… started debugging this browser" infobar in this browser session:
+// null = not yet known, true = attaching shrinks the viewport, false = it does not (the
+// --silent-debugger-extension-api switch or a policy).
+let infobarShrinks = null;
+
+async function settleAfterAttach(rec, before, otherAttached) {
+  // The infobar shrinks the viewport (56 px) some 100-150 ms after attach: wait for that resize
+  // and read the coordinates again. The bar is browser-wide, so with another tab already
+  // attached there is nothing to wait for; once we know it never appears, neither.
   const t0 = now();
   let r = await locate(rec);
-  while (!r.stale && r.viewport && before.viewport && r.viewport.height === before.viewport.height && now() - t0 < SETTLE_MAX_MS) {
-    await sleep(15);
+  if (otherAttached || infobarShrinks === false) return r;
+  const limit = SETTLE_MAX_MS;
+  while (!r.stale && r.viewport && before.viewport && r.viewport.height === before.viewport.height && now() - t0 < limit) {
+    await sleep(10);
     r = await locate(rec);
   }
+  if (!r.stale && r.viewport && before.viewport) infobarShrinks = r.viewport.height !== before.viewport.height;
   return r;
 }
 
@@ -828,6 +837,7 @@ async function actOnElement(guard, tab, action, args, expect, timeoutMs) {
   let settleMs = 0;
   if (needsDebugger) {
     let fresh;
+    const otherAttached = [...attached.keys()].some((t) => t !== tabId);
     try {
       fresh = await guard.run(ensureAttached(tabId));
     } catch (e) {
@@ -838,7 +848,7 @@ async function actOnElement(guard, tab, action, args, expect, timeoutMs) {
     }
     if (fresh) {
       const ts = now();
-      loc = await guard.run(settleAfterAttach(rec, loc));
+      loc = await guard.run(settleAfterAttach(rec, loc, otherAttached));
       settleMs = now() - ts;
       if (loc.stale) return staleRef(tabId, `${args.ref}: ${loc.stale}`);
       if (loc.state === 'covered') return finish(guard, tabId, 'blocked', { ...ev0, coveredBy: loc.by, delivered: false });
