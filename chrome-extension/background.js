@@ -469,6 +469,12 @@ async function defaultTabId() {
   return t.id;
 }
 
+function unmatchedFrames(frames) {
+  const known = new Set();
+  for (const f of frames) for (const k of f.result.frames) known.add(k.nonce);
+  return frames.some((f) => f.frameId !== 0 && f.result.top === false && !known.has(f.result.nonce) && f.result.elements.length);
+}
+
 async function observeTab(tabId) {
   const t0 = performance.now();
   const tab = await getTab(tabId);
@@ -478,12 +484,18 @@ async function observeTab(tabId) {
     return { ...base, documentId: null, generation: ++generation, viewport: null, elements: [], covered: [],
       text: '', truncated: false, dropped: 0, restricted: true };
   }
-  const scanned = await scanFrames(tabId);
+  let scanned = await scanFrames(tabId);
+  if (!scanned.restricted && scanned.frames.length > 1 && unmatchedFrames(scanned.frames)) {
+    // A subframe's announcement had not reached its parent yet (first scan of a new frame).
+    await sleep(30);
+    scanned = await scanFrames(tabId);
+  }
   if (scanned.restricted) {
     return { ...base, documentId: null, generation: ++generation, viewport: null, elements: [], covered: [],
       text: '', truncated: false, dropped: 0, restricted: true, reason: scanned.restricted };
   }
   const byFrame = new Map(scanned.frames.map((f) => [f.frameId, f]));
+  const byNonce = new Map(scanned.frames.map((f) => [f.result.nonce, f]));
   const main = byFrame.get(0);
   if (!main) throw new CirceError('no_tab', 'the tab has no scriptable main frame yet');
   const parents = new Map();
@@ -496,16 +508,17 @@ async function observeTab(tabId) {
     const kids = [...r.frames].sort((a, b) => a.index - b.index);
     let ki = 0;
     const emitKid = (k) => {
-      parents.set(k.frameId, f.frameId);
-      const child = byFrame.get(k.frameId);
-      if (!child || k.state === 'offscreen' || !k.clip) return;
+      const child = byNonce.get(k.nonce);
+      if (!child || child === f) return;
+      parents.set(child.frameId, { parent: f.frameId, nonce: k.nonce });
+      if (k.state === 'offscreen' || !k.clip) return;
       const kc = { left: k.clip.left + offX, top: k.clip.top + offY, right: k.clip.right + offX, bottom: k.clip.bottom + offY };
       const c = clipRect ? { left: Math.max(kc.left, clipRect.left), top: Math.max(kc.top, clipRect.top),
         right: Math.min(kc.right, clipRect.right), bottom: Math.min(kc.bottom, clipRect.bottom) } : kc;
       if (c.right <= c.left || c.bottom <= c.top) return;
       const start = all.length;
       emit(child, offX + k.offsetX, offY + k.offsetY, c);
-      if (all.length > start) probes.push({ parentFrame: f, childFrameId: k.frameId, from: start, to: all.length, offX, offY });
+      if (all.length > start) probes.push({ parentFrame: f, childFrameId: child.frameId, nonce: k.nonce, from: start, to: all.length, offX, offY });
       for (const cv of child.result.covered) covered.push({ ...cv, frameId: child.frameId, documentId: child.documentId });
     };
     r.elements.forEach((e, i) => {
@@ -524,7 +537,7 @@ async function observeTab(tabId) {
   for (const p of probes) {
     const items = all.slice(p.from, p.to).filter((a) => a.frameId === p.childFrameId);
     if (!items.length) continue;
-    const res = await toFrame(tabId, p.parentFrame.frameId, { cmd: 'frameOffset', frameId: p.childFrameId,
+    const res = await toFrame(tabId, p.parentFrame.frameId, { cmd: 'frameOffset', nonce: p.nonce,
       points: items.map((a) => [a.localX, a.localY]) }).catch(() => null);
     if (!res || !res.points) continue;
     res.points.forEach((pt, i) => {
@@ -618,9 +631,11 @@ async function toTopLevel(tabId, frameId, x, y) {
   let fx = x, fy = y, fid = frameId;
   const parents = frameParents.get(tabId) || new Map();
   while (fid !== 0) {
-    const parent = parents.has(fid) ? parents.get(fid) : 0;
-    const r = await toFrame(tabId, parent, { cmd: 'frameOffset', frameId: fid, points: [[fx, fy]] });
-    if (!r || r.gone || r.missing) return { state: 'offscreen' };
+    const link = parents.get(fid);
+    if (!link) return { state: 'offscreen' }; // frame not seen in the last observation
+    const parent = link.parent;
+    const r = await toFrame(tabId, parent, { cmd: 'frameOffset', nonce: link.nonce, points: [[fx, fy]] });
+    if (!r || r.gone || r.missing || r.timeout) return { state: 'offscreen' };
     const pt = r.points[0];
     if (pt.state !== 'ok') return { state: pt.state, by: pt.by };
     fx += r.offsetX; fy += r.offsetY; fid = parent;

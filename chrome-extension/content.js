@@ -16,6 +16,24 @@
   // gives a different content-script instance and token).
   const DOC_TOKEN = Math.random().toString(36).slice(2) + Date.now().toString(36);
 
+  // Frame geometry: Chrome gives a content script no frameId for an <iframe> element, so each
+  // subframe announces a nonce to its parent with postMessage; the parent maps the message's
+  // source window to the <iframe> element. The worker joins nonces to frameIds (scan results).
+  const FRAME_NONCE = 'f' + Math.random().toString(36).slice(2) + Date.now().toString(36);
+  const frameNonce = new WeakMap(); // <iframe> -> nonce of the document inside it
+  function announce() {
+    if (self !== top) {
+      try { parent.postMessage({ __circeFrame: FRAME_NONCE }, '*'); } catch (_) { /* detached */ }
+    }
+  }
+  addEventListener('message', (e) => {
+    const n = e.data && e.data.__circeFrame;
+    if (typeof n !== 'string' || !e.source) return;
+    const all = [];
+    collectFrames(document, all);
+    for (const f of all) if (f.contentWindow === e.source) { frameNonce.set(f, n); break; }
+  }, true);
+
   const CANDIDATES = [
     'a[href]', 'area[href]', 'button', 'input:not([type=hidden])', 'select', 'textarea', 'summary',
     '[role]', '[onclick]', '[contenteditable]:not([contenteditable=false])', '[tabindex]', 'iframe', 'frame',
@@ -327,15 +345,14 @@
     for (const el of cands) {
       const h = hitTest(el);
       if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
-        let fid = -1;
-        try { fid = chrome.runtime.getFrameId(el); } catch (_) { /* not a frame we can see */ }
-        if (fid >= 0 && h.state !== 'hidden') {
+        const nonce = frameNonce.get(el);
+        if (nonce && h.state !== 'hidden') {
           const r = el.getBoundingClientRect();
           const cs = getComputedStyle(el);
           const ox = r.left + el.clientLeft + parseFloat(cs.paddingLeft || 0);
           const oy = r.top + el.clientTop + parseFloat(cs.paddingTop || 0);
           const vis = clip(r);
-          frames.push({ frameId: fid, index: elements.length, offsetX: ox, offsetY: oy,
+          frames.push({ nonce, index: elements.length, offsetX: ox, offsetY: oy,
             clip: vis, state: h.state, by: h.by });
         }
         continue;
@@ -358,8 +375,9 @@
       item.bounds = [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
       elements.push(item);
     }
+    announce();
     const result = {
-      url: location.href, title: document.title, top: self === top,
+      url: location.href, title: document.title, top: self === top, nonce: FRAME_NONCE,
       viewport: { width: innerWidth, height: innerHeight },
       scroll: { x: scrollX, y: scrollY },
       elements, covered, frames, counts: { candidates: cands.length, hidden, offscreen, clipped },
@@ -544,9 +562,7 @@
     const all = [];
     collectFrames(document, all);
     for (const f of all) {
-      let fid = -1;
-      try { fid = chrome.runtime.getFrameId(f); } catch (_) { continue; }
-      if (fid !== msg.frameId) continue;
+      if (frameNonce.get(f) !== msg.nonce) continue;
       const r = f.getBoundingClientRect();
       const cs = getComputedStyle(f);
       const ox = r.left + f.clientLeft + parseFloat(cs.paddingLeft || 0);
@@ -595,6 +611,7 @@
   }
 
   self.__circe = { handle, scan };
+  announce();
 
   chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     if (!msg || msg.circe !== 1) return false;
