@@ -11,7 +11,7 @@ const MAX_ELEMENTS = 200;
 const TEXT_MAX = 5000;
 const DEFAULT_TIMEOUT_MS = 2000;
 const POLL_MS = 25;
-const DETACH_IDLE_MS = 15000;
+const DETACH_IDLE_MS = 60000;
 const SETTLE_MAX_MS = 250;
 const ACTIONS = ['click', 'type', 'select', 'check', 'uncheck', 'press', 'scroll', 'back', 'open', 'switchTab'];
 
@@ -325,9 +325,19 @@ chrome.tabs.query({}).then(async (tabs) => {
 // ---------------------------------------------------------------------------------------------
 const attached = new Map(); // tabId -> {idleTimer}
 
-async function ensureAttached(tabId) {
+async function ensureAttached(tabId, preHeight) {
   const a = attached.get(tabId);
   if (a) { clearTimeout(a.idleTimer); return false; }
+  if (attaching.has(tabId)) { await attaching.get(tabId); return false; }
+  const p = attachNow(tabId, preHeight);
+  attaching.set(tabId, p);
+  try { await p; } finally { attaching.delete(tabId); }
+  return true;
+}
+const attaching = new Map();
+
+async function attachNow(tabId, preHeight) {
+  const otherAttached = attached.size > 0;
   try {
     await chrome.debugger.attach({ tabId }, '1.3');
   } catch (e) {
@@ -343,8 +353,7 @@ async function ensureAttached(tabId) {
       throw new CirceError('debugger_unavailable', m);
     }
   }
-  attached.set(tabId, { idleTimer: null });
-  return true;
+  attached.set(tabId, { idleTimer: null, at: now(), preHeight, otherAttached, settled: false });
 }
 
 function scheduleDetach(tabId) {
@@ -580,7 +589,9 @@ async function observeTab(tabId) {
     text: main.result.text || '', truncated: dropped > 0, dropped,
     textTruncated: !!main.result.textTruncated,
     scroll: main.result.scroll,
-    timing: { scanMs: round1(main.result.scanMs), totalMs: round1(performance.now() - t0) },
+    timing: { scanMs: round1(main.result.scanMs), totalMs: round1(performance.now() - t0),
+      collectMs: round1(main.result.breakdown.collectMs), loopMs: round1(main.result.breakdown.loopMs),
+      contextMs: round1(main.result.breakdown.contextMs), textMs: round1(main.result.breakdown.textMs) },
   };
 }
 
@@ -684,19 +695,21 @@ async function locate(rec) {
 // --silent-debugger-extension-api switch or a policy).
 let infobarShrinks = null;
 
-async function settleAfterAttach(rec, before, otherAttached) {
+async function settleAfterAttach(rec, info) {
   // The infobar shrinks the viewport (56 px) some 100-150 ms after attach: wait for that resize
   // and read the coordinates again. The bar is browser-wide, so with another tab already
   // attached there is nothing to wait for; once we know it never appears, neither.
-  const t0 = now();
   let r = await locate(rec);
-  if (otherAttached || infobarShrinks === false) return r;
-  const limit = SETTLE_MAX_MS;
-  while (!r.stale && r.viewport && before.viewport && r.viewport.height === before.viewport.height && now() - t0 < limit) {
+  if (!info || info.settled) return r;
+  if (info.otherAttached || infobarShrinks === false || info.preHeight == null) { info.settled = true; return r; }
+  while (!r.stale && r.viewport && r.viewport.height === info.preHeight && now() - info.at < SETTLE_MAX_MS) {
     await sleep(10);
     r = await locate(rec);
   }
-  if (!r.stale && r.viewport && before.viewport) infobarShrinks = r.viewport.height !== before.viewport.height;
+  if (!r.stale && r.viewport) {
+    info.settled = true;
+    infobarShrinks = r.viewport.height !== info.preHeight;
+  }
   return r;
 }
 
@@ -851,19 +864,18 @@ async function actOnElement(guard, tab, action, args, expect, timeoutMs) {
   const needsDebugger = action !== 'select';
   let settleMs = 0;
   if (needsDebugger) {
-    let fresh;
-    const otherAttached = [...attached.keys()].some((t) => t !== tabId);
     try {
-      fresh = await guard.run(ensureAttached(tabId));
+      await guard.run(ensureAttached(tabId, loc.viewport ? loc.viewport.height : null));
     } catch (e) {
       if (e instanceof CirceError && e.code === 'debugger_unavailable') {
         return finish(guard, tabId, 'notApplied', { ...ev0, reason: 'debugger_unavailable', message: e.message, delivered: false });
       }
       throw e;
     }
-    if (fresh) {
+    const info = attached.get(tabId);
+    if (info && !info.settled) {
       const ts = now();
-      loc = await guard.run(settleAfterAttach(rec, loc, otherAttached));
+      loc = await guard.run(settleAfterAttach(rec, info));
       settleMs = now() - ts;
       if (loc.stale) return staleRef(tabId, `${args.ref}: ${loc.stale}`);
       if (loc.state === 'covered') return finish(guard, tabId, 'blocked', { ...ev0, coveredBy: loc.by, delivered: false });
@@ -1007,7 +1019,13 @@ async function runCommand(cmd, args) {
     case 'observe': {
       const tabId = args.tabId == null ? await defaultTabId() : args.tabId;
       if (!Number.isInteger(tabId)) throw new CirceError('bad_args', 'tabId must be an integer');
-      return observeTab(tabId);
+      const ob = await observeTab(tabId);
+      if (args.prepare === true && !ob.restricted && !attached.has(tabId)) {
+        // Optional: attach the debugger now, so the infobar's viewport shrink is over by the
+        // time the act that usually follows arrives.
+        ensureAttached(tabId, ob.viewport ? ob.viewport.height : null).then(() => scheduleDetach(tabId), () => {});
+      }
+      return ob;
     }
     case 'act': return act(args);
     default: throw new CirceError('unsupported', `unknown command "${cmd}"`);

@@ -336,7 +336,10 @@
   function scan(opts = {}) {
     const t0 = performance.now();
     const cands = collect(document, []);
-    const context = makeContextFinder();
+    const tCollect = performance.now();
+    let tContext = 0;
+    const contextFinder = makeContextFinder();
+    const context = (el, label) => { const a = performance.now(); const c = contextFinder(el, label); tContext += performance.now() - a; return c; };
     const active = deepActive();
     const elements = [];
     const covered = [];
@@ -382,12 +385,14 @@
       scroll: { x: scrollX, y: scrollY },
       elements, covered, frames, counts: { candidates: cands.length, hidden, offscreen, clipped },
     };
+    const tLoop = performance.now();
     if (opts.text) {
       const pt = C.pageText(document.body ? document.body.innerText : '', opts.textMax || 5000);
       result.text = pt.text;
       result.textTruncated = pt.truncated;
     }
     result.scanMs = performance.now() - t0;
+    result.breakdown = { collectMs: tCollect - t0, loopMs: tLoop - tCollect, contextMs: tContext, textMs: performance.now() - tLoop };
     return result;
   }
 
