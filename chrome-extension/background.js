@@ -103,7 +103,11 @@ async function connect(reason) {
       return;
     }
     port = p;
-    setConn({ port: 'connected', daemon: 'unknown', lastError: null, since: now() });
+    // "connected" once the host has spoken or survived a second (a missing or crashing host
+    // disconnects within milliseconds).
+    setConn({ port: 'connecting', daemon: 'unknown', lastError: null, since: now() });
+    const upTimer = setTimeout(() => { if (port === p && connState.port === 'connecting') setConn({ port: 'connected' }); }, 1000);
+    p.onMessage.addListener(() => { clearTimeout(upTimer); if (port === p && connState.port !== 'connected') setConn({ port: 'connected' }); });
     p.onMessage.addListener((msg) => onPortMessage(p, msg));
     p.onDisconnect.addListener(() => onPortDisconnect(p));
     post(hello);
@@ -486,7 +490,12 @@ function unmatchedFrames(frames) {
 
 async function observeTab(tabId) {
   const t0 = performance.now();
-  const tab = await getTab(tabId);
+  let tab = await getTab(tabId);
+  if (tab.status === 'loading') {
+    // Mid-navigation: give the page a moment to finish so the scan is not of a half-built DOM.
+    await waitComplete(tabId, 1000);
+    tab = await getTab(tabId);
+  }
   const base = { surface: 'browser', app: appName(), title: tab.title || '', url: tab.url || tab.pendingUrl || '',
     tabId: tab.id, windowId: tab.windowId };
   if (!scriptable(tab.url)) {

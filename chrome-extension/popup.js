@@ -6,7 +6,7 @@ const $ = (id) => document.getElementById(id);
 function show(conn) {
   conn = conn || { port: 'disconnected', daemon: 'unknown' };
   const portEl = $('port');
-  portEl.textContent = conn.port === 'connected' ? 'connected' : 'not connected';
+  portEl.textContent = conn.port === 'connected' ? 'connected' : conn.port === 'connecting' ? 'connecting…' : 'not connected';
   portEl.className = conn.port === 'connected' ? 'ok' : 'bad';
   const d = $('daemon');
   if (conn.port !== 'connected') { d.textContent = '—'; d.className = 'unknown'; }
