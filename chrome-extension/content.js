@@ -54,6 +54,9 @@
     const role = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
     const nativeInteractive = (tag === 'A' || tag === 'AREA') ? el.hasAttribute('href') :
       ['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY'].includes(tag);
+    // Mouse-only duplicates hidden from assistive technology (YouTube's thumbnail links:
+    // aria-hidden, tabindex -1, next to the title link to the same place) are left out.
+    if (el.tabIndex < 0 && el.closest('[aria-hidden="true"]')) return false;
     if (nativeInteractive) return true;
     if (role && C.WIDGET_ROLES.has(role)) return true;
     if (el.hasAttribute('onclick')) return true;
