@@ -102,7 +102,9 @@
 
   function textOf(el) {
     // innerText respects CSS (hidden text is left out); alt text of images counts as text.
-    let t = el.innerText;
+    // An element with only text inside (most links and buttons) gives the same with the much
+    // cheaper textContent.
+    let t = el.childElementCount === 0 ? el.textContent : el.innerText;
     if (t == null) t = el.textContent;
     if (!C.normText(t)) {
       const img = el.querySelector && el.querySelector('img[alt], [aria-label], svg title, [title]');
@@ -232,7 +234,7 @@
       let c = sibCache.get(parent);
       if (!c) {
         const kids = [...(parent.children || [])];
-        c = { kids, sigs: kids.map(signature) };
+        c = { kids, sigs: kids.map(signature), index: new Map(kids.map((k, i) => [k, i])), groups: new Map() };
         sibCache.set(parent, c);
       }
       return c;
@@ -253,12 +255,13 @@
         const parent = parentOf(node);
         if (!parent || node === document.body || node === document.documentElement) break;
         if (node !== el || true) {
-          const { kids, sigs } = siblings(parent);
-          const idx = kids.indexOf(node);
+          const sib = siblings(parent);
+          const idx = sib.index.has(node) ? sib.index.get(node) : -1;
           let nodes = null;
           if (idx >= 0) {
-            const g = C.itemGroup(sigs, idx, 3);
-            if (g) nodes = kids.slice(g[0], g[1]);
+            let g = sib.groups.get(idx);
+            if (g === undefined) { g = sib.kids.length >= 3 ? C.itemGroup(sib.sigs, idx, 3) : null; sib.groups.set(idx, g); }
+            if (g) nodes = sib.kids.slice(g[0], g[1]);
           }
           const role = (node.getAttribute('role') || '').toLowerCase();
           if (!nodes && (ITEM_TAGS.has(node.tagName) || ITEM_ROLES.has(role))) nodes = [node];
