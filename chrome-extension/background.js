@@ -450,6 +450,8 @@ async function injectAll(tabId) {
   }
 }
 
+const injectedDocs = new Set();
+
 async function scanFrames(tabId) {
   const run = () => chrome.scripting.executeScript({
     target: { tabId, allFrames: true },
@@ -464,8 +466,13 @@ async function scanFrames(tabId) {
     if (/No tab with id/i.test(m)) throw new CirceError('target_closed', 'the tab was closed');
     return { restricted: m };
   }
-  if (rs.some((r) => r.result == null)) {
-    // Tabs that were open before the extension was (re)loaded have no content script yet.
+  const main = rs.find((r) => r.frameId === 0);
+  const mainDoc = main ? main.documentId : null;
+  if (rs.some((r) => r.result == null) && (!main || main.result == null || !injectedDocs.has(mainDoc))) {
+    // Tabs that were open before the extension was (re)loaded have no content script yet
+    // (nor do frames that loaded before document_idle). Once per top document.
+    if (mainDoc) injectedDocs.add(mainDoc);
+    if (injectedDocs.size > 500) injectedDocs.clear();
     await injectAll(tabId);
     try { rs = await run(); } catch (e) { return { restricted: String(e.message || e) }; }
   }

@@ -322,7 +322,33 @@
    * Hit-test an element: {state: 'ok'|'covered'|'offscreen'|'hidden'|'clipped', x, y, by?}.
    * x/y are frame-viewport coordinates of the probe point (the centre of the visible part).
    */
+  /**
+   * Custom checkboxes and radios: the native input is invisible (opacity 0, 1 px, clipped) and
+   * its <label> is what the user sees and clicks. Returns that label, or null.
+   */
+  function proxyLabel(el) {
+    if (el.tagName !== 'INPUT' || (el.type !== 'checkbox' && el.type !== 'radio') || !el.labels || !el.labels.length) return null;
+    const r = el.getBoundingClientRect();
+    const invisible = r.width < 4 || r.height < 4 ||
+      (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }));
+    if (!invisible) return null;
+    for (const l of el.labels) {
+      const lr = l.getBoundingClientRect();
+      if (lr.width >= 4 && lr.height >= 4 && (!l.checkVisibility || l.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }))) return l;
+    }
+    return null;
+  }
+
   function hitTest(el) {
+    const proxy = proxyLabel(el);
+    if (proxy) {
+      const h = hitTestBox(proxy);
+      if (h.state !== 'hidden') return { ...h, via: 'label' };
+    }
+    return hitTestBox(el);
+  }
+
+  function hitTestBox(el) {
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return { state: 'hidden' };
     if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return { state: 'hidden' };
