@@ -306,6 +306,18 @@ chrome.tabs.onUpdated.addListener((tabId, info, tab) => {
   }
 });
 chrome.tabs.onActivated.addListener((info) => sendEvent('tabActivated', { tabId: info.tabId }));
+// Tabs opened by a page (target=_blank links, window.open): an act's effect can be a new tab.
+const openedBy = new Map(); // openerTabId -> [{tabId, at}]
+chrome.tabs.onCreated.addListener((t) => {
+  if (t.openerTabId == null) return;
+  const list = (openedBy.get(t.openerTabId) || []).filter((x) => now() - x.at < 60000);
+  list.push({ tabId: t.id, at: now() });
+  openedBy.set(t.openerTabId, list);
+});
+function tabOpenedSince(tabId, since) {
+  const hit = (openedBy.get(tabId) || []).find((x) => x.at >= since);
+  return hit ? hit.tabId : null;
+}
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId == null) return;
   const a = attached.get(source.tabId);
@@ -729,10 +741,14 @@ async function settleAfterAttach(rec, info) {
   return r;
 }
 
-async function probeState(tabId, rec, token, mainDoc) {
+async function probeState(tabId, rec, token, mainDoc, since) {
   const tab = await chrome.tabs.get(tabId).catch(() => null);
   if (!tab) throw new CirceError('target_closed', 'the tab was closed');
   const s = { url: tab.url, active: tab.active };
+  if (since) {
+    const opened = tabOpenedSince(tabId, since);
+    if (opened != null) s.openedTab = opened;
+  }
   if (mainDoc) {
     const alive = await toFrame(tabId, 0, { cmd: 'alive' }, 400);
     if (alive.gone || (alive.docToken && alive.docToken !== mainDoc)) s.mainDocumentGone = true;
@@ -753,8 +769,9 @@ async function probeState(tabId, rec, token, mainDoc) {
 
 async function pollExpect(guard, tabId, rec, token, mainDoc, expect, before, deadline, extraCheck) {
   let last = null;
+  const since = now();
   for (;;) {
-    const after = await guard.run(probeState(tabId, rec, token, mainDoc));
+    const after = await guard.run(probeState(tabId, rec, token, mainDoc, since - 100));
     const ev = C.evaluateExpect(expect, before, after);
     if (extraCheck) {
       const ok = extraCheck(after);
@@ -948,6 +965,7 @@ async function actOnElement(guard, tab, action, args, expect, timeoutMs) {
   evidence.url = after.url;
   const navigated = after.url !== before.url || !!after.mainDocumentGone;
   if (navigated) evidence.navigated = true;
+  if (after.openedTab != null) evidence.openedTab = after.openedTab;
   if (after.value != null && (action === 'type' || action === 'select')) evidence.value = after.value;
   return finish(guard, tabId, ev.met ? 'applied' : 'unknown', evidence, navigated);
 }

@@ -207,7 +207,8 @@
    */
   function evaluateExpect(expect, before, after) {
     const checks = {};
-    const navigated = after.url !== before.url || (after.documentId && before.documentId && after.documentId !== before.documentId) || !!after.mainDocumentGone;
+    const navigated = after.url !== before.url || (after.documentId && before.documentId && after.documentId !== before.documentId) ||
+      !!after.mainDocumentGone || !!after.openedTab;
     const gone = !!after.documentGone || after.exists === false || after.visible === false;
     for (const [k, want] of Object.entries(expect || {})) {
       switch (k) {
