@@ -401,36 +401,49 @@ async fn submit(
         (Some(sub), Some(op)) => Some(wait_for(sub, op.id).await?),
         _ => None,
     };
+    // After waiting, show the interaction as it is now (its outcome, or the question it asks).
+    let mut submitted = submitted;
+    if operation.is_some() {
+        let state: StateView = serde_json::from_value(
+            client
+                .call(Verb::State {
+                    operations: Some(0),
+                })
+                .await?,
+        )?;
+        if let Some(i) = state
+            .interaction
+            .filter(|i| i.id == submitted.interaction.id)
+        {
+            submitted.interaction = i;
+        }
+    }
     if json {
         let mut out = value;
+        out["interaction"] = serde_json::to_value(&submitted.interaction)?;
         if let Some(op) = &operation {
             out["operation"] = serde_json::to_value(op)?;
-            let state: StateView = serde_json::from_value(
-                client
-                    .call(Verb::State {
-                        operations: Some(0),
-                    })
-                    .await?,
-            )?;
-            if let Some(i) = state
-                .interaction
-                .filter(|i| i.id == submitted.interaction.id)
-            {
-                out["interaction"] = serde_json::to_value(i)?;
-            }
         }
         println!("{out}");
     } else {
         print_submitted(&submitted, operation.as_ref());
     }
     Ok(match operation {
-        Some(op) if op.status != OperationStatus::Completed => EXIT_NOT_DONE,
+        Some(op)
+            if !matches!(
+                op.status,
+                OperationStatus::Completed | OperationStatus::NeedsInput
+            ) =>
+        {
+            EXIT_NOT_DONE
+        }
         _ => 0,
     })
 }
 
 /// Wait until the operation can no longer change by itself.
 async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, ClientError> {
+    let mut ran = false;
     loop {
         let op = match sub.next().await? {
             Notification::Operation { operation } if operation.id == id => operation,
@@ -442,9 +455,15 @@ async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, 
             }
             _ => continue,
         };
-        if !op.status.is_active() {
+        // Finished, or (after running) waiting for the person: either way there is something to show.
+        // A resumed operation starts out still marked needsInput, so that alone does not count.
+        if !op.status.is_active() || (op.status == OperationStatus::NeedsInput && ran) {
             return Ok(op);
         }
+        ran |= matches!(
+            op.status,
+            OperationStatus::Running | OperationStatus::Verifying
+        );
     }
 }
 

@@ -101,8 +101,10 @@ impl BrowserExecutor {
             cx,
             step,
             StepResult::Applied,
+            // The whole observation: what the decision was grounded in, kept for audit and replay.
             json!({ "url": observation.url, "title": observation.title, "elements": observation.elements.len(),
-                    "covered": raw.get("covered").and_then(Value::as_array).map_or(0, Vec::len) }),
+                    "covered": raw.get("covered").cloned().unwrap_or(Value::Null),
+                    "observation": observation }),
         )
         .await?;
 
@@ -125,7 +127,13 @@ impl BrowserExecutor {
                     observation: Some(observation.clone()),
                     ..Default::default()
                 };
-                match director::decide_locally(&envelope, &snapshot) {
+                let decision = director::decide_locally(&envelope, &snapshot);
+                if !matches!(decision, Decision::Execute(_)) {
+                    if let Some(reason) = aimed_under_an_overlay(&envelope, &raw) {
+                        return Ok(ExecOutcome::Blocked { reason });
+                    }
+                }
+                match decision {
                     Decision::Execute(plan) => plan.action,
                     Decision::Clarify(c) => {
                         let choices: Vec<Choice> = c
@@ -250,6 +258,64 @@ impl BrowserExecutor {
             data: json!({ "url": observation.url, "done": said }),
         })
     }
+}
+
+/// When nothing visible fits, was the request aimed at something an overlay covers? Then say so
+/// (and click nothing) instead of offering unrelated visible candidates.
+fn aimed_under_an_overlay(envelope: &Envelope, raw: &Value) -> Option<String> {
+    let covered = raw.get("covered")?.as_array()?;
+    let elements: Vec<director::Element> = covered
+        .iter()
+        .filter_map(|c| {
+            Some(director::Element {
+                id: c.get("id")?.as_str()?.to_string(),
+                role: c
+                    .get("role")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                label: c
+                    .get("label")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                context: c
+                    .get("context")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                ..director::Element::default()
+            })
+        })
+        .collect();
+    if elements.is_empty() {
+        return None;
+    }
+    let hidden = Observation {
+        elements,
+        ..Observation::default()
+    };
+    let snapshot = Snapshot {
+        observation: Some(hidden),
+        ..Default::default()
+    };
+    let Decision::Execute(plan) = director::decide_locally(envelope, &snapshot) else {
+        return None;
+    };
+    let (Action::Click { target } | Action::Type { target, .. }) = &plan.action else {
+        return None;
+    };
+    let c = covered
+        .iter()
+        .find(|c| c.get("id").and_then(Value::as_str) == Some(target))?;
+    let label = c.get("label").and_then(Value::as_str).unwrap_or("it");
+    let by = c
+        .get("by")
+        .and_then(Value::as_str)
+        .unwrap_or("something else");
+    Some(format!(
+        "\"{label}\" is covered by \"{by}\"; close or accept that first. Nothing was clicked"
+    ))
 }
 
 /// The extension actions for one grounded action.

@@ -166,20 +166,25 @@ impl Engine {
         if let Some(old) = stop {
             let _ = self.interrupt(Some(old), "correction".into()).await;
         }
-        if let Some(op) = &submitted.operation {
-            self.publish(Notification::Operation {
-                operation: op.clone(),
-            });
-            self.launch(op.clone());
-        }
-        if let Some((id, arguments)) = resume {
-            let op = self
-                .db(move |s| s.record(id, &[OperationEvent::Resumed { arguments }], clock::now()))
-                .await?;
-            self.publish(Notification::Operation {
-                operation: op.clone(),
-            });
-            self.launch(op);
+        match (&submitted.operation, resume) {
+            (Some(op), None) => {
+                self.publish(Notification::Operation {
+                    operation: op.clone(),
+                });
+                self.launch(op.clone());
+            }
+            (_, Some((id, arguments))) => {
+                let op = self
+                    .db(move |s| {
+                        s.record(id, &[OperationEvent::Resumed { arguments }], clock::now())
+                    })
+                    .await?;
+                self.publish(Notification::Operation {
+                    operation: op.clone(),
+                });
+                self.launch(op);
+            }
+            (None, None) => {}
         }
         Ok(submitted)
     }
@@ -657,10 +662,16 @@ fn take_input(
         accepted_at: now,
         updated_at: now,
     });
+    // The operation this input started, or the waiting one it resumes.
+    let operation = match (&accepted, &change.resume) {
+        (Some(op), _) => Some(op.clone()),
+        (None, Some((id, _))) => store.operation(*id)?,
+        (None, None) => None,
+    };
     let submitted = Submitted {
         relation,
         interaction: change.interaction.clone(),
-        operation: accepted.clone(),
+        operation,
         replayed: false,
     };
     let reply =

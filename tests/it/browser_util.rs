@@ -40,8 +40,14 @@ impl Sites {
         let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sites"));
         let record: Arc<Mutex<Record>> = Arc::default();
         type S = (PathBuf, Arc<Mutex<Record>>);
-        async fn get(State((root, record)): State<S>, uri: axum::http::Uri) -> axum::response::Response {
-            let pq = uri.path_and_query().map(|p| p.as_str().to_string()).unwrap_or_default();
+        async fn get(
+            State((root, record)): State<S>,
+            uri: axum::http::Uri,
+        ) -> axum::response::Response {
+            let pq = uri
+                .path_and_query()
+                .map(|p| p.as_str().to_string())
+                .unwrap_or_default();
             record.lock().unwrap().gets.push(pq);
             let mut rel = uri.path().trim_start_matches('/').to_string();
             if rel.is_empty() || rel.ends_with('/') {
@@ -60,7 +66,14 @@ impl Sites {
                 _ => "application/octet-stream",
             };
             match std::fs::read(&path) {
-                Ok(body) => ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-store")], body).into_response(),
+                Ok(body) => (
+                    [
+                        (header::CONTENT_TYPE, kind),
+                        (header::CACHE_CONTROL, "no-store"),
+                    ],
+                    body,
+                )
+                    .into_response(),
                 Err(_) => StatusCode::NOT_FOUND.into_response(),
             }
         }
@@ -77,11 +90,21 @@ impl Sites {
             .route("/api/action", axum::routing::post(action))
             .fallback(axum::routing::get(get))
             .with_state((root, record.clone()));
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
         let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
         runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Sites { url, record, _runtime: runtime }
+        Sites {
+            url,
+            record,
+            _runtime: runtime,
+        }
     }
 
     pub fn actions(&self) -> Vec<serde_json::Value> {
@@ -96,20 +119,33 @@ impl Sites {
 /// Headless Chromium with the Circe extension, in its own profile and process group.
 pub struct Browser {
     child: Option<Child>,
-    pub profile: tempfile::TempDir,
+    _profile: tempfile::TempDir,
 }
 
 impl Browser {
     /// Start Chromium on `url` with the extension; its native host reaches `daemon`.
     pub fn start(daemon: &Daemon, url: &str) -> Browser {
         require_chromium();
-        let profile = tempfile::Builder::new().prefix("circe-chromium").tempdir().unwrap();
+        let profile = tempfile::Builder::new()
+            .prefix("circe-chromium")
+            .tempdir()
+            .unwrap();
         let hosts = profile.path().join("NativeMessagingHosts");
         // The same command a user runs, pointed at this profile.
-        let out = daemon.cli(&["install-browser", "--user-data-dir", profile.path().to_str().unwrap()]);
-        assert!(out.status.success(), "install-browser: {}", String::from_utf8_lossy(&out.stderr));
-        let manifest: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(hosts.join("com.circe.connector.json")).unwrap()).unwrap();
+        let out = daemon.cli(&[
+            "install-browser",
+            "--user-data-dir",
+            profile.path().to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "install-browser: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let manifest: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(hosts.join("com.circe.connector.json")).unwrap(),
+        )
+        .unwrap();
         assert_eq!(manifest["path"], CIRCE);
         let extension = concat!(env!("CARGO_MANIFEST_DIR"), "/chrome-extension");
         let log = std::fs::File::create(daemon.dir.path().join("chromium.log")).unwrap();
@@ -146,11 +182,10 @@ impl Browser {
         .stderr(log);
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let child = cmd.spawn().expect("start chromium");
-        Browser { child: Some(child), profile }
-    }
-
-    pub fn pid(&self) -> i32 {
-        self.child.as_ref().unwrap().id() as i32
+        Browser {
+            child: Some(child),
+            profile,
+        }
     }
 }
 
