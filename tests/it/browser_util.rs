@@ -184,7 +184,7 @@ impl Browser {
         let child = cmd.spawn().expect("start chromium");
         Browser {
             child: Some(child),
-            profile,
+            _profile: profile,
         }
     }
 }
