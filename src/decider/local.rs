@@ -286,7 +286,14 @@ fn phrase_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
         return out;
     }
     for (start, end, joined) in &query.joined {
-        let m = word_match(joined, words) * 0.95;
+        // A compound must spell a whole word: "director branch" is not
+        // "director" just because it starts with it.
+        let m = words
+            .iter()
+            .filter(|w| w.norm.len().abs_diff(joined.norm.len()) <= 3)
+            .map(|w| pair_match(joined, w))
+            .fold(0.0f32, f32::max)
+            * 0.95;
         for o in &mut out[*start..*end] {
             *o = o.max(m);
         }
@@ -326,14 +333,14 @@ fn phrase_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
 /// Document frequency weight: words found on many labels say little. A word
 /// found nowhere does not tell elements apart; it only lowers confidence.
 fn weight(q: &Token, structure: &Structure) -> f32 {
+    let qc = lexicon::concept_ids(std::slice::from_ref(q));
     let df = structure
         .facts
         .iter()
         .filter(|f| {
-            f.label
-                .iter()
-                .chain(&f.description)
-                .any(|t| t.stem == q.stem)
+            word_match(q, &f.label) >= 0.75
+                || word_match(q, &f.description) >= 0.75
+                || f.label_concepts.iter().any(|(c, _)| qc.contains(c))
         })
         .count();
     let w = if df == 0 {
@@ -375,7 +382,7 @@ fn concept_strength(
     for (c, range) in label_concepts {
         if wanted.contains(c) {
             let whole = range.len() == label.len();
-            best = best.max(if whole { 1.0 } else { 0.9 });
+            best = best.max(if whole { 0.95 } else { 0.9 });
             covered.extend(range.clone());
         }
     }
@@ -477,15 +484,17 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     };
     // Words that appear nowhere on screen, or only in the page title, cannot
     // tell elements apart.
+    // Words that no possible target's own label has (or only the page
+    // title has) cannot tell elements apart.
     let seen = |q: &Token| {
         !structure.title.iter().any(|t| t.stem == q.stem)
-            && structure.facts.iter().enumerate().any(|(i, f)| {
-                f.label
-                    .iter()
-                    .chain(&f.description)
-                    .chain(structure.context(i))
-                    .chain(structure.item_text(i))
-                    .any(|t| t.stem == q.stem)
+            && structure.facts.iter().any(|f| {
+                !f.disabled
+                    && f.class != RoleClass::Static
+                    && f.label
+                        .iter()
+                        .chain(&f.description)
+                        .any(|t| t.stem == q.stem)
             })
     };
     let head_seen: Vec<bool> = head.iter().map(|q| seen(q)).collect();
@@ -523,6 +532,24 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         _ => None,
     };
     let mut head_best = vec![0.0f32; head.len()];
+    // "the next song", "the previous track" name a player or pager control,
+    // not a list item.
+    let relative = reading
+        .head
+        .concepts
+        .iter()
+        .any(|c| matches!(lexicon::concept_name(*c), "next" | "previous"));
+    // A qualifier describes the item around the target when the head names
+    // something else ("the comments on X"); when the head is the item
+    // itself ("the one about X"), the target's own label should say it.
+    let names_itself = match reading.head.kind {
+        Kind::One => true,
+        Kind::Item => reading.head.plural,
+        Kind::Plain => head.is_empty(),
+        _ => false,
+    };
+    let qual_around = if specific || !names_itself { 0.9 } else { 0.6 };
+    let mut qual_best = vec![0.0f32; qual.len()];
 
     let head_q = Query::new(head.clone());
     let qual_q = Query::new(qual.clone());
@@ -561,10 +588,28 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
 
         // A specific verb must be the element's own word or meaning.
         if !verb_tokens.is_empty() {
-            let by_word = phrase_match(&verb_q, &f.label)
+            // A verb names an action label ("Add to cart", "Share this
+            // page"), so it must be among a long label's first words:
+            // "report" in a mail subject is not a Report button.
+            let meaningful = f
+                .label
+                .iter()
+                .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+                .count();
+            let zone = if meaningful > 3 {
+                f.label.len().min(2)
+            } else {
+                f.label.len()
+            };
+            let by_word = phrase_match(&verb_q, &f.label[..zone])
                 .into_iter()
                 .fold(1.0f32, f32::min);
-            let (by_concept, covered) = concept_strength(&f.label, label_concepts, &verb_concepts);
+            let zone_concepts: Vec<(usize, std::ops::Range<usize>)> = label_concepts
+                .iter()
+                .filter(|(_, r)| r.start < zone)
+                .cloned()
+                .collect();
+            let (by_concept, covered) = concept_strength(&f.label, &zone_concepts, &verb_concepts);
             let m = by_word.max(by_concept);
             if m < 0.75 {
                 continue;
@@ -580,7 +625,16 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         // Kind nouns constrain what sort of element is meant.
         for phrase in [&reading.head, &reading.qualifier] {
             match phrase.kind {
-                Kind::Role(r) if !role_fits(r, f.class, &element.role) => factor *= 0.4,
+                Kind::Role(r) if !role_fits(r, f.class, &element.role) => {
+                    // "the user menu" for a button labelled "User account
+                    // menu": the noun is the label's own word.
+                    let own_word = phrase
+                        .kind_token
+                        .is_some_and(|t| word_match(&reading.tokens[t], &f.label) >= 0.9);
+                    if !own_word {
+                        factor *= 0.4;
+                    }
+                }
                 Kind::Footnote if !f.footnote => factor = 0.0,
                 Kind::Author if !f.byline => factor = 0.0,
                 Kind::Section if !f.section => factor *= 0.8,
@@ -588,8 +642,11 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
                 _ => {}
             }
         }
-        let wants_primary =
-            reading.head.kind == Kind::Item && !reading.head.plural && !specific && has_items;
+        let wants_primary = reading.head.kind == Kind::Item
+            && !reading.head.plural
+            && !specific
+            && !relative
+            && has_items;
         if wants_primary && !f.primary {
             factor = 0.0;
         }
@@ -617,15 +674,24 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         };
         let mut head_hit = reading.head.kind != Kind::Plain || !head_seen.iter().any(|x| *x);
         let mut label_content_hit = false;
+        let mut noun_missed = false;
+        let mut noun_k: Option<usize> = None;
         for (k, q) in head.iter().enumerate() {
             let (c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
             let own = head_label[k].max(c).max(head_desc[k] * 0.9);
             let m = own.max(head_ctx[k] * head_around);
             head_best[k] = head_best[k].max(m);
             label_content_hit |= own >= 0.7;
-            if own >= 0.7 || head_ctx[k] * head_around >= 0.63 && head_around > 0.5 {
+            let fits = own >= 0.7 || head_ctx[k] * head_around >= 0.63 && head_around > 0.5;
+            if fits {
                 head_hit = true;
             }
+            // The head noun is the last word ("the director branch"): when
+            // the screen has that word, the target must have it too.
+            if reading.head.kind == Kind::Plain && k + 1 == head.len() && head_seen[k] && !fits {
+                noun_missed = true;
+            }
+            noun_k = Some(k);
             explained += head_w[k] * m;
             total += head_w[k];
             mark(q, &mut label_hits);
@@ -633,7 +699,16 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         }
         // The head names the target; an element that matches only the
         // qualifier ("the comments on X" vs the title of X) is the wrong kind.
-        if !head_hit && !specific {
+        // A label said in full ("Downloads" for "the downloads folder") makes
+        // the head noun a category word, not a requirement.
+        let said_in_full = {
+            let meaningful: Vec<usize> = (0..f.label.len())
+                .filter(|&k| !lexicon::is_in(lexicon::STOPWORDS, &f.label[k].norm))
+                .collect();
+            !meaningful.is_empty() && meaningful.iter().all(|&k| label_hits[k])
+        };
+        let noun_missed = noun_missed && !said_in_full && noun_k.is_some();
+        if (!head_hit || noun_missed) && !specific {
             factor *= 0.5;
         }
         let qual_label = phrase_match(&qual_q, &f.label);
@@ -642,9 +717,10 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
             let m = qual_label[k]
                 .max(c)
-                .max(qual_ctx[k] * 0.9)
+                .max(qual_ctx[k] * qual_around)
                 .max(qual_desc[k] * 0.9);
             label_content_hit |= qual_label[k].max(c) >= 0.7;
+            qual_best[k] = qual_best[k].max(m);
             explained += qual_w[k] * m;
             total += qual_w[k];
             mark(q, &mut label_hits);
@@ -682,7 +758,8 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
                 let take = rest.len().min(f.label.len().max(1) + 1);
                 let prefix = phrase_match(&Query::new(rest[..take].to_vec()), &f.label);
                 let m = prefix.iter().copied().fold(0.0f32, f32::max);
-                let unnamed = if editables == 1 { 0.75 } else { 0.5 };
+                let only_field = editables == 1 && element.has_state("focused");
+                let unnamed = if only_field { 0.75 } else { 0.5 };
                 explained += if m >= 0.75 { m } else { unnamed };
                 total += 1.0;
             }
@@ -759,6 +836,15 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             scores.iter_mut().for_each(|s| *s *= 0.5);
         }
     }
+    // A qualifier that fits nothing ("sign in with facebook") is a
+    // requirement no element meets.
+    let unmet = qual
+        .iter()
+        .zip(&qual_best)
+        .any(|(q, best)| !q.is_number() && *best < 0.7);
+    if action == ActionKind::Click && unmet {
+        scores.iter_mut().for_each(|s| *s *= 0.6);
+    }
     apply_ordinals(reading, structure, &mut scores);
     scores
 }
@@ -813,6 +899,11 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
                     }
                 }
             }
+            continue;
+        }
+        // "the third song" where nothing is a list: no list to count in.
+        if matches!(phrase.kind, Kind::Item | Kind::One) {
+            scores.iter_mut().for_each(|s| *s = 0.0);
             continue;
         }
         let top = scores.iter().copied().fold(0.0f32, f32::max);

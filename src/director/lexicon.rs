@@ -142,6 +142,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "anmelden",
             "einloggen",
             "connexion",
+            "se connecter",
+            "connecter",
+            "iniciar sesion",
         ],
     ),
     (
@@ -158,6 +161,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "registrieren",
             "konto erstellen",
             "inscription",
+            "make account",
+            "new account",
+            "open account",
+            "s inscrire",
         ],
     ),
     (
@@ -209,6 +216,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "einstellungen",
             "paramètres",
             "ajustes",
+            "parametrer",
+            "reglages",
         ],
     ),
     (
@@ -291,6 +300,20 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "new", "latest", "recent", "neu", "neueste", "nouveau", "nuevo",
         ],
     ),
+    (
+        "create",
+        &[
+            "create",
+            "new",
+            "make",
+            "compose",
+            "write",
+            "erstellen",
+            "neu",
+            "créer",
+            "crear",
+        ],
+    ),
     ("like", &["like", "favorite", "favourite", "gefällt"]),
     ("follow", &["follow", "folgen", "suivre", "seguir"]),
     (
@@ -306,6 +329,16 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ),
     ("video", &["video", "videos", "clip"]),
     ("file", &["file", "datei", "fichier", "archivo"]),
+    (
+        "folder",
+        &["folder", "directory", "ordner", "dossier", "carpeta"],
+    ),
+    (
+        "image",
+        &[
+            "image", "picture", "photo", "jpg", "jpeg", "png", "gif", "bild", "foto",
+        ],
+    ),
     ("rename", &["rename", "umbenennen", "renommer"]),
     ("undo", &["undo", "rückgängig", "annuler"]),
     ("copy", &["copy", "kopieren", "copier", "copiar"]),
@@ -333,9 +366,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
 
 /// Verbs that only say "activate it": they name no particular target.
 pub const ACTIVATE_VERBS: &[&str] = &[
-    "open", "click", "press", "tap", "hit", "select", "choose", "pick", "go", "goto", "navigate",
-    "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display", "read", "launch",
-    "load", "expand", "collapse", "activate", "focus",
+    "list", "browse", "open", "click", "press", "tap", "hit", "select", "choose", "pick", "go",
+    "goto", "navigate", "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display",
+    "read", "launch", "load", "expand", "collapse", "activate", "focus",
 ];
 
 /// Verbs that set an on/off state: they prefer checkboxes, switches, radios.
@@ -436,7 +469,16 @@ pub const ITEM_NOUNS: &[&str] = &[
 ];
 
 /// Nouns for parts of a document (numbered headings, table of contents).
-pub const SECTION_NOUNS: &[&str] = &["section", "part", "chapter", "heading", "paragraph"];
+pub const SECTION_NOUNS: &[&str] = &[
+    "contents",
+    "toc",
+    "outline",
+    "section",
+    "part",
+    "chapter",
+    "heading",
+    "paragraph",
+];
 
 /// Nouns for footnote markers.
 pub const FOOTNOTE_NOUNS: &[&str] = &["footnote", "citation"];
@@ -482,13 +524,13 @@ pub enum RoleNoun {
 
 /// Words that never carry the content of a reference.
 pub const STOPWORDS: &[&str] = &[
-    "the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "its", "it", "me",
-    "i", "you", "to", "of", "on", "in", "at", "for", "with", "about", "from", "by", "and", "or",
-    "is", "are", "be", "here", "there", "some", "any", "one", "ones", "thing", "page", "site",
-    "website", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
-    "titled", "labelled", "labeled", "into", "onto", "up", "us", "we", "them", "him", "her", "his",
-    "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "option",
-    "thingy", "bit",
+    "what", "whatever", "the", "a", "an", "this", "that", "these", "those", "my", "your", "our",
+    "its", "it", "me", "i", "you", "to", "of", "on", "in", "at", "for", "with", "about", "from",
+    "by", "and", "or", "is", "are", "be", "here", "there", "some", "any", "one", "ones", "thing",
+    "page", "site", "website", "screen", "please", "other", "whoever", "someone", "posted",
+    "called", "named", "titled", "labelled", "labeled", "into", "onto", "up", "us", "we", "them",
+    "him", "her", "his", "their", "which", "who", "that", "can", "get", "want", "now", "just",
+    "again", "option", "thingy", "bit",
 ];
 
 /// Words that introduce a qualifier after the head of a reference.
@@ -529,7 +571,10 @@ fn phrase_index() -> &'static PhraseIndex {
         let mut index: PhraseIndex = HashMap::new();
         for (c, (_, phrases)) in CONCEPTS.iter().enumerate() {
             for phrase in phrases.iter() {
-                let words: Vec<String> = phrase.split(' ').map(stem).collect();
+                let words: Vec<String> = phrase
+                    .split(' ')
+                    .map(|w| stem(&super::text::fold(w)))
+                    .collect();
                 index.entry(words[0].clone()).or_default().push((c, words));
             }
         }

@@ -166,10 +166,14 @@ pub struct Structure {
 impl Structure {
     pub fn of(observation: &Observation) -> Structure {
         let elements = &observation.elements;
-        let item_numbers: Vec<Option<u32>> =
+        let mut item_numbers: Vec<Option<u32>> =
             elements.iter().map(|e| item_number(&e.context)).collect();
+        if item_numbers.iter().all(Option::is_none) {
+            if let Some(loose) = loose_numbers(elements) {
+                item_numbers = loose;
+            }
+        }
         let mut membership = item_membership(elements, &item_numbers);
-        let mut item_numbers = item_numbers;
         if membership.iter().all(Option::is_none) {
             if let Some(cards) = card_membership(elements) {
                 item_numbers = cards.clone();
@@ -387,6 +391,36 @@ fn item_membership(elements: &[Element], numbers: &[Option<u32>]) -> Vec<Option<
         }
     }
     tentative
+}
+
+/// Rows numbered without a dot ("1 Bohemian Rhapsody Queen 5:55") count as
+/// list items only when at least three distinct rows carry consecutive
+/// numbers, so a stray count ("3 comments") does not make a list.
+fn loose_numbers(elements: &[Element]) -> Option<Vec<Option<u32>>> {
+    let lead = |context: &str| -> Option<u32> {
+        let t = context.trim_start();
+        let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let rest = &t[digits.len()..];
+        let word = rest.strip_prefix(' ')?;
+        if digits.is_empty() || digits.len() > 4 || !word.chars().next()?.is_alphabetic() {
+            return None;
+        }
+        digits.parse().ok()
+    };
+    let mut rows: Vec<(&str, u32)> = Vec::new();
+    for e in elements {
+        // A table of contents ("1 History 1.1 Eich ...") is sections, not a list.
+        if has_dotted_number(&e.context) {
+            return None;
+        }
+        if let Some(n) = lead(&e.context) {
+            if !rows.iter().any(|(c, _)| *c == e.context) {
+                rows.push((e.context.as_str(), n));
+            }
+        }
+    }
+    let consecutive = rows.len() >= 3 && rows.windows(2).all(|w| w[1].1 == w[0].1 + 1);
+    consecutive.then(|| elements.iter().map(|e| lead(&e.context)).collect())
 }
 
 /// Unnumbered lists of cards (products, videos): when an action button

@@ -20,7 +20,7 @@ pub struct Token {
 
 impl Token {
     pub fn synthetic(word: &str) -> Token {
-        let norm = word.to_lowercase();
+        let norm = fold(&word.to_lowercase());
         Token {
             start: 0,
             end: 0,
@@ -32,6 +32,30 @@ impl Token {
     pub fn is_number(&self) -> bool {
         !self.stem.is_empty() && self.stem.chars().all(|c| c.is_ascii_digit())
     }
+}
+
+/// Folds accented Latin letters to their base letter ("Économie" ->
+/// "economie"), so speech, typing and labels meet; "ß" becomes "ss".
+pub fn fold(word: &str) -> String {
+    if word.is_ascii() {
+        return word.to_string();
+    }
+    let mut out = String::with_capacity(word.len());
+    for c in word.chars() {
+        match c {
+            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => out.push('a'),
+            'ç' => out.push('c'),
+            'è' | 'é' | 'ê' | 'ë' => out.push('e'),
+            'ì' | 'í' | 'î' | 'ï' => out.push('i'),
+            'ñ' => out.push('n'),
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' => out.push('o'),
+            'ù' | 'ú' | 'û' | 'ü' => out.push('u'),
+            'ý' | 'ÿ' => out.push('y'),
+            'ß' => out.push_str("ss"),
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Splits on everything that is not a letter or digit.
@@ -54,7 +78,7 @@ pub fn tokens(source: &str) -> Vec<Token> {
 }
 
 fn make(source: &str, start: usize, end: usize) -> Token {
-    let norm = source[start..end].to_lowercase();
+    let norm = fold(&source[start..end].to_lowercase());
     Token {
         start,
         end,
@@ -171,6 +195,18 @@ pub fn stem(norm: &str) -> String {
     }
     if let Some(s) = cut("est", 3) {
         return s;
+    }
+    // "starred" -> "star", "checked" -> "check"; short words keep "ed".
+    if let Some(s) = cut("ed", 4) {
+        let b = s.as_bytes();
+        let doubled = b.len() >= 2
+            && b[b.len() - 1] == b[b.len() - 2]
+            && !b"aeiouls".contains(&b[b.len() - 1]);
+        return if doubled {
+            s[..s.len() - 1].to_string()
+        } else {
+            s
+        };
     }
     for es in ["ches", "shes", "sses", "xes"] {
         if norm.ends_with(es) {
@@ -316,6 +352,9 @@ mod tests {
             ("boxes", "box"),
             ("news", "news"),
             ("one", "one"),
+            ("starred", "star"),
+            ("checked", "check"),
+            ("used", "used"),
             ("bus", "bus"),
         ];
         for (word, want) in table {

@@ -174,10 +174,20 @@ pub fn read(source: &str) -> Reading<'_> {
         reading.cue = Cue::Type;
         let field = typing.field.clone();
         reading.typing = Some(typing);
-        reading.head = phrase(&reading.tokens, &field);
+        // A field is named by its label: "the email field" is not an email.
+        let mut head = phrase(&reading.tokens, &field);
+        if !matches!(head.kind, Kind::Role(_) | Kind::Plain) {
+            if let Some(t) = head.kind_token.take() {
+                head.content.push(t);
+                head.content.sort_unstable();
+            }
+            head.kind = Kind::Plain;
+        }
+        reading.head = head;
         return reading;
     }
-    if joins_steps(&w) {
+    // "reply to anna saying I'll be late": a message to compose and send.
+    if joins_steps(&w) || w.iter().skip(1).any(|x| is_in(lexicon::TEXT_MARKERS, x)) {
         reading.cue = Cue::MultiStep;
     }
     let after_verb = verb(&mut reading, &w);
@@ -345,98 +355,19 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
 /// Common interface verbs. A leading verb from this list must be supported
 /// by the target's label: "downvote" on a page with no downvote button fits
 /// nothing.
+#[rustfmt::skip]
 pub const UI_VERBS: &[&str] = &[
-    "upvote",
-    "downvote",
-    "vote",
-    "hide",
-    "unhide",
-    "join",
-    "leave",
-    "buy",
-    "purchase",
-    "order",
-    "play",
-    "pause",
-    "stop",
-    "reply",
-    "comment",
-    "edit",
-    "delete",
-    "remove",
-    "add",
-    "like",
-    "unlike",
-    "share",
-    "subscribe",
-    "unsubscribe",
-    "follow",
-    "unfollow",
-    "download",
-    "upload",
-    "save",
-    "accept",
-    "allow",
-    "agree",
-    "reject",
-    "decline",
-    "deny",
-    "close",
-    "dismiss",
-    "cancel",
-    "submit",
-    "send",
-    "post",
-    "print",
-    "log",
-    "sign",
-    "create",
-    "register",
-    "login",
-    "logout",
-    "signin",
-    "signup",
-    "bookmark",
-    "star",
-    "pin",
-    "report",
-    "flag",
-    "mute",
-    "unmute",
-    "rate",
-    "watch",
-    "listen",
-    "call",
-    "book",
-    "reserve",
-    "pay",
-    "checkout",
-    "apply",
-    "sort",
-    "filter",
-    "refresh",
-    "reload",
-    "install",
-    "rename",
-    "copy",
-    "paste",
-    "undo",
-    "redo",
-    "minimize",
-    "maximize",
-    "zoom",
-    "confirm",
-    "continue",
-    "retry",
-    "approve",
-    "archive",
-    "move",
-    "attach",
-    "forward",
-    "mark",
-    "restart",
-    "update",
-    "change",
+    "refuse", "write", "compose", "upvote", "downvote", "vote", "hide", "unhide", "join",
+    "leave", "buy", "purchase", "order", "play", "pause", "stop", "reply", "comment", "edit",
+    "delete", "remove", "add", "like", "unlike", "share", "subscribe", "unsubscribe", "follow",
+    "unfollow", "download", "upload", "save", "accept", "allow", "agree", "reject", "decline",
+    "deny", "close", "dismiss", "cancel", "submit", "send", "post", "print", "log", "sign",
+    "create", "register", "login", "logout", "signin", "signup", "bookmark", "star", "pin",
+    "report", "flag", "mute", "unmute", "rate", "watch", "listen", "call", "book", "reserve",
+    "pay", "checkout", "apply", "sort", "filter", "refresh", "reload", "install", "rename",
+    "copy", "paste", "undo", "redo", "minimize", "maximize", "zoom", "confirm", "continue",
+    "retry", "approve", "archive", "move", "attach", "forward", "mark", "restart", "update",
+    "change", "put", "start", "reset", "clear", "empty", "make",
 ];
 
 fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
@@ -458,7 +389,13 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
         }
     }
     let first = w[0];
-    if is_in(lexicon::TYPE_VERBS, first) {
+    // "write a new email", "write a comment" compose something; only the
+    // words after a marker or in quotes would be text.
+    let composes = matches!(
+        w.get(1),
+        Some(&"a") | Some(&"an") | Some(&"some") | Some(&"another")
+    ) && !w.iter().any(|x| is_in(lexicon::TEXT_MARKERS, x));
+    if is_in(lexicon::TYPE_VERBS, first) && !composes {
         let mut start = b + 1;
         if first == "fill" && w.get(1) == Some(&"in") {
             start += 1;
@@ -716,7 +653,7 @@ fn kind_noun(t: &Token, next: Option<&Token>) -> Option<Kind> {
     if is_in(lexicon::ITEM_NOUNS, s) {
         return Some(Kind::Item);
     }
-    if is_in(lexicon::SECTION_NOUNS, s) {
+    if is_in(lexicon::SECTION_NOUNS, s) || is_in(lexicon::SECTION_NOUNS, &t.norm) {
         return Some(Kind::Section);
     }
     if is_in(lexicon::FOOTNOTE_NOUNS, s) {
