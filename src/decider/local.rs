@@ -927,3 +927,129 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::director::observation::{Element, Observation};
+    use crate::director::{screen, Envelope};
+
+    fn el(id: &str, role: &str, label: &str, context: &str) -> Element {
+        Element {
+            id: id.into(),
+            role: role.into(),
+            label: label.into(),
+            context: context.into(),
+            ..Element::default()
+        }
+    }
+
+    fn page() -> Observation {
+        let mut elements = vec![
+            el("e1", "link", "Home", "Home Shop Help"),
+            el(
+                "e2",
+                "button",
+                "ALLE AKZEPTIEREN",
+                "Speichern ALLE AKZEPTIEREN",
+            ),
+            el("e3", "link", "3.5 SeaMonkey", "3 Software 3.5 SeaMonkey"),
+            el("e4", "textbox", "", "Form"),
+            el("e5", "textbox", "", "Form"),
+            el("e6", "link", "17 comments", "9 points | 17 comments"),
+            el("e7", "link", "17 points", "17 points | 3 comments"),
+        ];
+        for k in 1..=3 {
+            let ctx = format!("{k}. Story number {k} (site.example)");
+            elements.push(el(&format!("u{k}"), "link", "upvote", &ctx));
+            elements.push(el(
+                &format!("t{k}"),
+                "link",
+                &format!("Story number {k}"),
+                &ctx,
+            ));
+        }
+        Observation {
+            elements,
+            ..Observation::default()
+        }
+    }
+
+    fn top(text: &str) -> Option<String> {
+        let obs = page();
+        let structure = Structure::of(&obs);
+        let ask = screen::ask(&Envelope::voice("t", text), &obs, &structure);
+        let answers = LocalDecider.decide(&ask).expect("answers");
+        let target = answers
+            .iter()
+            .find(|a| a.key == QuestionKey::Target)
+            .expect("target");
+        let q = ask
+            .questions
+            .iter()
+            .find(|q| q.key == QuestionKey::Target)
+            .expect("q");
+        let (i, p) = target.best()?;
+        match q.choices[i].meaning {
+            Meaning::Element(e) if p > 0.5 => Some(obs.elements[e].id.clone()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_best_element_follows_meaning_structure_and_sound() {
+        let table = [
+            ("go home", Some("e1")),
+            ("accept all cookies", Some("e2")),
+            ("go to the sea monkey section", Some("e3")),
+            ("write 42 in the second box", Some("e5")),
+            ("open the one with seventeen comments", Some("e6")),
+            ("upvote the second story", Some("u2")),
+            ("open the third story", Some("t3")),
+            ("downvote the first story", None),
+            ("upvote the ninth story", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(top(text).as_deref(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn probabilities_are_a_distribution_with_room_for_nothing() {
+        let obs = page();
+        let structure = Structure::of(&obs);
+        let ask = screen::ask(
+            &Envelope::voice("t", "open the weather forecast"),
+            &obs,
+            &structure,
+        );
+        let answers = LocalDecider.decide(&ask).expect("answers");
+        crate::decider::validate(&ask, &answers).expect("valid");
+        let target = answers
+            .iter()
+            .find(|a| a.key == QuestionKey::Target)
+            .expect("target");
+        let (i, p) = target.best().expect("best");
+        assert_eq!(i, 0, "nothing fits best");
+        assert!(p > 0.9, "{p}");
+    }
+
+    #[test]
+    fn words_match_by_form_spelling_and_sound() {
+        let w = |a: &str, b: &str| word_match(&Token::synthetic(a), &text::tokens(b));
+        assert_eq!(w("comments", "17 comments"), 1.0);
+        assert!(w("flotes", "random floats") >= 0.7);
+        assert!(w("datenschutz", "Datenschutzerklärung") >= 0.75);
+        assert_eq!(w("awk", "orc"), 0.0);
+        assert_eq!(w("17", "17 comments"), 1.0);
+        assert_eq!(w("2", "12 points"), 0.0);
+    }
+
+    #[test]
+    fn numbers_bind_to_the_word_beside_them() {
+        let words = text::tokens("17 comments");
+        let q = text::tokens("17 points");
+        let m = phrase_match(&Query::new(q.iter().collect()), &words);
+        assert!(m[0] < 1.0, "{m:?}");
+    }
+}

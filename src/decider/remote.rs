@@ -230,17 +230,12 @@ impl RemoteDecider for OpenAiChat {
         "openai-chat"
     }
 
-    fn decide<'a>(
-        &'a self,
-        ask: &'a Ask<'a>,
-    ) -> impl Future<Output = Result<Vec<Answer>, DecideError>> + Send + 'a {
-        async move {
-            let mut answers = Vec::new();
-            for question in &ask.questions {
-                answers.push(self.one(ask, question).await?);
-            }
-            Ok(answers)
+    async fn decide<'a>(&'a self, ask: &'a Ask<'a>) -> Result<Vec<Answer>, DecideError> {
+        let mut answers = Vec::new();
+        for question in &ask.questions {
+            answers.push(self.one(ask, question).await?);
         }
+        Ok(answers)
     }
 }
 
@@ -335,27 +330,22 @@ impl RemoteDecider for DecisionsApi {
         "decisions-api"
     }
 
-    fn decide<'a>(
-        &'a self,
-        ask: &'a Ask<'a>,
-    ) -> impl Future<Output = Result<Vec<Answer>, DecideError>> + Send + 'a {
-        async move {
-            let mut request = self
-                .client
-                .post(format!("{}/decisions", self.base_url))
-                .json(&decisions_body(ask));
-            if let Some(key) = &self.api_key {
-                request = request.bearer_auth(key);
-            }
-            let response = request.send().await.map_err(http_error)?;
-            if !response.status().is_success() {
-                return Err(DecideError::Unavailable(format!(
-                    "status {}",
-                    response.status()
-                )));
-            }
-            let value: Value = response.json().await.map_err(http_error)?;
-            read_decisions(ask, &value)
+    async fn decide<'a>(&'a self, ask: &'a Ask<'a>) -> Result<Vec<Answer>, DecideError> {
+        let mut request = self
+            .client
+            .post(format!("{}/decisions", self.base_url))
+            .json(&decisions_body(ask));
+        if let Some(key) = &self.api_key {
+            request = request.bearer_auth(key);
         }
+        let response = request.send().await.map_err(http_error)?;
+        if !response.status().is_success() {
+            return Err(DecideError::Unavailable(format!(
+                "status {}",
+                response.status()
+            )));
+        }
+        let value: Value = response.json().await.map_err(http_error)?;
+        read_decisions(ask, &value)
     }
 }

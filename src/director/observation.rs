@@ -299,18 +299,35 @@ impl Structure {
 
     /// Two elements do the same thing: same accessible name, and nothing on the
     /// page tells them apart: the same row, or two links outside any list
-    /// item (same-named links go to the same place; same-named buttons act on
-    /// whatever they sit in).
+    /// item whose label names an entity (links named "Mozilla Foundation" go
+    /// to one place; "17 comments" or a button acts on what it sits in).
     pub fn interchangeable(&self, observation: &Observation, a: usize, b: usize) -> bool {
         let (ea, eb) = (&observation.elements[a], &observation.elements[b]);
         let (fa, fb) = (&self.facts[a], &self.facts[b]);
         let same_label = !ea.label.trim().is_empty()
             && ea.label.trim().to_lowercase() == eb.label.trim().to_lowercase();
         let links = ea.role == "link" && eb.role == "link";
-        same_label
-            && fa.item == fb.item
-            && (ea.context == eb.context || (links && fa.item.is_none()))
+        let named = links && fa.item.is_none() && names_entity(&ea.label);
+        same_label && fa.item == fb.item && (ea.context == eb.context || named)
     }
+}
+
+/// A label that names something ("Mozilla Foundation") rather than counting
+/// or acting on its surroundings ("17 comments", "Read more", "reply"): no
+/// digits, a capitalised word, and not led by a verb.
+fn names_entity(label: &str) -> bool {
+    let words = text::tokens(label);
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let verb = super::lexicon::is_in(super::lexicon::ACTIVATE_VERBS, &first.norm)
+        || super::utterance::UI_VERBS.contains(&first.norm.as_str())
+        || first.norm == "more";
+    !verb
+        && !label.chars().any(|c| c.is_ascii_digit())
+        && label
+            .split_whitespace()
+            .any(|w| w.chars().next().is_some_and(char::is_uppercase))
 }
 
 /// The visible list number at the start of a row context: "3. Title" -> 3.
