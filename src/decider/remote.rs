@@ -349,3 +349,102 @@ impl RemoteDecider for DecisionsApi {
         read_decisions(ask, &value)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decider::{Choice, Meaning, QuestionKey};
+    use crate::director::types::Direction;
+
+    fn question() -> Question {
+        Question {
+            key: QuestionKey::Direction,
+            instructions: "Which way?".into(),
+            choices: vec![
+                Choice {
+                    key: "down".into(),
+                    text: "Down".into(),
+                    meaning: Meaning::Direction(Direction::Down),
+                },
+                Choice {
+                    key: "up".into(),
+                    text: "Up".into(),
+                    meaning: Meaning::Direction(Direction::Up),
+                },
+            ],
+        }
+    }
+
+    fn reply(content: &str, top: &[(&str, f64)]) -> Value {
+        let top: Vec<Value> = top
+            .iter()
+            .map(|(t, lp)| json!({"token": t, "logprob": lp}))
+            .collect();
+        json!({"choices": [{"message": {"content": content}, "logprobs": {"content": [
+            {"token": content, "logprob": top.first().and_then(|t| t["logprob"].as_f64()).unwrap_or(0.0), "top_logprobs": top}
+        ]}}]})
+    }
+
+    #[test]
+    fn logprobs_become_probabilities_over_offered_keys() {
+        let a = read_chat_answer(
+            &question(),
+            &reply("down", &[("down", -0.1), ("up", -2.5), ("sideways", -3.0)]),
+        )
+        .expect("answer");
+        assert!((a.probabilities[0] - (-0.1f32).exp()).abs() < 1e-4);
+        assert!((a.probabilities[1] - (-2.5f32).exp()).abs() < 1e-4);
+    }
+
+    #[test]
+    fn an_answer_outside_the_offered_keys_is_rejected() {
+        let e = read_chat_answer(&question(), &reply("sideways", &[("sideways", -0.1)]));
+        assert!(matches!(e, Err(DecideError::Invalid(_))), "{e:?}");
+        let ask = Ask {
+            heard: Vec::new(),
+            questions: vec![question()],
+            screen: None,
+        };
+        let bad = json!({"answers": {"direction": {"choice": "down", "probabilities": {"down": 0.6, "left": 0.4}}}});
+        assert!(matches!(
+            read_decisions(&ask, &bad),
+            Err(DecideError::Invalid(_))
+        ));
+        let good = json!({"answers": {"direction": {"choice": "up", "probabilities": {"down": 0.2, "up": 0.8}}}});
+        assert_eq!(
+            read_decisions(&ask, &good).expect("ok")[0].probabilities,
+            vec![0.2, 0.8]
+        );
+    }
+
+    #[test]
+    fn mixing_halves_each_side() {
+        let a = [Answer {
+            key: QuestionKey::Direction,
+            probabilities: vec![1.0, 0.0],
+        }];
+        let b = [Answer {
+            key: QuestionKey::Direction,
+            probabilities: vec![0.0, 0.9],
+        }];
+        assert_eq!(mix(&a, &b)[0].probabilities, vec![0.5, 0.45]);
+    }
+
+    #[test]
+    fn the_prompt_lists_every_key_with_its_description() {
+        let ask = Ask {
+            heard: vec![crate::decider::Heard {
+                text: "scroll up".into(),
+                weight: 1.0,
+            }],
+            questions: vec![question()],
+            screen: None,
+        };
+        let p = prompt(&ask, &ask.questions[0]);
+        assert!(p.contains("Command: \"scroll up\""));
+        assert!(
+            p.contains("\ndown: Down\n") && p.contains("\nup: Up\n"),
+            "{p}"
+        );
+    }
+}

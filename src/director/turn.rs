@@ -554,3 +554,113 @@ const PREPOSITIONS: &[&str] = &["in", "on", "for", "with", "using", "via", "the"
 fn slice<'s>(source: &'s str, tokens: &[Token], range: &std::ops::Range<usize>) -> &'s str {
     &source[tokens[range.start].start..tokens[range.end - 1].end]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::director::types::{Catalogs, Named};
+
+    #[test]
+    fn objectives_drop_consumed_spans_and_keep_literal_ones() {
+        let table: [(&str, &[&str], &str); 5] = [
+            (
+                "In Rivvl, check out branch Zivil",
+                &["Rivvl"],
+                "check out branch Zivil",
+            ),
+            (
+                "fix the login bug in Rivvl",
+                &["Rivvl"],
+                "fix the login bug",
+            ),
+            (
+                "I need you to check out Zivil",
+                &["Zivil"],
+                "I need you to check out this project",
+            ),
+            ("Kernel: bump the version", &["Kernel"], "bump the version"),
+            ("run the tests", &[], "run the tests"),
+        ];
+        for (source, spans, want) in table {
+            let tokens = text::tokens(source);
+            let literal = literal_positions(&tokens);
+            let cuts: Vec<std::ops::Range<usize>> = spans
+                .iter()
+                .map(|s| with_preposition(&tokens, find_name(&tokens, s, &literal).expect(s)))
+                .collect();
+            assert_eq!(
+                compile_objective(source, &tokens, &cuts, "this project"),
+                want,
+                "{source}"
+            );
+        }
+    }
+
+    #[test]
+    fn literal_markers_protect_names_from_routing() {
+        let tokens = text::tokens("check out branch Rivvl");
+        let literal = literal_positions(&tokens);
+        assert_eq!(find_name(&tokens, "Rivvl", &literal), None);
+        let tokens = text::tokens("in Rivvl check out main");
+        assert_eq!(
+            find_name(&tokens, "rivvl", &literal_positions(&tokens)),
+            Some(1..2)
+        );
+    }
+
+    #[test]
+    fn sound_alikes_are_candidates_only_for_unusual_words() {
+        let projects = [
+            Project {
+                node: "n".into(),
+                id: "p1".into(),
+                name: "Rivvl".into(),
+            },
+            Project {
+                node: "n".into(),
+                id: "p2".into(),
+                name: "Notes".into(),
+            },
+        ];
+        let table = [
+            ("I need you to check out Zivil", Some("p1")),
+            ("check out the tests", None),
+            ("open the nodes", Some("p2")),
+        ];
+        for (source, want) in table {
+            let tokens = text::tokens(source);
+            let got = sound_alike(&tokens, &literal_positions(&tokens), &projects);
+            assert_eq!(got.first().map(|r| r.project.as_str()), want, "{source}");
+        }
+    }
+
+    #[test]
+    fn providers_and_models_route_and_leave_the_objective() {
+        let snapshot = Snapshot {
+            catalogs: Catalogs {
+                loaded: true,
+                projects: vec![Project {
+                    node: "n".into(),
+                    id: "p1".into(),
+                    name: "Rivvl".into(),
+                }],
+                providers: vec![Named {
+                    node: "n".into(),
+                    id: "claude".into(),
+                    name: "Claude".into(),
+                }],
+                ..Catalogs::default()
+            },
+            ..Snapshot::default()
+        };
+        let d = decide_turn(
+            &Envelope::voice("r", "in Rivvl with Claude fix the flaky test"),
+            &snapshot,
+        );
+        let Decision::Execute(plan) = d else {
+            panic!("{d:?}")
+        };
+        assert_eq!(plan.route.provider.as_deref(), Some("claude"));
+        assert_eq!(plan.objective, "fix the flaky test");
+    }
+}

@@ -265,3 +265,39 @@ fn a_cancel_drops_the_pending_question() {
     let d = decide_locally(&Envelope::voice("r2", "never mind"), &pending);
     assert!(matches!(d, Decision::Reject(_)));
 }
+
+#[test]
+fn the_director_stays_pure() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/director");
+    let forbidden = [
+        "tokio",
+        "reqwest",
+        "axum",
+        "std::net",
+        "Instant",
+        "SystemTime",
+        "async fn",
+        ".await",
+    ];
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("src/director") {
+        let path = entry.expect("entry").path();
+        let source = std::fs::read_to_string(&path).expect("source");
+        for word in forbidden {
+            assert!(!source.contains(word), "{} mentions {word}", path.display());
+        }
+        let file = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or_default();
+        if file != "observation.rs" {
+            assert!(
+                !source.contains("std::fs"),
+                "{} reads files",
+                path.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 7, "only {checked} files checked");
+}
