@@ -429,6 +429,8 @@ pub fn score(expect: &Expect, decision: &Decision) -> Outcome {
             right: offered(decision),
         },
         Decision::Reject(_) => Outcome::Missed,
+        // Handing the turn to the planner acts on nothing: safe, but a miss.
+        Decision::Execute(plan) if plan.action == Action::Planner => Outcome::Missed,
         Decision::Execute(plan) => {
             let ok = match (expect.act.as_deref(), &plan.action) {
                 (Some("click"), Action::Click { target }) => targets.contains(target),
@@ -711,6 +713,7 @@ mod tests {
             (&no, clarify(&["e1"]), Outcome::Missed),
             (&plan, execute(Action::Planner), Outcome::Correct),
             (&plan, execute(Action::Back), Outcome::ActedInstead),
+            (&click, execute(Action::Planner), Outcome::Missed),
         ];
         for (e, d, want) in table {
             assert_eq!(

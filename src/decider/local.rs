@@ -80,6 +80,13 @@ impl Decider for LocalDecider {
                     let action = action_of(first, Some(screen));
                     let mut best = vec![0.0f32; screen.observation.elements.len()];
                     for (reading, weight) in &readings {
+                        let as_reference;
+                        let reading = if action == ActionKind::Click && reading.cue == Cue::Type {
+                            as_reference = utterance::read_as_reference(reading.source);
+                            &as_reference
+                        } else {
+                            reading
+                        };
                         let scores = score_elements(reading, screen, action);
                         for (b, s) in best.iter_mut().zip(scores) {
                             *b = b.max(s * weight);
@@ -103,9 +110,17 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
         Cue::Question | Cue::MultiStep => ActionKind::Reason,
         Cue::Scroll(_) => ActionKind::Scroll,
         Cue::Back => ActionKind::Back,
-        Cue::Type => ActionKind::Type,
+        Cue::Type => match screen {
+            Some(screen) if compares(reading, screen) => ActionKind::Reason,
+            // "search flights" is the name of the "Search flights" button.
+            Some(screen) if names_a_control(reading, screen) => ActionKind::Click,
+            _ => ActionKind::Type,
+        },
         Cue::Act => {
             if let Some(screen) = screen {
+                if reading.verb == Verb::None && fills_a_field(reading, screen) {
+                    return ActionKind::Type;
+                }
                 if names_field_and_value(reading, screen)
                     || quantifies_over_list(reading, screen)
                     || compares(reading, screen)
@@ -128,7 +143,7 @@ const NOT_SUPERLATIVE: &[&str] = &[
 /// "the cheapest desk", "the most popular": a comparison across items is
 /// reasoning, unless a label says that very word ("newest" -> "new").
 fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
-    reading.content().any(|t| {
+    reading.tokens[reading.begin..].iter().any(|t| {
         let superlative = matches!(t.norm.as_str(), "best" | "worst" | "most" | "least")
             || (t.norm.ends_with("est")
                 && t.norm.chars().count() >= 6
@@ -142,9 +157,46 @@ fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
     })
 }
 
+/// Where a field's label is said first: "leaving from berlin".
+fn field_at_start(reading: &Reading<'_>, screen: Screen<'_>) -> Option<usize> {
+    let words = &reading.tokens[reading.begin..];
+    screen.structure.facts.iter().position(|f| {
+        f.class == RoleClass::Editable
+            && !f.label.is_empty()
+            && words.len() > f.label.len()
+            && words.iter().zip(&f.label).all(|(a, b)| a.stem == b.stem)
+    })
+}
+
+/// A verbless turn that is a field's label and a value.
+fn fills_a_field(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    field_at_start(reading, screen).is_some()
+}
+
+/// The words said are exactly the words of one control's label.
+fn names_a_control(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    let said: Vec<&str> = reading.tokens[reading.begin..]
+        .iter()
+        .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+        .map(|t| t.stem.as_str())
+        .collect();
+    screen.structure.facts.iter().any(|f| {
+        let label: Vec<&str> = f
+            .label
+            .iter()
+            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+            .map(|t| t.stem.as_str())
+            .collect();
+        f.class == RoleClass::Activatable && !label.is_empty() && label == said
+    })
+}
+
 /// "log in as karl with password h7q2": an action plus a value for a field on
 /// screen is a fill-then-act task, not one grounded action.
 fn names_field_and_value(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    if field_at_start(reading, screen).is_some() {
+        return false;
+    }
     let tokens = &reading.tokens;
     screen.structure.facts.iter().any(|f| {
         f.class == RoleClass::Editable
@@ -500,6 +552,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     let head_seen: Vec<bool> = head.iter().map(|q| seen(q)).collect();
     let rest: Vec<&Token> = typing
         .and_then(|t| t.rest.clone())
+        .or_else(|| reading.fill.clone().filter(|_| typing.is_none()))
         .map(|r| r.map(|i| &reading.tokens[i]).collect())
         .unwrap_or_default();
     let replace: Vec<&Token> = typing
@@ -531,6 +584,12 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         Verb::Activate | Verb::Toggle => reading.tokens.get(reading.begin),
         _ => None,
     };
+    let items_with_primary: Vec<usize> = structure
+        .facts
+        .iter()
+        .filter(|f| f.primary)
+        .filter_map(|f| f.item_slot)
+        .collect();
     let mut head_best = vec![0.0f32; head.len()];
     // "the next song", "the previous track" name a player or pager control,
     // not a list item.
@@ -648,7 +707,12 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             && !relative
             && has_items;
         if wants_primary && !f.primary {
-            factor = 0.0;
+            // Inside a list item, only its main link is "the story"; outside
+            // any item, or in items without a main link, it is weaker.
+            let item_has_primary = f
+                .item_slot
+                .is_some_and(|slot| items_with_primary.contains(&slot));
+            factor *= if item_has_primary { 0.0 } else { 0.5 };
         }
         if factor == 0.0 {
             continue;

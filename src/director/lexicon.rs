@@ -378,8 +378,9 @@ pub const TOGGLE_VERBS: &[&str] = &[
 ];
 
 /// Verbs that name a control when there is one ("play" -> the Play button)
-/// and otherwise just mean "open" ("play the piano radio" -> its link).
-pub const MEDIA_VERBS: &[&str] = &["play", "watch", "listen", "stop", "start"];
+/// and otherwise just mean "open" ("play the piano radio" -> its link;
+/// "change the departure date" -> its picker).
+pub const MEDIA_VERBS: &[&str] = &["play", "watch", "listen", "stop", "start", "change", "set"];
 
 /// Words that introduce the text to type ("write a comment saying hi").
 pub const TEXT_MARKERS: &[&str] = &["saying", "says", "reading"];
@@ -429,6 +430,8 @@ pub const FILLERS: &[&str] = &[
 
 /// Openers that wrap a command ("can you", "I want to", "let's").
 pub const WRAPPERS: &[&[&str]] = &[
+    &["i", "m"],
+    &["i", "am"],
     &["can", "you"],
     &["could", "you"],
     &["would", "you"],

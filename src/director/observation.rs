@@ -481,7 +481,8 @@ fn primary_links(elements: &[Element], numbers: &[Option<u32>]) -> Vec<usize> {
     let mut best: Vec<(u32, usize, usize)> = Vec::new();
     for (i, e) in elements.iter().enumerate() {
         let Some(n) = numbers[i] else { continue };
-        if role_class(e) != RoleClass::Activatable {
+        // The main link is a link or a row, never a button on the card.
+        if role_class(e) != RoleClass::Activatable || e.role == "button" {
             continue;
         }
         let len = e.label.trim().chars().count();

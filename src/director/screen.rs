@@ -413,7 +413,11 @@ fn match_kind(reading: &Reading<'_>, structure: &Structure, index: usize) -> Mat
 /// The text to type: the grammar's span, or for "enter the username karl"
 /// the words after the chosen field's label. Bounded, never empty.
 pub fn text_to_type(reading: &Reading<'_>, structure: &Structure, index: usize) -> Option<String> {
-    let typing = reading.typing.as_ref()?;
+    let fill = crate::director::utterance::Typing {
+        rest: reading.fill.clone(),
+        ..Default::default()
+    };
+    let typing = reading.typing.as_ref().unwrap_or(&fill);
     let span = match (&typing.text, &typing.rest) {
         (Some(span), _) => span.clone(),
         (None, Some(rest)) => {

@@ -31,6 +31,9 @@ pub struct Reading<'s> {
     pub typing: Option<Typing>,
     /// "all"/"every"/"each" right after the verb.
     pub quantified: bool,
+    /// All words after the openers, for "leaving from berlin": a field
+    /// label followed by its value, told apart only against the screen.
+    pub fill: Option<Range<usize>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,8 +147,19 @@ impl Reading<'_> {
 
 /// Reads one utterance.
 pub fn read(source: &str) -> Reading<'_> {
+    read_with(source, true)
+}
+
+/// Reads one utterance as a reference to a control, never as text to type
+/// ("search flights" said to a page with a "Search flights" button).
+pub fn read_as_reference(source: &str) -> Reading<'_> {
+    read_with(source, false)
+}
+
+fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
     let tokens = text::tokens(source);
-    let begin = skip_openers(&tokens);
+    let begin = last_sentence(source, &tokens);
+    let begin = begin + skip_openers(&tokens[begin..]);
     let mut reading = Reading {
         source,
         tokens,
@@ -157,6 +171,7 @@ pub fn read(source: &str) -> Reading<'_> {
         implied: Vec::new(),
         typing: None,
         quantified: false,
+        fill: None,
     };
     let words: Vec<String> = reading.tokens[begin..]
         .iter()
@@ -166,11 +181,12 @@ pub fn read(source: &str) -> Reading<'_> {
     if w.is_empty() {
         return reading;
     }
+    reading.fill = (w.len() >= 2).then_some(begin..reading.tokens.len());
     if let Some(cue) = global_cue(source, &w) {
         reading.cue = cue;
         return reading;
     }
-    if let Some(typing) = typing(&reading, &w) {
+    if let Some(typing) = typing(&reading, &w).filter(|_| typing_allowed) {
         reading.cue = Cue::Type;
         let field = typing.field.clone();
         reading.typing = Some(typing);
@@ -206,6 +222,22 @@ pub fn read(source: &str) -> Reading<'_> {
     reading.head = phrase(&reading.tokens, head);
     reading.qualifier = phrase(&reading.tokens, qualifier);
     reading
+}
+
+/// "what's new? open the changelog": the command is the last sentence.
+fn last_sentence(source: &str, tokens: &[Token]) -> usize {
+    let body = source.trim_end().trim_end_matches(['?', '.', '!']);
+    match body.rfind(['?', '.', '!']) {
+        Some(end) if source[end + 1..].starts_with(' ') => {
+            let start = tokens.iter().position(|t| t.start > end).unwrap_or(0);
+            if tokens.len() - start >= 2 {
+                start
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
 }
 
 fn skip_openers(tokens: &[Token]) -> usize {
@@ -297,8 +329,19 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
     let begin = reading.begin;
     let first = w[0];
     let mut used;
+    // "make it one way", "set it to weekly": select what follows.
+    if matches!(first, "make" | "set") && w.get(1) == Some(&"it") {
+        reading.verb = Verb::Activate;
+        used = 2;
+        while used < w.len() && matches!(w[used], "to" | "a" | "an") {
+            used += 1;
+        }
+        return used;
+    }
     if is_in(lexicon::ACTIVATE_VERBS, first) || is_in(lexicon::TOGGLE_VERBS, first) {
-        reading.verb = if is_in(lexicon::TOGGLE_VERBS, first) {
+        // "switch to hotels" navigates; "switch on dark mode" toggles.
+        let navigates = w.get(1) == Some(&"to");
+        reading.verb = if is_in(lexicon::TOGGLE_VERBS, first) && !navigates {
             Verb::Toggle
         } else {
             Verb::Activate
@@ -357,6 +400,7 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
 /// nothing.
 #[rustfmt::skip]
 pub const UI_VERBS: &[&str] = &[
+    "react",
     "refuse", "write", "compose", "upvote", "downvote", "vote", "hide", "unhide", "join",
     "leave", "buy", "purchase", "order", "play", "pause", "stop", "reply", "comment", "edit",
     "delete", "remove", "add", "like", "unlike", "share", "subscribe", "unsubscribe", "follow",
