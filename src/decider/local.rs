@@ -279,19 +279,27 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     } else {
         (&w.norm, &q.norm)
     };
-    if short.chars().count() >= 5 && long.starts_with(short.as_str()) {
+    if short.len() >= 5 && long.starts_with(short.as_str()) && short.chars().count() >= 5 {
         return 0.8;
     }
     if ql < 4 || wl < 4 || ql.abs_diff(wl) > 3 {
         return 0.0;
     }
-    let sim = text::similarity(&q.norm, &w.norm);
+    let (qb, wb) = (q.norm.as_bytes(), w.norm.as_bytes());
+    // Up to seven letters, similarity 0.75 allows one edit: a word that
+    // differs at both ends cannot reach it.
+    let far = ql.max(wl) <= 7 && qb[0] != wb[0] && qb[ql - 1] != wb[wl - 1];
+    let sim = if far {
+        0.0
+    } else {
+        text::similarity(&q.norm, &w.norm)
+    };
     let mut m = if sim >= 0.75 { sim * 0.9 } else { 0.0 };
-    if m < 0.7 && text::sound_first(&q.norm) == text::sound_first(&w.norm) {
-        let (a, b) = (text::sound_key(&q.norm), text::sound_key(&w.norm));
-        if a.len() >= 3 && a == b {
-            m = 0.7;
-        }
+    if m < 0.7
+        && text::sound_first(&q.norm) == text::sound_first(&w.norm)
+        && text::sound_alike(&q.norm, &w.norm, 3)
+    {
+        m = 0.7;
     }
     m
 }
@@ -617,6 +625,9 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     // Elements of one row or list item share their context: match it once.
     type Memo<'c> = ((Option<usize>, &'c str), Vec<f32>, Vec<f32>);
     let mut context_memo: Vec<Memo<'_>> = Vec::new();
+    type LabelMemo = (Vec<f32>, Vec<f32>, Vec<bool>);
+    let mut label_memo: std::collections::HashMap<&str, LabelMemo> =
+        std::collections::HashMap::new();
     let mut scores = vec![0.0f32; n];
     for (i, score) in scores.iter_mut().enumerate() {
         let f = &structure.facts[i];
@@ -724,7 +735,31 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         } else {
             item_text
         };
-        let head_label = phrase_match(&head_q, &f.label);
+        // Repeated labels ("upvote", "hide") are matched once.
+        let (head_label, qual_label, said) = match label_memo.get(element.label.as_str()) {
+            Some(memo) => memo.clone(),
+            None => {
+                let said: Vec<bool> = f
+                    .label
+                    .iter()
+                    .map(|w| {
+                        head.iter()
+                            .chain(qual.iter())
+                            .any(|q| pair_match(q, w) >= 0.7)
+                    })
+                    .collect();
+                let memo = (
+                    phrase_match(&head_q, &f.label),
+                    phrase_match(&qual_q, &f.label),
+                    said,
+                );
+                label_memo.insert(element.label.as_str(), memo.clone());
+                memo
+            }
+        };
+        for (hit, s) in label_hits.iter_mut().zip(&said) {
+            *hit |= *s;
+        }
         let head_desc = phrase_match(&head_q, &f.description);
         let ctx_key = (f.item_slot, element.context.as_str());
         let (head_ctx, qual_ctx) = match context_memo.iter().find(|(k, _, _)| *k == ctx_key) {
@@ -740,7 +775,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         let mut label_content_hit = false;
         let mut noun_missed = false;
         let mut noun_k: Option<usize> = None;
-        for (k, q) in head.iter().enumerate() {
+        for k in 0..head.len() {
             let (c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
             let own = head_label[k].max(c).max(head_desc[k] * 0.9);
             let m = own.max(head_ctx[k] * head_around);
@@ -758,7 +793,6 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             noun_k = Some(k);
             explained += head_w[k] * m;
             total += head_w[k];
-            mark(q, &mut label_hits);
             covered.into_iter().for_each(|k| label_hits[k] = true);
         }
         // The head names the target; an element that matches only the
@@ -775,9 +809,8 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         if (!head_hit || noun_missed) && !specific {
             factor *= 0.5;
         }
-        let qual_label = phrase_match(&qual_q, &f.label);
         let qual_desc = phrase_match(&qual_q, &f.description);
-        for (k, q) in qual.iter().enumerate() {
+        for k in 0..qual.len() {
             let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
             let m = qual_label[k]
                 .max(c)
@@ -787,7 +820,6 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             qual_best[k] = qual_best[k].max(m);
             explained += qual_w[k] * m;
             total += qual_w[k];
-            mark(q, &mut label_hits);
             covered.into_iter().for_each(|k| label_hits[k] = true);
         }
         for q in &reading.implied {

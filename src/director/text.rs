@@ -292,42 +292,68 @@ pub fn sound_first(norm: &str) -> char {
 /// share one, so do "Rivvl" and "rival"). Equal keys make a candidate, never
 /// a verdict.
 pub fn sound_key(norm: &str) -> String {
-    let chars: Vec<char> = norm.chars().filter(|c| c.is_alphanumeric()).collect();
-    let mut out = String::new();
+    let mut buf = ['\0'; 48];
+    let n = sound_key_into(norm, &mut buf);
+    buf[..n].iter().collect()
+}
+
+/// Whether two words share a pronunciation key of at least `min` codes,
+/// without allocating.
+pub fn sound_alike(a: &str, b: &str, min: usize) -> bool {
+    let (mut x, mut y) = (['\0'; 48], ['\0'; 48]);
+    let (n, m) = (sound_key_into(a, &mut x), sound_key_into(b, &mut y));
+    n >= min && x[..n] == y[..m]
+}
+
+/// Writes the key of `norm` into `out`; returns its length (capped).
+fn sound_key_into(norm: &str, out: &mut [char; 48]) -> usize {
+    let mut len = 0;
     let mut last = ' ';
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied().unwrap_or(' ');
-        let (code, skip) = match c {
-            'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü' => {
-                (if i == 0 { 'a' } else { '_' }, 0)
+    let mut chars = norm.chars().filter(|c| c.is_alphanumeric()).peekable();
+    let mut first = true;
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied().unwrap_or(' ');
+        let mut skip = false;
+        let code = match c {
+            'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü' if first => 'a',
+            'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü' => '_',
             }
-            'p' if next == 'h' => ('f', 1),
-            'c' if matches!(next, 'e' | 'i' | 'y') => ('s', 0),
-            'c' if next == 'h' => ('k', 1),
-            'c' | 'k' | 'q' | 'g' => ('k', 0),
-            'x' => ('k', 0),
-            'b' | 'p' => ('p', 0),
-            'd' | 't' => ('t', 0),
-            'f' | 'v' => ('f', 0),
-            's' | 'z' | 'ß' => ('s', 0),
-            'j' => ('j', 0),
-            'l' => ('l', 0),
-            'm' | 'n' => ('n', 0),
-            'r' => ('r', 0),
-            d if d.is_ascii_digit() => (d, 0),
-            _ => ('_', 0),
+            'p' if next == 'h' => {
+                skip = true;
+                'f'
+            }
+            'c' if matches!(next, 'e' | 'i' | 'y') => 's',
+            'c' if next == 'h' => {
+                skip = true;
+                'k'
+            }
+            'c' | 'k' | 'q' | 'g' | 'x' => 'k',
+            'b' | 'p' => 'p',
+            'd' | 't' => 't',
+            'f' | 'v' => 'f',
+            's' | 'z' | 'ß' => 's',
+            'j' => 'j',
+            'l' => 'l',
+            'm' | 'n' => 'n',
+            'r' => 'r',
+            d if d.is_ascii_digit() => d,
+            _ => '_',
         };
+        first = false;
+        if skip {
+            chars.next();
+        }
         if code == '_' {
             last = '_';
         } else if code != last {
-            out.push(code);
+            if len < out.len() {
+                out[len] = code;
+                len += 1;
+            }
             last = code;
         }
-        i += 1 + skip;
     }
-    out
+    len
 }
 
 #[cfg(test)]
