@@ -317,7 +317,6 @@ fn sound_key_into(norm: &str, out: &mut [char; 48]) -> usize {
         let code = match c {
             'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü' if first => 'a',
             'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü' => '_',
-            }
             'p' if next == 'h' => {
                 skip = true;
                 'f'
