@@ -1027,18 +1027,10 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::director::observation::{Element, Observation};
+    use crate::director::observation::Observation;
     use crate::director::{screen, Envelope};
 
-    fn el(id: &str, role: &str, label: &str, context: &str) -> Element {
-        Element {
-            id: id.into(),
-            role: role.into(),
-            label: label.into(),
-            context: context.into(),
-            ..Element::default()
-        }
-    }
+    use crate::director::observation::element as el;
 
     fn page() -> Observation {
         let mut elements = vec![

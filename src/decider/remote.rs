@@ -154,23 +154,31 @@ impl OpenAiChat {
             "logprobs": true,
             "top_logprobs": 20,
         });
-        let mut request = self
-            .client
-            .post(format!("{}/chat/completions", self.base_url))
-            .json(&body);
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
-        let response = request.send().await.map_err(http_error)?;
-        if !response.status().is_success() {
-            return Err(DecideError::Unavailable(format!(
-                "status {}",
-                response.status()
-            )));
-        }
-        let value: Value = response.json().await.map_err(http_error)?;
+        let url = format!("{}/chat/completions", self.base_url);
+        let value = post_json(&self.client, &url, self.api_key.as_deref(), &body).await?;
         read_chat_answer(question, &value)
     }
+}
+
+/// POSTs a JSON body and reads a JSON reply; any failure is a `DecideError`.
+async fn post_json(
+    client: &reqwest::Client,
+    url: &str,
+    api_key: Option<&str>,
+    body: &Value,
+) -> Result<Value, DecideError> {
+    let mut request = client.post(url).json(body);
+    if let Some(key) = api_key {
+        request = request.bearer_auth(key);
+    }
+    let response = request.send().await.map_err(http_error)?;
+    if !response.status().is_success() {
+        return Err(DecideError::Unavailable(format!(
+            "status {}",
+            response.status()
+        )));
+    }
+    response.json().await.map_err(http_error)
 }
 
 fn http_error(e: reqwest::Error) -> DecideError {
@@ -331,21 +339,14 @@ impl RemoteDecider for DecisionsApi {
     }
 
     async fn decide<'a>(&'a self, ask: &'a Ask<'a>) -> Result<Vec<Answer>, DecideError> {
-        let mut request = self
-            .client
-            .post(format!("{}/decisions", self.base_url))
-            .json(&decisions_body(ask));
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
-        let response = request.send().await.map_err(http_error)?;
-        if !response.status().is_success() {
-            return Err(DecideError::Unavailable(format!(
-                "status {}",
-                response.status()
-            )));
-        }
-        let value: Value = response.json().await.map_err(http_error)?;
+        let url = format!("{}/decisions", self.base_url);
+        let value = post_json(
+            &self.client,
+            &url,
+            self.api_key.as_deref(),
+            &decisions_body(ask),
+        )
+        .await?;
         read_decisions(ask, &value)
     }
 }

@@ -544,19 +544,22 @@ fn is_byline(element: &Element) -> bool {
     }
 }
 
+/// A plain element, for tests.
+#[cfg(test)]
+pub(crate) fn element(id: &str, role: &str, label: &str, context: &str) -> Element {
+    Element {
+        id: id.into(),
+        role: role.into(),
+        label: label.into(),
+        context: context.into(),
+        ..Element::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::element as el;
     use super::*;
-
-    fn el(id: &str, role: &str, label: &str, context: &str) -> Element {
-        Element {
-            id: id.into(),
-            role: role.into(),
-            label: label.into(),
-            context: context.into(),
-            ..Element::default()
-        }
-    }
 
     #[test]
     fn numbered_rows_and_their_subtext_form_items() {

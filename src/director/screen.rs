@@ -459,15 +459,7 @@ mod tests {
     use crate::decider::Decider;
     use crate::director::observation::Element;
 
-    fn el(id: &str, role: &str, label: &str, context: &str) -> Element {
-        Element {
-            id: id.into(),
-            role: role.into(),
-            label: label.into(),
-            context: context.into(),
-            ..Element::default()
-        }
-    }
+    use crate::director::observation::element as el;
 
     fn decide(elements: Vec<Element>, text: &str) -> Decision {
         let obs = Observation {

@@ -54,7 +54,6 @@ struct Mention {
     /// Include the preposition that introduced it ("in Rivvl").
     cut: std::ops::Range<usize>,
     entity: EntityRef,
-    name: String,
     kind: MatchKind,
     confirmation: Confirmation,
 }
@@ -117,39 +116,42 @@ pub fn decide_turn(envelope: &Envelope, snapshot: &Snapshot) -> Decision {
             }
         }
     }
+    // Providers and models named exactly route the turn too.
     let mut provider = None;
     let mut model = None;
-    for p in &catalogs.providers {
-        if let Some(range) = find_name(&tokens, &p.name, &literal) {
-            provider = Some(p.id.clone());
-            mentions.push(Mention {
-                cut: with_preposition(&tokens, range.clone()),
-                tokens: range,
-                entity: EntityRef::Provider {
-                    node: p.node.clone(),
-                    id: p.id.clone(),
-                },
-                name: p.name.clone(),
-                kind: MatchKind::Exact,
-                confirmation: Confirmation::Unconfirmed,
-            });
+    let named = catalogs
+        .providers
+        .iter()
+        .map(|p| {
+            let entity = EntityRef::Provider {
+                node: p.node.clone(),
+                id: p.id.clone(),
+            };
+            (p.name.as_str(), entity)
+        })
+        .chain(catalogs.models.iter().map(|m| {
+            let entity = EntityRef::Model {
+                provider: m.provider.clone(),
+                id: m.id.clone(),
+            };
+            (m.name.as_str(), entity)
+        }));
+    for (name, entity) in named {
+        let Some(range) = find_name(&tokens, name, &literal) else {
+            continue;
+        };
+        match &entity {
+            EntityRef::Provider { id, .. } => provider = Some(id.clone()),
+            EntityRef::Model { id, .. } => model = Some(id.clone()),
+            _ => {}
         }
-    }
-    for m in &catalogs.models {
-        if let Some(range) = find_name(&tokens, &m.name, &literal) {
-            model = Some(m.id.clone());
-            mentions.push(Mention {
-                cut: with_preposition(&tokens, range.clone()),
-                tokens: range,
-                entity: EntityRef::Model {
-                    provider: m.provider.clone(),
-                    id: m.id.clone(),
-                },
-                name: m.name.clone(),
-                kind: MatchKind::Exact,
-                confirmation: Confirmation::Unconfirmed,
-            });
-        }
+        mentions.push(mention(
+            &tokens,
+            range,
+            entity,
+            MatchKind::Exact,
+            Confirmation::Unconfirmed,
+        ));
     }
 
     let projects: Vec<&Mention> = mentions
@@ -343,14 +345,24 @@ fn project_mention(
     kind: MatchKind,
     confirmation: Confirmation,
 ) -> Mention {
+    let entity = EntityRef::Project(ProjectRef {
+        node: project.node.clone(),
+        project: project.id.clone(),
+    });
+    mention(tokens, range, entity, kind, confirmation)
+}
+
+fn mention(
+    tokens: &[Token],
+    range: std::ops::Range<usize>,
+    entity: EntityRef,
+    kind: MatchKind,
+    confirmation: Confirmation,
+) -> Mention {
     Mention {
         cut: with_preposition(tokens, range.clone()),
         tokens: range,
-        entity: EntityRef::Project(ProjectRef {
-            node: project.node.clone(),
-            project: project.id.clone(),
-        }),
-        name: project.name.clone(),
+        entity,
         kind,
         confirmation,
     }
