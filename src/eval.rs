@@ -742,6 +742,20 @@ mod tests {
     }
 
     #[test]
+    fn decisions_render_as_json_for_the_cli() {
+        let click = decision_json(&execute(Action::Click {
+            target: "e1".into(),
+        }));
+        assert_eq!(click["decision"], "execute");
+        assert_eq!(click["action"], json!({"act": "click", "target": "e1"}));
+        let ask = decision_json(&clarify(&["e2"]));
+        assert_eq!(ask["decision"], "clarify");
+        assert_eq!(ask["candidates"][0]["entity"], json!({"element": "e2"}));
+        assert_eq!(decision_json(&reject())["reason"], "nothingfits");
+        assert!(decision_text(&clarify(&["e2"])).starts_with("clarify [e2"));
+    }
+
+    #[test]
     fn percentiles_use_nearest_rank() {
         let v: Vec<u64> = (1..=100).collect();
         assert_eq!(percentile(&v, 0.5), 50.0);
