@@ -107,7 +107,15 @@ impl Decider for LocalDecider {
 /// What kind of action a reading asks for, given the screen.
 pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKind {
     match reading.cue {
-        Cue::Question | Cue::MultiStep => ActionKind::Reason,
+        Cue::Question => ActionKind::Reason,
+        // "leave a comment saying delicious": the words before the marker
+        // name a field, so it is one fill, not a task.
+        Cue::MultiStep => match (screen, &reading.typing) {
+            (Some(screen), Some(typing)) if names_a_field(reading, &typing.field, screen) => {
+                ActionKind::Type
+            }
+            _ => ActionKind::Reason,
+        },
         Cue::Scroll(_) => ActionKind::Scroll,
         Cue::Back => ActionKind::Back,
         Cue::Type => match screen {
@@ -154,6 +162,20 @@ fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
                 .facts
                 .iter()
                 .any(|f| f.label.iter().any(|w| w.stem == t.stem || w.norm == t.norm))
+    })
+}
+
+/// Some of `words` are words of an editable field's label.
+fn names_a_field(reading: &Reading<'_>, words: &[usize], screen: Screen<'_>) -> bool {
+    screen.structure.facts.iter().any(|f| {
+        f.class == RoleClass::Editable
+            && words.iter().any(|&i| {
+                let t = &reading.tokens[i];
+                !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
+                    && f.label
+                        .iter()
+                        .any(|l| l.stem == t.stem && !lexicon::is_in(lexicon::STOPWORDS, &l.norm))
+            })
     })
 }
 
@@ -430,6 +452,40 @@ fn phrase_concepts(words: &[&Token]) -> Vec<Vec<usize>> {
     out
 }
 
+/// Per content word: the concepts of the phrase it belongs to, found over
+/// the whole phrase with its small words ("not now" names "later").
+fn span_concepts(
+    reading: &Reading<'_>,
+    phrase: &utterance::Phrase,
+    content: &[&Token],
+) -> Vec<Vec<usize>> {
+    let all: Vec<Token> = phrase
+        .span
+        .iter()
+        .map(|&i| reading.tokens[i].clone())
+        .collect();
+    let mut out = vec![Vec::new(); content.len()];
+    for (c, range) in lexicon::concepts_in(&all) {
+        for k in range {
+            let index = phrase.span[k];
+            if let Some(pos) = phrase.content.iter().position(|&i| i == index) {
+                if pos < out.len() && !out[pos].contains(&c) {
+                    out[pos].push(c);
+                }
+            }
+        }
+    }
+    let own = phrase_concepts(content);
+    for (o, extra) in out.iter_mut().zip(own) {
+        for c in extra {
+            if !o.contains(&c) {
+                o.push(c);
+            }
+        }
+    }
+    out
+}
+
 /// How a label carries a concept: 1.0 if the label is nothing but that
 /// concept ("More" for "next"), 0.9 if it is part of it, 0 if absent.
 fn concept_strength(
@@ -569,8 +625,8 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         .unwrap_or_default();
     let head_w: Vec<f32> = head.iter().map(|q| weight(q, structure)).collect();
     let qual_w: Vec<f32> = qual.iter().map(|q| weight(q, structure)).collect();
-    let head_c = phrase_concepts(&head);
-    let qual_c = phrase_concepts(&qual);
+    let head_c = span_concepts(reading, &reading.head, &head);
+    let qual_c = span_concepts(reading, &reading.qualifier, &qual);
     let search_concept = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "search");
     let specific = matches!(reading.verb, Verb::Specific { .. });
     let has_items = !structure.items.is_empty();
@@ -934,10 +990,12 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     }
     // A qualifier that fits nothing ("sign in with facebook") is a
     // requirement no element meets.
-    let unmet = qual
-        .iter()
-        .zip(&qual_best)
-        .any(|(q, best)| !q.is_number() && *best < 0.7);
+    let unmet = qual.iter().any(|q| {
+        !q.is_number()
+            && !structure.facts.iter().enumerate().any(|(i, f)| {
+                word_match(q, &f.label) >= 0.7 || word_match(q, structure.context(i)) >= 0.7
+            })
+    });
     if action == ActionKind::Click && unmet {
         scores.iter_mut().for_each(|s| *s *= 0.6);
     }

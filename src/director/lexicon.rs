@@ -179,6 +179,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "recherche",
             "rechercher",
             "buscar",
+            "filter",
         ],
     ),
     (
@@ -233,6 +234,45 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "nächste",
             "suivant",
             "siguiente",
+        ],
+    ),
+    (
+        "later",
+        &[
+            "later",
+            "not now",
+            "remind me later",
+            "maybe later",
+            "spater",
+            "plus tard",
+        ],
+    ),
+    (
+        "decrease",
+        &[
+            "decrease",
+            "fewer",
+            "less",
+            "reduce",
+            "lower",
+            "smaller",
+            "minus",
+            "verringern",
+            "reduire",
+        ],
+    ),
+    (
+        "increase",
+        &[
+            "increase",
+            "more",
+            "raise",
+            "higher",
+            "bigger",
+            "larger",
+            "plus",
+            "erhohen",
+            "augmenter",
         ],
     ),
     (
@@ -389,7 +429,9 @@ pub const TEXT_MARKERS: &[&str] = &["saying", "says", "reading"];
 pub const TYPE_VERBS: &[&str] = &["type", "enter", "write", "fill", "input", "insert", "key"];
 
 /// Verbs that search for text.
-pub const SEARCH_VERBS: &[&str] = &["search", "find", "look", "google", "query", "lookup"];
+pub const SEARCH_VERBS: &[&str] = &[
+    "filter", "search", "find", "look", "google", "query", "lookup",
+];
 
 /// Verbs that ask for thought rather than a single grounded action.
 pub const REASON_VERBS: &[&str] = &[
@@ -530,14 +572,15 @@ pub const STOPWORDS: &[&str] = &[
     "what", "whatever", "the", "a", "an", "this", "that", "these", "those", "my", "your", "our",
     "its", "it", "me", "i", "you", "to", "of", "on", "in", "at", "for", "with", "about", "from",
     "by", "and", "or", "is", "are", "be", "here", "there", "some", "any", "one", "ones", "thing",
-    "page", "site", "website", "screen", "please", "other", "whoever", "someone", "posted",
-    "called", "named", "titled", "labelled", "labeled", "into", "onto", "up", "us", "we", "them",
-    "him", "her", "his", "their", "which", "who", "that", "can", "get", "want", "now", "just",
-    "again", "option", "thingy", "bit",
+    "page", "site", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
+    "titled", "labelled", "labeled", "into", "onto", "up", "us", "we", "them", "him", "her", "his",
+    "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "option",
+    "thingy", "bit",
 ];
 
 /// Words that introduce a qualifier after the head of a reference.
 pub const PREPOSITIONS: &[&str] = &[
+    "to",
     "on",
     "of",
     "for",

@@ -73,6 +73,8 @@ pub struct Phrase {
     pub concepts: Vec<usize>,
     /// The token that set `kind`, so the kind can fall back to content.
     pub kind_token: Option<usize>,
+    /// Every token of the phrase, stopwords included ("not now").
+    pub span: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -202,7 +204,20 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         reading.head = head;
         return reading;
     }
-    // "reply to anna saying I'll be late": a message to compose and send.
+    // "reply to anna saying I'll be late": a message to compose and send,
+    // unless the words before the marker name a field on screen ("leave a
+    // comment saying ..."), which the decider can tell.
+    if let Some(m) = (begin + 1..reading.tokens.len())
+        .find(|&i| is_in(lexicon::TEXT_MARKERS, &reading.tokens[i].norm))
+    {
+        if m + 1 < reading.tokens.len() {
+            reading.typing = Some(Typing {
+                text: reading.span(&(m + 1..reading.tokens.len())),
+                field: (begin..m).collect(),
+                ..Typing::default()
+            });
+        }
+    }
     if joins_steps(&w) || w.iter().skip(1).any(|x| is_in(lexicon::TEXT_MARKERS, x)) {
         reading.cue = Cue::MultiStep;
     }
@@ -329,8 +344,9 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
     let begin = reading.begin;
     let first = w[0];
     let mut used;
-    // "make it one way", "set it to weekly": select what follows.
-    if matches!(first, "make" | "set") && w.get(1) == Some(&"it") {
+    // "make it one way", "set it to weekly", "give it five stars": select
+    // what follows.
+    if matches!(first, "make" | "set" | "give") && w.get(1) == Some(&"it") {
         reading.verb = Verb::Activate;
         used = 2;
         while used < w.len() && matches!(w[used], "to" | "a" | "an") {
@@ -494,7 +510,8 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
             }
             start += 1;
         }
-        let scope_end = (start..n).find(|&i| reading.tokens[i].norm == "for");
+        let scope_end =
+            (start..n).find(|&i| matches!(reading.tokens[i].norm.as_str(), "for" | "by"));
         let (field, mut from) = match scope_end {
             Some(f) => ((start..f).collect(), f + 1),
             None => (Vec::new(), start),
@@ -621,7 +638,10 @@ fn trim_tail(reading: &Reading<'_>, from: usize, mut to: usize) -> usize {
 
 /// Splits a token list into content words, a kind noun and an ordinal.
 fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
-    let mut p = Phrase::default();
+    let mut p = Phrase {
+        span: indices.to_vec(),
+        ..Phrase::default()
+    };
     let mut k = 0;
     while k < indices.len() {
         let i = indices[k];
