@@ -141,7 +141,7 @@ pub struct ElementFacts {
     pub primary: bool,
     /// The label is a section number heading ("3.5 SeaMonkey").
     pub section: bool,
-    /// The label is a footnote marker ("[2]").
+    /// The label is a footnote marker (`[2]`).
     pub footnote: bool,
     /// The label follows "by" in its context: an author or poster.
     pub byline: bool,
