@@ -429,6 +429,8 @@ pub fn score(expect: &Expect, decision: &Decision) -> Outcome {
             right: offered(decision),
         },
         Decision::Reject(_) => Outcome::Missed,
+        // Handing the turn to the planner acts on nothing: safe, but a miss.
+        Decision::Execute(plan) if plan.action == Action::Planner => Outcome::Missed,
         Decision::Execute(plan) => {
             let ok = match (expect.act.as_deref(), &plan.action) {
                 (Some("click"), Action::Click { target }) => targets.contains(target),
@@ -711,6 +713,7 @@ mod tests {
             (&no, clarify(&["e1"]), Outcome::Missed),
             (&plan, execute(Action::Planner), Outcome::Correct),
             (&plan, execute(Action::Back), Outcome::ActedInstead),
+            (&click, execute(Action::Planner), Outcome::Missed),
         ];
         for (e, d, want) in table {
             assert_eq!(
@@ -736,6 +739,20 @@ mod tests {
         });
         assert_eq!(score(&e, &good), Outcome::Correct);
         assert_eq!(score(&e, &bad), Outcome::WrongTarget);
+    }
+
+    #[test]
+    fn decisions_render_as_json_for_the_cli() {
+        let click = decision_json(&execute(Action::Click {
+            target: "e1".into(),
+        }));
+        assert_eq!(click["decision"], "execute");
+        assert_eq!(click["action"], json!({"act": "click", "target": "e1"}));
+        let ask = decision_json(&clarify(&["e2"]));
+        assert_eq!(ask["decision"], "clarify");
+        assert_eq!(ask["candidates"][0]["entity"], json!({"element": "e2"}));
+        assert_eq!(decision_json(&reject())["reason"], "nothingfits");
+        assert!(decision_text(&clarify(&["e2"])).starts_with("clarify [e2"));
     }
 
     #[test]

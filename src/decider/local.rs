@@ -80,6 +80,13 @@ impl Decider for LocalDecider {
                     let action = action_of(first, Some(screen));
                     let mut best = vec![0.0f32; screen.observation.elements.len()];
                     for (reading, weight) in &readings {
+                        let as_reference;
+                        let reading = if action == ActionKind::Click && reading.cue == Cue::Type {
+                            as_reference = utterance::read_as_reference(reading.source);
+                            &as_reference
+                        } else {
+                            reading
+                        };
                         let scores = score_elements(reading, screen, action);
                         for (b, s) in best.iter_mut().zip(scores) {
                             *b = b.max(s * weight);
@@ -100,12 +107,28 @@ impl Decider for LocalDecider {
 /// What kind of action a reading asks for, given the screen.
 pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKind {
     match reading.cue {
-        Cue::Question | Cue::MultiStep => ActionKind::Reason,
+        Cue::Question => ActionKind::Reason,
+        // "leave a comment saying delicious": the words before the marker
+        // name a field, so it is one fill, not a task.
+        Cue::MultiStep => match (screen, &reading.typing) {
+            (Some(screen), Some(typing)) if names_a_field(reading, &typing.field, screen) => {
+                ActionKind::Type
+            }
+            _ => ActionKind::Reason,
+        },
         Cue::Scroll(_) => ActionKind::Scroll,
         Cue::Back => ActionKind::Back,
-        Cue::Type => ActionKind::Type,
+        Cue::Type => match screen {
+            Some(screen) if compares(reading, screen) => ActionKind::Reason,
+            // "search flights" is the name of the "Search flights" button.
+            Some(screen) if names_a_control(reading, screen) => ActionKind::Click,
+            _ => ActionKind::Type,
+        },
         Cue::Act => {
             if let Some(screen) = screen {
+                if reading.verb == Verb::None && fills_a_field(reading, screen) {
+                    return ActionKind::Type;
+                }
                 if names_field_and_value(reading, screen)
                     || quantifies_over_list(reading, screen)
                     || compares(reading, screen)
@@ -128,7 +151,7 @@ const NOT_SUPERLATIVE: &[&str] = &[
 /// "the cheapest desk", "the most popular": a comparison across items is
 /// reasoning, unless a label says that very word ("newest" -> "new").
 fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
-    reading.content().any(|t| {
+    reading.tokens[reading.begin..].iter().any(|t| {
         let superlative = matches!(t.norm.as_str(), "best" | "worst" | "most" | "least")
             || (t.norm.ends_with("est")
                 && t.norm.chars().count() >= 6
@@ -142,9 +165,60 @@ fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
     })
 }
 
+/// Some of `words` are words of an editable field's label.
+fn names_a_field(reading: &Reading<'_>, words: &[usize], screen: Screen<'_>) -> bool {
+    screen.structure.facts.iter().any(|f| {
+        f.class == RoleClass::Editable
+            && words.iter().any(|&i| {
+                let t = &reading.tokens[i];
+                !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
+                    && f.label
+                        .iter()
+                        .any(|l| l.stem == t.stem && !lexicon::is_in(lexicon::STOPWORDS, &l.norm))
+            })
+    })
+}
+
+/// Where a field's label is said first: "leaving from berlin".
+fn field_at_start(reading: &Reading<'_>, screen: Screen<'_>) -> Option<usize> {
+    let words = &reading.tokens[reading.begin..];
+    screen.structure.facts.iter().position(|f| {
+        f.class == RoleClass::Editable
+            && !f.label.is_empty()
+            && words.len() > f.label.len()
+            && words.iter().zip(&f.label).all(|(a, b)| a.stem == b.stem)
+    })
+}
+
+/// A verbless turn that is a field's label and a value.
+fn fills_a_field(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    field_at_start(reading, screen).is_some()
+}
+
+/// The words said are exactly the words of one control's label.
+fn names_a_control(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    let said: Vec<&str> = reading.tokens[reading.begin..]
+        .iter()
+        .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+        .map(|t| t.stem.as_str())
+        .collect();
+    screen.structure.facts.iter().any(|f| {
+        let label: Vec<&str> = f
+            .label
+            .iter()
+            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+            .map(|t| t.stem.as_str())
+            .collect();
+        f.class == RoleClass::Activatable && !label.is_empty() && label == said
+    })
+}
+
 /// "log in as karl with password h7q2": an action plus a value for a field on
 /// screen is a fill-then-act task, not one grounded action.
 fn names_field_and_value(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    if field_at_start(reading, screen).is_some() {
+        return false;
+    }
     let tokens = &reading.tokens;
     screen.structure.facts.iter().any(|f| {
         f.class == RoleClass::Editable
@@ -227,19 +301,27 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     } else {
         (&w.norm, &q.norm)
     };
-    if short.chars().count() >= 5 && long.starts_with(short.as_str()) {
+    if short.len() >= 5 && long.starts_with(short.as_str()) && short.chars().count() >= 5 {
         return 0.8;
     }
     if ql < 4 || wl < 4 || ql.abs_diff(wl) > 3 {
         return 0.0;
     }
-    let sim = text::similarity(&q.norm, &w.norm);
+    let (qb, wb) = (q.norm.as_bytes(), w.norm.as_bytes());
+    // Up to seven letters, similarity 0.75 allows one edit: a word that
+    // differs at both ends cannot reach it.
+    let far = ql.max(wl) <= 7 && qb[0] != wb[0] && qb[ql - 1] != wb[wl - 1];
+    let sim = if far {
+        0.0
+    } else {
+        text::similarity(&q.norm, &w.norm)
+    };
     let mut m = if sim >= 0.75 { sim * 0.9 } else { 0.0 };
-    if m < 0.7 && text::sound_first(&q.norm) == text::sound_first(&w.norm) {
-        let (a, b) = (text::sound_key(&q.norm), text::sound_key(&w.norm));
-        if a.len() >= 3 && a == b {
-            m = 0.7;
-        }
+    if m < 0.7
+        && text::sound_first(&q.norm) == text::sound_first(&w.norm)
+        && text::sound_alike(&q.norm, &w.norm, 3)
+    {
+        m = 0.7;
     }
     m
 }
@@ -286,7 +368,14 @@ fn phrase_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
         return out;
     }
     for (start, end, joined) in &query.joined {
-        let m = word_match(joined, words) * 0.95;
+        // A compound must spell a whole word: "director branch" is not
+        // "director" just because it starts with it.
+        let m = words
+            .iter()
+            .filter(|w| w.norm.len().abs_diff(joined.norm.len()) <= 3)
+            .map(|w| pair_match(joined, w))
+            .fold(0.0f32, f32::max)
+            * 0.95;
         for o in &mut out[*start..*end] {
             *o = o.max(m);
         }
@@ -326,14 +415,14 @@ fn phrase_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
 /// Document frequency weight: words found on many labels say little. A word
 /// found nowhere does not tell elements apart; it only lowers confidence.
 fn weight(q: &Token, structure: &Structure) -> f32 {
+    let qc = lexicon::concept_ids(std::slice::from_ref(q));
     let df = structure
         .facts
         .iter()
         .filter(|f| {
-            f.label
-                .iter()
-                .chain(&f.description)
-                .any(|t| t.stem == q.stem)
+            word_match(q, &f.label) >= 0.75
+                || word_match(q, &f.description) >= 0.75
+                || f.label_concepts.iter().any(|(c, _)| qc.contains(c))
         })
         .count();
     let w = if df == 0 {
@@ -363,6 +452,40 @@ fn phrase_concepts(words: &[&Token]) -> Vec<Vec<usize>> {
     out
 }
 
+/// Per content word: the concepts of the phrase it belongs to, found over
+/// the whole phrase with its small words ("not now" names "later").
+fn span_concepts(
+    reading: &Reading<'_>,
+    phrase: &utterance::Phrase,
+    content: &[&Token],
+) -> Vec<Vec<usize>> {
+    let all: Vec<Token> = phrase
+        .span
+        .iter()
+        .map(|&i| reading.tokens[i].clone())
+        .collect();
+    let mut out = vec![Vec::new(); content.len()];
+    for (c, range) in lexicon::concepts_in(&all) {
+        for k in range {
+            let index = phrase.span[k];
+            if let Some(pos) = phrase.content.iter().position(|&i| i == index) {
+                if pos < out.len() && !out[pos].contains(&c) {
+                    out[pos].push(c);
+                }
+            }
+        }
+    }
+    let own = phrase_concepts(content);
+    for (o, extra) in out.iter_mut().zip(own) {
+        for c in extra {
+            if !o.contains(&c) {
+                o.push(c);
+            }
+        }
+    }
+    out
+}
+
 /// How a label carries a concept: 1.0 if the label is nothing but that
 /// concept ("More" for "next"), 0.9 if it is part of it, 0 if absent.
 fn concept_strength(
@@ -375,7 +498,7 @@ fn concept_strength(
     for (c, range) in label_concepts {
         if wanted.contains(c) {
             let whole = range.len() == label.len();
-            best = best.max(if whole { 1.0 } else { 0.9 });
+            best = best.max(if whole { 0.95 } else { 0.9 });
             covered.extend(range.clone());
         }
     }
@@ -477,20 +600,23 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     };
     // Words that appear nowhere on screen, or only in the page title, cannot
     // tell elements apart.
+    // Words that no possible target's own label has (or only the page
+    // title has) cannot tell elements apart.
     let seen = |q: &Token| {
         !structure.title.iter().any(|t| t.stem == q.stem)
-            && structure.facts.iter().enumerate().any(|(i, f)| {
-                f.label
-                    .iter()
-                    .chain(&f.description)
-                    .chain(structure.context(i))
-                    .chain(structure.item_text(i))
-                    .any(|t| t.stem == q.stem)
+            && structure.facts.iter().any(|f| {
+                !f.disabled
+                    && f.class != RoleClass::Static
+                    && f.label
+                        .iter()
+                        .chain(&f.description)
+                        .any(|t| t.stem == q.stem)
             })
     };
     let head_seen: Vec<bool> = head.iter().map(|q| seen(q)).collect();
     let rest: Vec<&Token> = typing
         .and_then(|t| t.rest.clone())
+        .or_else(|| reading.fill.clone().filter(|_| typing.is_none()))
         .map(|r| r.map(|i| &reading.tokens[i]).collect())
         .unwrap_or_default();
     let replace: Vec<&Token> = typing
@@ -499,8 +625,8 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         .unwrap_or_default();
     let head_w: Vec<f32> = head.iter().map(|q| weight(q, structure)).collect();
     let qual_w: Vec<f32> = qual.iter().map(|q| weight(q, structure)).collect();
-    let head_c = phrase_concepts(&head);
-    let qual_c = phrase_concepts(&qual);
+    let head_c = span_concepts(reading, &reading.head, &head);
+    let qual_c = span_concepts(reading, &reading.qualifier, &qual);
     let search_concept = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "search");
     let specific = matches!(reading.verb, Verb::Specific { .. });
     let has_items = !structure.items.is_empty();
@@ -522,7 +648,31 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         Verb::Activate | Verb::Toggle => reading.tokens.get(reading.begin),
         _ => None,
     };
+    let items_with_primary: Vec<usize> = structure
+        .facts
+        .iter()
+        .filter(|f| f.primary)
+        .filter_map(|f| f.item_slot)
+        .collect();
     let mut head_best = vec![0.0f32; head.len()];
+    // "the next song", "the previous track" name a player or pager control,
+    // not a list item.
+    let relative = reading
+        .head
+        .concepts
+        .iter()
+        .any(|c| matches!(lexicon::concept_name(*c), "next" | "previous"));
+    // A qualifier describes the item around the target when the head names
+    // something else ("the comments on X"); when the head is the item
+    // itself ("the one about X"), the target's own label should say it.
+    let names_itself = match reading.head.kind {
+        Kind::One => true,
+        Kind::Item => reading.head.plural,
+        Kind::Plain => head.is_empty(),
+        _ => false,
+    };
+    let qual_around = if specific || !names_itself { 0.9 } else { 0.6 };
+    let mut qual_best = vec![0.0f32; qual.len()];
 
     let head_q = Query::new(head.clone());
     let qual_q = Query::new(qual.clone());
@@ -531,6 +681,9 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     // Elements of one row or list item share their context: match it once.
     type Memo<'c> = ((Option<usize>, &'c str), Vec<f32>, Vec<f32>);
     let mut context_memo: Vec<Memo<'_>> = Vec::new();
+    type LabelMemo = (Vec<f32>, Vec<f32>, Vec<bool>);
+    let mut label_memo: std::collections::HashMap<&str, LabelMemo> =
+        std::collections::HashMap::new();
     let mut scores = vec![0.0f32; n];
     for (i, score) in scores.iter_mut().enumerate() {
         let f = &structure.facts[i];
@@ -561,10 +714,28 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
 
         // A specific verb must be the element's own word or meaning.
         if !verb_tokens.is_empty() {
-            let by_word = phrase_match(&verb_q, &f.label)
+            // A verb names an action label ("Add to cart", "Share this
+            // page"), so it must be among a long label's first words:
+            // "report" in a mail subject is not a Report button.
+            let meaningful = f
+                .label
+                .iter()
+                .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+                .count();
+            let zone = if meaningful > 3 {
+                f.label.len().min(2)
+            } else {
+                f.label.len()
+            };
+            let by_word = phrase_match(&verb_q, &f.label[..zone])
                 .into_iter()
                 .fold(1.0f32, f32::min);
-            let (by_concept, covered) = concept_strength(&f.label, label_concepts, &verb_concepts);
+            let zone_concepts: Vec<(usize, std::ops::Range<usize>)> = label_concepts
+                .iter()
+                .filter(|(_, r)| r.start < zone)
+                .cloned()
+                .collect();
+            let (by_concept, covered) = concept_strength(&f.label, &zone_concepts, &verb_concepts);
             let m = by_word.max(by_concept);
             if m < 0.75 {
                 continue;
@@ -580,7 +751,16 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         // Kind nouns constrain what sort of element is meant.
         for phrase in [&reading.head, &reading.qualifier] {
             match phrase.kind {
-                Kind::Role(r) if !role_fits(r, f.class, &element.role) => factor *= 0.4,
+                Kind::Role(r) if !role_fits(r, f.class, &element.role) => {
+                    // "the user menu" for a button labelled "User account
+                    // menu": the noun is the label's own word.
+                    let own_word = phrase
+                        .kind_token
+                        .is_some_and(|t| word_match(&reading.tokens[t], &f.label) >= 0.9);
+                    if !own_word {
+                        factor *= 0.4;
+                    }
+                }
                 Kind::Footnote if !f.footnote => factor = 0.0,
                 Kind::Author if !f.byline => factor = 0.0,
                 Kind::Section if !f.section => factor *= 0.8,
@@ -588,10 +768,18 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
                 _ => {}
             }
         }
-        let wants_primary =
-            reading.head.kind == Kind::Item && !reading.head.plural && !specific && has_items;
+        let wants_primary = reading.head.kind == Kind::Item
+            && !reading.head.plural
+            && !specific
+            && !relative
+            && has_items;
         if wants_primary && !f.primary {
-            factor = 0.0;
+            // Inside a list item, only its main link is "the story"; outside
+            // any item, or in items without a main link, it is weaker.
+            let item_has_primary = f
+                .item_slot
+                .is_some_and(|slot| items_with_primary.contains(&slot));
+            factor *= if item_has_primary { 0.0 } else { 0.5 };
         }
         if factor == 0.0 {
             continue;
@@ -603,7 +791,31 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         } else {
             item_text
         };
-        let head_label = phrase_match(&head_q, &f.label);
+        // Repeated labels ("upvote", "hide") are matched once.
+        let (head_label, qual_label, said) = match label_memo.get(element.label.as_str()) {
+            Some(memo) => memo.clone(),
+            None => {
+                let said: Vec<bool> = f
+                    .label
+                    .iter()
+                    .map(|w| {
+                        head.iter()
+                            .chain(qual.iter())
+                            .any(|q| pair_match(q, w) >= 0.7)
+                    })
+                    .collect();
+                let memo = (
+                    phrase_match(&head_q, &f.label),
+                    phrase_match(&qual_q, &f.label),
+                    said,
+                );
+                label_memo.insert(element.label.as_str(), memo.clone());
+                memo
+            }
+        };
+        for (hit, s) in label_hits.iter_mut().zip(&said) {
+            *hit |= *s;
+        }
         let head_desc = phrase_match(&head_q, &f.description);
         let ctx_key = (f.item_slot, element.context.as_str());
         let (head_ctx, qual_ctx) = match context_memo.iter().find(|(k, _, _)| *k == ctx_key) {
@@ -617,37 +829,53 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         };
         let mut head_hit = reading.head.kind != Kind::Plain || !head_seen.iter().any(|x| *x);
         let mut label_content_hit = false;
-        for (k, q) in head.iter().enumerate() {
+        let mut noun_missed = false;
+        let mut noun_k: Option<usize> = None;
+        for k in 0..head.len() {
             let (c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
             let own = head_label[k].max(c).max(head_desc[k] * 0.9);
             let m = own.max(head_ctx[k] * head_around);
             head_best[k] = head_best[k].max(m);
             label_content_hit |= own >= 0.7;
-            if own >= 0.7 || head_ctx[k] * head_around >= 0.63 && head_around > 0.5 {
+            let fits = own >= 0.7 || head_ctx[k] * head_around >= 0.63 && head_around > 0.5;
+            if fits {
                 head_hit = true;
             }
+            // The head noun is the last word ("the director branch"): when
+            // the screen has that word, the target must have it too.
+            if reading.head.kind == Kind::Plain && k + 1 == head.len() && head_seen[k] && !fits {
+                noun_missed = true;
+            }
+            noun_k = Some(k);
             explained += head_w[k] * m;
             total += head_w[k];
-            mark(q, &mut label_hits);
             covered.into_iter().for_each(|k| label_hits[k] = true);
         }
         // The head names the target; an element that matches only the
         // qualifier ("the comments on X" vs the title of X) is the wrong kind.
-        if !head_hit && !specific {
+        // A label said in full ("Downloads" for "the downloads folder") makes
+        // the head noun a category word, not a requirement.
+        let said_in_full = {
+            let meaningful: Vec<usize> = (0..f.label.len())
+                .filter(|&k| !lexicon::is_in(lexicon::STOPWORDS, &f.label[k].norm))
+                .collect();
+            !meaningful.is_empty() && meaningful.iter().all(|&k| label_hits[k])
+        };
+        let noun_missed = noun_missed && !said_in_full && noun_k.is_some();
+        if (!head_hit || noun_missed) && !specific {
             factor *= 0.5;
         }
-        let qual_label = phrase_match(&qual_q, &f.label);
         let qual_desc = phrase_match(&qual_q, &f.description);
-        for (k, q) in qual.iter().enumerate() {
+        for k in 0..qual.len() {
             let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
             let m = qual_label[k]
                 .max(c)
-                .max(qual_ctx[k] * 0.9)
+                .max(qual_ctx[k] * qual_around)
                 .max(qual_desc[k] * 0.9);
             label_content_hit |= qual_label[k].max(c) >= 0.7;
+            qual_best[k] = qual_best[k].max(m);
             explained += qual_w[k] * m;
             total += qual_w[k];
-            mark(q, &mut label_hits);
             covered.into_iter().for_each(|k| label_hits[k] = true);
         }
         for q in &reading.implied {
@@ -682,7 +910,8 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
                 let take = rest.len().min(f.label.len().max(1) + 1);
                 let prefix = phrase_match(&Query::new(rest[..take].to_vec()), &f.label);
                 let m = prefix.iter().copied().fold(0.0f32, f32::max);
-                let unnamed = if editables == 1 { 0.75 } else { 0.5 };
+                let only_field = editables == 1 && element.has_state("focused");
+                let unnamed = if only_field { 0.75 } else { 0.5 };
                 explained += if m >= 0.75 { m } else { unnamed };
                 total += 1.0;
             }
@@ -759,6 +988,17 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             scores.iter_mut().for_each(|s| *s *= 0.5);
         }
     }
+    // A qualifier that fits nothing ("sign in with facebook") is a
+    // requirement no element meets.
+    let unmet = qual.iter().any(|q| {
+        !q.is_number()
+            && !structure.facts.iter().enumerate().any(|(i, f)| {
+                word_match(q, &f.label) >= 0.7 || word_match(q, structure.context(i)) >= 0.7
+            })
+    });
+    if action == ActionKind::Click && unmet {
+        scores.iter_mut().for_each(|s| *s *= 0.6);
+    }
     apply_ordinals(reading, structure, &mut scores);
     scores
 }
@@ -815,6 +1055,11 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             }
             continue;
         }
+        // "the third song" where nothing is a list: no list to count in.
+        if matches!(phrase.kind, Kind::Item | Kind::One) {
+            scores.iter_mut().for_each(|s| *s = 0.0);
+            continue;
+        }
         let top = scores.iter().copied().fold(0.0f32, f32::max);
         if top <= 0.0 {
             continue;
@@ -834,5 +1079,123 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
                 *s = s.max(0.75);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::director::observation::Observation;
+    use crate::director::{screen, Envelope};
+
+    use crate::director::observation::element as el;
+
+    fn page() -> Observation {
+        let mut elements = vec![
+            el("e1", "link", "Home", "Home Shop Help"),
+            el(
+                "e2",
+                "button",
+                "ALLE AKZEPTIEREN",
+                "Speichern ALLE AKZEPTIEREN",
+            ),
+            el("e3", "link", "3.5 SeaMonkey", "3 Software 3.5 SeaMonkey"),
+            el("e4", "textbox", "", "Form"),
+            el("e5", "textbox", "", "Form"),
+            el("e6", "link", "17 comments", "9 points | 17 comments"),
+            el("e7", "link", "17 points", "17 points | 3 comments"),
+        ];
+        for k in 1..=3 {
+            let ctx = format!("{k}. Story number {k} (site.example)");
+            elements.push(el(&format!("u{k}"), "link", "upvote", &ctx));
+            elements.push(el(
+                &format!("t{k}"),
+                "link",
+                &format!("Story number {k}"),
+                &ctx,
+            ));
+        }
+        Observation {
+            elements,
+            ..Observation::default()
+        }
+    }
+
+    fn top(text: &str) -> Option<String> {
+        let obs = page();
+        let structure = Structure::of(&obs);
+        let ask = screen::ask(&Envelope::voice("t", text), &obs, &structure);
+        let answers = LocalDecider.decide(&ask).expect("answers");
+        let target = answers
+            .iter()
+            .find(|a| a.key == QuestionKey::Target)
+            .expect("target");
+        let q = ask
+            .questions
+            .iter()
+            .find(|q| q.key == QuestionKey::Target)
+            .expect("q");
+        let (i, p) = target.best()?;
+        match q.choices[i].meaning {
+            Meaning::Element(e) if p > 0.5 => Some(obs.elements[e].id.clone()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_best_element_follows_meaning_structure_and_sound() {
+        let table = [
+            ("go home", Some("e1")),
+            ("accept all cookies", Some("e2")),
+            ("go to the sea monkey section", Some("e3")),
+            ("write 42 in the second box", Some("e5")),
+            ("open the one with seventeen comments", Some("e6")),
+            ("upvote the second story", Some("u2")),
+            ("open the third story", Some("t3")),
+            ("downvote the first story", None),
+            ("upvote the ninth story", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(top(text).as_deref(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn probabilities_are_a_distribution_with_room_for_nothing() {
+        let obs = page();
+        let structure = Structure::of(&obs);
+        let ask = screen::ask(
+            &Envelope::voice("t", "open the weather forecast"),
+            &obs,
+            &structure,
+        );
+        let answers = LocalDecider.decide(&ask).expect("answers");
+        crate::decider::validate(&ask, &answers).expect("valid");
+        let target = answers
+            .iter()
+            .find(|a| a.key == QuestionKey::Target)
+            .expect("target");
+        let (i, p) = target.best().expect("best");
+        assert_eq!(i, 0, "nothing fits best");
+        assert!(p > 0.9, "{p}");
+    }
+
+    #[test]
+    fn words_match_by_form_spelling_and_sound() {
+        let w = |a: &str, b: &str| word_match(&Token::synthetic(a), &text::tokens(b));
+        assert_eq!(w("comments", "17 comments"), 1.0);
+        assert!(w("flotes", "random floats") >= 0.7);
+        assert!(w("datenschutz", "Datenschutzerklärung") >= 0.75);
+        assert_eq!(w("awk", "orc"), 0.0);
+        assert_eq!(w("17", "17 comments"), 1.0);
+        assert_eq!(w("2", "12 points"), 0.0);
+    }
+
+    #[test]
+    fn numbers_bind_to_the_word_beside_them() {
+        let words = text::tokens("17 comments");
+        let q = text::tokens("17 points");
+        let m = phrase_match(&Query::new(q.iter().collect()), &words);
+        assert!(m[0] < 1.0, "{m:?}");
     }
 }

@@ -154,23 +154,31 @@ impl OpenAiChat {
             "logprobs": true,
             "top_logprobs": 20,
         });
-        let mut request = self
-            .client
-            .post(format!("{}/chat/completions", self.base_url))
-            .json(&body);
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
-        let response = request.send().await.map_err(http_error)?;
-        if !response.status().is_success() {
-            return Err(DecideError::Unavailable(format!(
-                "status {}",
-                response.status()
-            )));
-        }
-        let value: Value = response.json().await.map_err(http_error)?;
+        let url = format!("{}/chat/completions", self.base_url);
+        let value = post_json(&self.client, &url, self.api_key.as_deref(), &body).await?;
         read_chat_answer(question, &value)
     }
+}
+
+/// POSTs a JSON body and reads a JSON reply; any failure is a `DecideError`.
+async fn post_json(
+    client: &reqwest::Client,
+    url: &str,
+    api_key: Option<&str>,
+    body: &Value,
+) -> Result<Value, DecideError> {
+    let mut request = client.post(url).json(body);
+    if let Some(key) = api_key {
+        request = request.bearer_auth(key);
+    }
+    let response = request.send().await.map_err(http_error)?;
+    if !response.status().is_success() {
+        return Err(DecideError::Unavailable(format!(
+            "status {}",
+            response.status()
+        )));
+    }
+    response.json().await.map_err(http_error)
 }
 
 fn http_error(e: reqwest::Error) -> DecideError {
@@ -230,17 +238,12 @@ impl RemoteDecider for OpenAiChat {
         "openai-chat"
     }
 
-    fn decide<'a>(
-        &'a self,
-        ask: &'a Ask<'a>,
-    ) -> impl Future<Output = Result<Vec<Answer>, DecideError>> + Send + 'a {
-        async move {
-            let mut answers = Vec::new();
-            for question in &ask.questions {
-                answers.push(self.one(ask, question).await?);
-            }
-            Ok(answers)
+    async fn decide<'a>(&'a self, ask: &'a Ask<'a>) -> Result<Vec<Answer>, DecideError> {
+        let mut answers = Vec::new();
+        for question in &ask.questions {
+            answers.push(self.one(ask, question).await?);
         }
+        Ok(answers)
     }
 }
 
@@ -335,27 +338,114 @@ impl RemoteDecider for DecisionsApi {
         "decisions-api"
     }
 
-    fn decide<'a>(
-        &'a self,
-        ask: &'a Ask<'a>,
-    ) -> impl Future<Output = Result<Vec<Answer>, DecideError>> + Send + 'a {
-        async move {
-            let mut request = self
-                .client
-                .post(format!("{}/decisions", self.base_url))
-                .json(&decisions_body(ask));
-            if let Some(key) = &self.api_key {
-                request = request.bearer_auth(key);
-            }
-            let response = request.send().await.map_err(http_error)?;
-            if !response.status().is_success() {
-                return Err(DecideError::Unavailable(format!(
-                    "status {}",
-                    response.status()
-                )));
-            }
-            let value: Value = response.json().await.map_err(http_error)?;
-            read_decisions(ask, &value)
+    async fn decide<'a>(&'a self, ask: &'a Ask<'a>) -> Result<Vec<Answer>, DecideError> {
+        let url = format!("{}/decisions", self.base_url);
+        let value = post_json(
+            &self.client,
+            &url,
+            self.api_key.as_deref(),
+            &decisions_body(ask),
+        )
+        .await?;
+        read_decisions(ask, &value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decider::{Choice, Meaning, QuestionKey};
+    use crate::director::types::Direction;
+
+    fn question() -> Question {
+        Question {
+            key: QuestionKey::Direction,
+            instructions: "Which way?".into(),
+            choices: vec![
+                Choice {
+                    key: "down".into(),
+                    text: "Down".into(),
+                    meaning: Meaning::Direction(Direction::Down),
+                },
+                Choice {
+                    key: "up".into(),
+                    text: "Up".into(),
+                    meaning: Meaning::Direction(Direction::Up),
+                },
+            ],
         }
+    }
+
+    fn reply(content: &str, top: &[(&str, f64)]) -> Value {
+        let top: Vec<Value> = top
+            .iter()
+            .map(|(t, lp)| json!({"token": t, "logprob": lp}))
+            .collect();
+        json!({"choices": [{"message": {"content": content}, "logprobs": {"content": [
+            {"token": content, "logprob": top.first().and_then(|t| t["logprob"].as_f64()).unwrap_or(0.0), "top_logprobs": top}
+        ]}}]})
+    }
+
+    #[test]
+    fn logprobs_become_probabilities_over_offered_keys() {
+        let a = read_chat_answer(
+            &question(),
+            &reply("down", &[("down", -0.1), ("up", -2.5), ("sideways", -3.0)]),
+        )
+        .expect("answer");
+        assert!((a.probabilities[0] - (-0.1f32).exp()).abs() < 1e-4);
+        assert!((a.probabilities[1] - (-2.5f32).exp()).abs() < 1e-4);
+    }
+
+    #[test]
+    fn an_answer_outside_the_offered_keys_is_rejected() {
+        let e = read_chat_answer(&question(), &reply("sideways", &[("sideways", -0.1)]));
+        assert!(matches!(e, Err(DecideError::Invalid(_))), "{e:?}");
+        let ask = Ask {
+            heard: Vec::new(),
+            questions: vec![question()],
+            screen: None,
+        };
+        let bad = json!({"answers": {"direction": {"choice": "down", "probabilities": {"down": 0.6, "left": 0.4}}}});
+        assert!(matches!(
+            read_decisions(&ask, &bad),
+            Err(DecideError::Invalid(_))
+        ));
+        let good = json!({"answers": {"direction": {"choice": "up", "probabilities": {"down": 0.2, "up": 0.8}}}});
+        assert_eq!(
+            read_decisions(&ask, &good).expect("ok")[0].probabilities,
+            vec![0.2, 0.8]
+        );
+    }
+
+    #[test]
+    fn mixing_halves_each_side() {
+        let a = [Answer {
+            key: QuestionKey::Direction,
+            probabilities: vec![1.0, 0.0],
+        }];
+        let b = [Answer {
+            key: QuestionKey::Direction,
+            probabilities: vec![0.0, 0.9],
+        }];
+        assert_eq!(mix(&a, &b)[0].probabilities, vec![0.5, 0.45]);
+    }
+
+    #[test]
+    fn the_prompt_lists_every_key_with_its_description() {
+        let ask = Ask {
+            heard: vec![crate::decider::Heard {
+                text: "scroll up".into(),
+                weight: 1.0,
+            }],
+            questions: vec![question()],
+            screen: None,
+        };
+        let p = prompt(&ask, &ask.questions[0]);
+        assert!(p.contains("Command: \"scroll up\""));
+        assert!(
+            p.contains("\ndown: Down\n") && p.contains("\nup: Up\n"),
+            "{p}"
+        );
     }
 }

@@ -142,6 +142,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "anmelden",
             "einloggen",
             "connexion",
+            "se connecter",
+            "connecter",
+            "iniciar sesion",
         ],
     ),
     (
@@ -158,6 +161,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "registrieren",
             "konto erstellen",
             "inscription",
+            "make account",
+            "new account",
+            "open account",
+            "s inscrire",
         ],
     ),
     (
@@ -172,6 +179,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "recherche",
             "rechercher",
             "buscar",
+            "filter",
         ],
     ),
     (
@@ -209,6 +217,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "einstellungen",
             "paramètres",
             "ajustes",
+            "parametrer",
+            "reglages",
         ],
     ),
     (
@@ -224,6 +234,45 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "nächste",
             "suivant",
             "siguiente",
+        ],
+    ),
+    (
+        "later",
+        &[
+            "later",
+            "not now",
+            "remind me later",
+            "maybe later",
+            "spater",
+            "plus tard",
+        ],
+    ),
+    (
+        "decrease",
+        &[
+            "decrease",
+            "fewer",
+            "less",
+            "reduce",
+            "lower",
+            "smaller",
+            "minus",
+            "verringern",
+            "reduire",
+        ],
+    ),
+    (
+        "increase",
+        &[
+            "increase",
+            "more",
+            "raise",
+            "higher",
+            "bigger",
+            "larger",
+            "plus",
+            "erhohen",
+            "augmenter",
         ],
     ),
     (
@@ -291,6 +340,20 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "new", "latest", "recent", "neu", "neueste", "nouveau", "nuevo",
         ],
     ),
+    (
+        "create",
+        &[
+            "create",
+            "new",
+            "make",
+            "compose",
+            "write",
+            "erstellen",
+            "neu",
+            "créer",
+            "crear",
+        ],
+    ),
     ("like", &["like", "favorite", "favourite", "gefällt"]),
     ("follow", &["follow", "folgen", "suivre", "seguir"]),
     (
@@ -306,6 +369,16 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ),
     ("video", &["video", "videos", "clip"]),
     ("file", &["file", "datei", "fichier", "archivo"]),
+    (
+        "folder",
+        &["folder", "directory", "ordner", "dossier", "carpeta"],
+    ),
+    (
+        "image",
+        &[
+            "image", "picture", "photo", "jpg", "jpeg", "png", "gif", "bild", "foto",
+        ],
+    ),
     ("rename", &["rename", "umbenennen", "renommer"]),
     ("undo", &["undo", "rückgängig", "annuler"]),
     ("copy", &["copy", "kopieren", "copier", "copiar"]),
@@ -333,9 +406,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
 
 /// Verbs that only say "activate it": they name no particular target.
 pub const ACTIVATE_VERBS: &[&str] = &[
-    "open", "click", "press", "tap", "hit", "select", "choose", "pick", "go", "goto", "navigate",
-    "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display", "read", "launch",
-    "load", "expand", "collapse", "activate", "focus",
+    "list", "browse", "open", "click", "press", "tap", "hit", "select", "choose", "pick", "go",
+    "goto", "navigate", "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display",
+    "read", "launch", "load", "expand", "collapse", "activate", "focus",
 ];
 
 /// Verbs that set an on/off state: they prefer checkboxes, switches, radios.
@@ -345,8 +418,9 @@ pub const TOGGLE_VERBS: &[&str] = &[
 ];
 
 /// Verbs that name a control when there is one ("play" -> the Play button)
-/// and otherwise just mean "open" ("play the piano radio" -> its link).
-pub const MEDIA_VERBS: &[&str] = &["play", "watch", "listen", "stop", "start"];
+/// and otherwise just mean "open" ("play the piano radio" -> its link;
+/// "change the departure date" -> its picker).
+pub const MEDIA_VERBS: &[&str] = &["play", "watch", "listen", "stop", "start", "change", "set"];
 
 /// Words that introduce the text to type ("write a comment saying hi").
 pub const TEXT_MARKERS: &[&str] = &["saying", "says", "reading"];
@@ -355,7 +429,9 @@ pub const TEXT_MARKERS: &[&str] = &["saying", "says", "reading"];
 pub const TYPE_VERBS: &[&str] = &["type", "enter", "write", "fill", "input", "insert", "key"];
 
 /// Verbs that search for text.
-pub const SEARCH_VERBS: &[&str] = &["search", "find", "look", "google", "query", "lookup"];
+pub const SEARCH_VERBS: &[&str] = &[
+    "filter", "search", "find", "look", "google", "query", "lookup",
+];
 
 /// Verbs that ask for thought rather than a single grounded action.
 pub const REASON_VERBS: &[&str] = &[
@@ -396,6 +472,8 @@ pub const FILLERS: &[&str] = &[
 
 /// Openers that wrap a command ("can you", "I want to", "let's").
 pub const WRAPPERS: &[&[&str]] = &[
+    &["i", "m"],
+    &["i", "am"],
     &["can", "you"],
     &["could", "you"],
     &["would", "you"],
@@ -436,7 +514,16 @@ pub const ITEM_NOUNS: &[&str] = &[
 ];
 
 /// Nouns for parts of a document (numbered headings, table of contents).
-pub const SECTION_NOUNS: &[&str] = &["section", "part", "chapter", "heading", "paragraph"];
+pub const SECTION_NOUNS: &[&str] = &[
+    "contents",
+    "toc",
+    "outline",
+    "section",
+    "part",
+    "chapter",
+    "heading",
+    "paragraph",
+];
 
 /// Nouns for footnote markers.
 pub const FOOTNOTE_NOUNS: &[&str] = &["footnote", "citation"];
@@ -482,10 +569,10 @@ pub enum RoleNoun {
 
 /// Words that never carry the content of a reference.
 pub const STOPWORDS: &[&str] = &[
-    "the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "its", "it", "me",
-    "i", "you", "to", "of", "on", "in", "at", "for", "with", "about", "from", "by", "and", "or",
-    "is", "are", "be", "here", "there", "some", "any", "one", "ones", "thing", "page", "site",
-    "website", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
+    "what", "whatever", "the", "a", "an", "this", "that", "these", "those", "my", "your", "our",
+    "its", "it", "me", "i", "you", "to", "of", "on", "in", "at", "for", "with", "about", "from",
+    "by", "and", "or", "is", "are", "be", "here", "there", "some", "any", "one", "ones", "thing",
+    "page", "site", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
     "titled", "labelled", "labeled", "into", "onto", "up", "us", "we", "them", "him", "her", "his",
     "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "option",
     "thingy", "bit",
@@ -493,6 +580,7 @@ pub const STOPWORDS: &[&str] = &[
 
 /// Words that introduce a qualifier after the head of a reference.
 pub const PREPOSITIONS: &[&str] = &[
+    "to",
     "on",
     "of",
     "for",
@@ -529,7 +617,10 @@ fn phrase_index() -> &'static PhraseIndex {
         let mut index: PhraseIndex = HashMap::new();
         for (c, (_, phrases)) in CONCEPTS.iter().enumerate() {
             for phrase in phrases.iter() {
-                let words: Vec<String> = phrase.split(' ').map(stem).collect();
+                let words: Vec<String> = phrase
+                    .split(' ')
+                    .map(|w| stem(&super::text::fold(w)))
+                    .collect();
                 index.entry(words[0].clone()).or_default().push((c, words));
             }
         }

@@ -141,7 +141,7 @@ pub struct ElementFacts {
     pub primary: bool,
     /// The label is a section number heading ("3.5 SeaMonkey").
     pub section: bool,
-    /// The label is a footnote marker ("[2]").
+    /// The label is a footnote marker (`[2]`).
     pub footnote: bool,
     /// The label follows "by" in its context: an author or poster.
     pub byline: bool,
@@ -166,10 +166,14 @@ pub struct Structure {
 impl Structure {
     pub fn of(observation: &Observation) -> Structure {
         let elements = &observation.elements;
-        let item_numbers: Vec<Option<u32>> =
+        let mut item_numbers: Vec<Option<u32>> =
             elements.iter().map(|e| item_number(&e.context)).collect();
+        if item_numbers.iter().all(Option::is_none) {
+            if let Some(loose) = loose_numbers(elements) {
+                item_numbers = loose;
+            }
+        }
         let mut membership = item_membership(elements, &item_numbers);
-        let mut item_numbers = item_numbers;
         if membership.iter().all(Option::is_none) {
             if let Some(cards) = card_membership(elements) {
                 item_numbers = cards.clone();
@@ -295,18 +299,35 @@ impl Structure {
 
     /// Two elements do the same thing: same accessible name, and nothing on the
     /// page tells them apart: the same row, or two links outside any list
-    /// item (same-named links go to the same place; same-named buttons act on
-    /// whatever they sit in).
+    /// item whose label names an entity (links named "Mozilla Foundation" go
+    /// to one place; "17 comments" or a button acts on what it sits in).
     pub fn interchangeable(&self, observation: &Observation, a: usize, b: usize) -> bool {
         let (ea, eb) = (&observation.elements[a], &observation.elements[b]);
         let (fa, fb) = (&self.facts[a], &self.facts[b]);
         let same_label = !ea.label.trim().is_empty()
             && ea.label.trim().to_lowercase() == eb.label.trim().to_lowercase();
         let links = ea.role == "link" && eb.role == "link";
-        same_label
-            && fa.item == fb.item
-            && (ea.context == eb.context || (links && fa.item.is_none()))
+        let named = links && fa.item.is_none() && names_entity(&ea.label);
+        same_label && fa.item == fb.item && (ea.context == eb.context || named)
     }
+}
+
+/// A label that names something ("Mozilla Foundation") rather than counting
+/// or acting on its surroundings ("17 comments", "Read more", "reply"): no
+/// digits, a capitalised word, and not led by a verb.
+fn names_entity(label: &str) -> bool {
+    let words = text::tokens(label);
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let verb = super::lexicon::is_in(super::lexicon::ACTIVATE_VERBS, &first.norm)
+        || super::utterance::UI_VERBS.contains(&first.norm.as_str())
+        || first.norm == "more";
+    !verb
+        && !label.chars().any(|c| c.is_ascii_digit())
+        && label
+            .split_whitespace()
+            .any(|w| w.chars().next().is_some_and(char::is_uppercase))
 }
 
 /// The visible list number at the start of a row context: "3. Title" -> 3.
@@ -389,6 +410,36 @@ fn item_membership(elements: &[Element], numbers: &[Option<u32>]) -> Vec<Option<
     tentative
 }
 
+/// Rows numbered without a dot ("1 Bohemian Rhapsody Queen 5:55") count as
+/// list items only when at least three distinct rows carry consecutive
+/// numbers, so a stray count ("3 comments") does not make a list.
+fn loose_numbers(elements: &[Element]) -> Option<Vec<Option<u32>>> {
+    let lead = |context: &str| -> Option<u32> {
+        let t = context.trim_start();
+        let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let rest = &t[digits.len()..];
+        let word = rest.strip_prefix(' ')?;
+        if digits.is_empty() || digits.len() > 4 || !word.chars().next()?.is_alphabetic() {
+            return None;
+        }
+        digits.parse().ok()
+    };
+    let mut rows: Vec<(&str, u32)> = Vec::new();
+    for e in elements {
+        // A table of contents ("1 History 1.1 Eich ...") is sections, not a list.
+        if has_dotted_number(&e.context) {
+            return None;
+        }
+        if let Some(n) = lead(&e.context) {
+            if !rows.iter().any(|(c, _)| *c == e.context) {
+                rows.push((e.context.as_str(), n));
+            }
+        }
+    }
+    let consecutive = rows.len() >= 3 && rows.windows(2).all(|w| w[1].1 == w[0].1 + 1);
+    consecutive.then(|| elements.iter().map(|e| lead(&e.context)).collect())
+}
+
 /// Unnumbered lists of cards (products, videos): when an action button
 /// repeats with the same label in several distinct contexts ("Add to cart"
 /// on each product card), each of those contexts is one item, numbered in
@@ -430,7 +481,8 @@ fn primary_links(elements: &[Element], numbers: &[Option<u32>]) -> Vec<usize> {
     let mut best: Vec<(u32, usize, usize)> = Vec::new();
     for (i, e) in elements.iter().enumerate() {
         let Some(n) = numbers[i] else { continue };
-        if role_class(e) != RoleClass::Activatable {
+        // The main link is a link or a row, never a button on the card.
+        if role_class(e) != RoleClass::Activatable || e.role == "button" {
             continue;
         }
         let len = e.label.trim().chars().count();
@@ -492,19 +544,22 @@ fn is_byline(element: &Element) -> bool {
     }
 }
 
+/// A plain element, for tests.
+#[cfg(test)]
+pub(crate) fn element(id: &str, role: &str, label: &str, context: &str) -> Element {
+    Element {
+        id: id.into(),
+        role: role.into(),
+        label: label.into(),
+        context: context.into(),
+        ..Element::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::element as el;
     use super::*;
-
-    fn el(id: &str, role: &str, label: &str, context: &str) -> Element {
-        Element {
-            id: id.into(),
-            role: role.into(),
-            label: label.into(),
-            context: context.into(),
-            ..Element::default()
-        }
-    }
 
     #[test]
     fn numbered_rows_and_their_subtext_form_items() {

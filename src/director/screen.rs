@@ -413,7 +413,11 @@ fn match_kind(reading: &Reading<'_>, structure: &Structure, index: usize) -> Mat
 /// The text to type: the grammar's span, or for "enter the username karl"
 /// the words after the chosen field's label. Bounded, never empty.
 pub fn text_to_type(reading: &Reading<'_>, structure: &Structure, index: usize) -> Option<String> {
-    let typing = reading.typing.as_ref()?;
+    let fill = crate::director::utterance::Typing {
+        rest: reading.fill.clone(),
+        ..Default::default()
+    };
+    let typing = reading.typing.as_ref().unwrap_or(&fill);
     let span = match (&typing.text, &typing.rest) {
         (Some(span), _) => span.clone(),
         (None, Some(rest)) => {
@@ -446,4 +450,133 @@ pub fn text_to_type(reading: &Reading<'_>, structure: &Structure, index: usize) 
         return None;
     }
     Some(text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decider::local::LocalDecider;
+    use crate::decider::Decider;
+    use crate::director::observation::Element;
+
+    use crate::director::observation::element as el;
+
+    fn decide(elements: Vec<Element>, text: &str) -> Decision {
+        let obs = Observation {
+            elements,
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let envelope = Envelope::voice("t", text);
+        let ask = ask(&envelope, &obs, &structure);
+        let answers = LocalDecider.decide(&ask).expect("answers");
+        conclude(&envelope, &obs, &structure, &ask, &answers)
+    }
+
+    #[test]
+    fn competing_readings_ask_with_labelled_candidates() {
+        let d = decide(
+            vec![
+                el("e1", "link", "17 comments", "story one"),
+                el("e2", "link", "17 comments", "story two"),
+                el("e3", "link", "Home", ""),
+            ],
+            "open the one with seventeen comments",
+        );
+        let Decision::Clarify(c) = d else {
+            panic!("{d:?}")
+        };
+        assert_eq!(c.slot, Slot::Target);
+        let keys: Vec<&str> = c.candidates.iter().map(|k| k.key.as_str()).collect();
+        assert_eq!(keys, ["1", "2"]);
+        assert!(
+            c.candidates[0].label.contains("story one"),
+            "{}",
+            c.candidates[0].label
+        );
+        assert!(
+            c.question.starts_with("Which one did you mean: 1."),
+            "{}",
+            c.question
+        );
+        assert_eq!(c.request.text, "open the one with seventeen comments");
+    }
+
+    #[test]
+    fn interchangeable_links_merge_and_act() {
+        let d = decide(
+            vec![
+                el("e1", "link", "Mozilla Foundation", "See also"),
+                el("e2", "link", "Mozilla Foundation", ""),
+            ],
+            "open Mozilla Foundation",
+        );
+        assert!(
+            matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: "e1".into() }),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn nothing_that_fits_is_a_rejection_with_the_reason() {
+        let elements = vec![
+            el("e1", "link", "Home", ""),
+            el("e2", "button", "Search", ""),
+        ];
+        let table = [
+            ("buy the blue shoes", RejectReason::Unsupported),
+            ("open the weather forecast", RejectReason::NothingFits),
+        ];
+        for (text, reason) in table {
+            let d = decide(elements.clone(), text);
+            assert!(
+                matches!(&d, Decision::Reject(r) if r.reason == reason),
+                "{text}: {d:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn typed_text_comes_from_the_words_and_names_its_field() {
+        let mut user = el("e1", "textbox", "Username", "Login");
+        user.states = vec!["editable".into()];
+        let mut pass = el("e2", "textbox", "Password", "Login");
+        pass.states = vec!["editable".into()];
+        let table = [
+            ("enter the username karl", "e1", "karl"),
+            ("user name is darcy", "e1", "darcy"),
+            ("the password is h7q2", "e2", "h7q2"),
+        ];
+        for (text, target, typed) in table {
+            let d = decide(vec![user.clone(), pass.clone()], text);
+            let want = Action::Type {
+                target: target.into(),
+                text: typed.into(),
+            };
+            assert!(
+                matches!(&d, Decision::Execute(p) if p.action == want),
+                "{text}: {d:?}"
+            );
+        }
+        let d = decide(vec![user, pass], "type karl");
+        assert!(matches!(d, Decision::Clarify(_)), "{d:?}");
+    }
+
+    #[test]
+    fn global_turns_need_no_target() {
+        let elements = vec![el("e1", "link", "Home", "")];
+        let table = [
+            ("scroll down", Action::Scroll(Direction::Down)),
+            ("go up a bit", Action::Scroll(Direction::Up)),
+            ("go back", Action::Back),
+            ("what is this page about?", Action::Planner),
+        ];
+        for (text, want) in table {
+            let d = decide(elements.clone(), text);
+            assert!(
+                matches!(&d, Decision::Execute(p) if p.action == want),
+                "{text}: {d:?}"
+            );
+        }
+    }
 }

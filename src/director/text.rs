@@ -20,7 +20,7 @@ pub struct Token {
 
 impl Token {
     pub fn synthetic(word: &str) -> Token {
-        let norm = word.to_lowercase();
+        let norm = fold(&word.to_lowercase());
         Token {
             start: 0,
             end: 0,
@@ -32,6 +32,30 @@ impl Token {
     pub fn is_number(&self) -> bool {
         !self.stem.is_empty() && self.stem.chars().all(|c| c.is_ascii_digit())
     }
+}
+
+/// Folds accented Latin letters to their base letter ("Économie" ->
+/// "economie"), so speech, typing and labels meet; "ß" becomes "ss".
+pub fn fold(word: &str) -> String {
+    if word.is_ascii() {
+        return word.to_string();
+    }
+    let mut out = String::with_capacity(word.len());
+    for c in word.chars() {
+        match c {
+            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => out.push('a'),
+            'ç' => out.push('c'),
+            'è' | 'é' | 'ê' | 'ë' => out.push('e'),
+            'ì' | 'í' | 'î' | 'ï' => out.push('i'),
+            'ñ' => out.push('n'),
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' => out.push('o'),
+            'ù' | 'ú' | 'û' | 'ü' => out.push('u'),
+            'ý' | 'ÿ' => out.push('y'),
+            'ß' => out.push_str("ss"),
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Splits on everything that is not a letter or digit.
@@ -54,7 +78,7 @@ pub fn tokens(source: &str) -> Vec<Token> {
 }
 
 fn make(source: &str, start: usize, end: usize) -> Token {
-    let norm = source[start..end].to_lowercase();
+    let norm = fold(&source[start..end].to_lowercase());
     Token {
         start,
         end,
@@ -172,6 +196,18 @@ pub fn stem(norm: &str) -> String {
     if let Some(s) = cut("est", 3) {
         return s;
     }
+    // "starred" -> "star", "checked" -> "check"; short words keep "ed".
+    if let Some(s) = cut("ed", 4) {
+        let b = s.as_bytes();
+        let doubled = b.len() >= 2
+            && b[b.len() - 1] == b[b.len() - 2]
+            && !b"aeiouls".contains(&b[b.len() - 1]);
+        return if doubled {
+            s[..s.len() - 1].to_string()
+        } else {
+            s
+        };
+    }
     for es in ["ches", "shes", "sses", "xes"] {
         if norm.ends_with(es) {
             return norm[..norm.len() - 2].to_string();
@@ -256,42 +292,67 @@ pub fn sound_first(norm: &str) -> char {
 /// share one, so do "Rivvl" and "rival"). Equal keys make a candidate, never
 /// a verdict.
 pub fn sound_key(norm: &str) -> String {
-    let chars: Vec<char> = norm.chars().filter(|c| c.is_alphanumeric()).collect();
-    let mut out = String::new();
+    let mut buf = ['\0'; 48];
+    let n = sound_key_into(norm, &mut buf);
+    buf[..n].iter().collect()
+}
+
+/// Whether two words share a pronunciation key of at least `min` codes,
+/// without allocating.
+pub fn sound_alike(a: &str, b: &str, min: usize) -> bool {
+    let (mut x, mut y) = (['\0'; 48], ['\0'; 48]);
+    let (n, m) = (sound_key_into(a, &mut x), sound_key_into(b, &mut y));
+    n >= min && x[..n] == y[..m]
+}
+
+/// Writes the key of `norm` into `out`; returns its length (capped).
+fn sound_key_into(norm: &str, out: &mut [char; 48]) -> usize {
+    let mut len = 0;
     let mut last = ' ';
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied().unwrap_or(' ');
-        let (code, skip) = match c {
-            'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü' => {
-                (if i == 0 { 'a' } else { '_' }, 0)
+    let mut chars = norm.chars().filter(|c| c.is_alphanumeric()).peekable();
+    let mut first = true;
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied().unwrap_or(' ');
+        let mut skip = false;
+        let code = match c {
+            'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü' if first => 'a',
+            'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'h' | 'w' | 'ä' | 'ö' | 'ü' => '_',
+            'p' if next == 'h' => {
+                skip = true;
+                'f'
             }
-            'p' if next == 'h' => ('f', 1),
-            'c' if matches!(next, 'e' | 'i' | 'y') => ('s', 0),
-            'c' if next == 'h' => ('k', 1),
-            'c' | 'k' | 'q' | 'g' => ('k', 0),
-            'x' => ('k', 0),
-            'b' | 'p' => ('p', 0),
-            'd' | 't' => ('t', 0),
-            'f' | 'v' => ('f', 0),
-            's' | 'z' | 'ß' => ('s', 0),
-            'j' => ('j', 0),
-            'l' => ('l', 0),
-            'm' | 'n' => ('n', 0),
-            'r' => ('r', 0),
-            d if d.is_ascii_digit() => (d, 0),
-            _ => ('_', 0),
+            'c' if matches!(next, 'e' | 'i' | 'y') => 's',
+            'c' if next == 'h' => {
+                skip = true;
+                'k'
+            }
+            'c' | 'k' | 'q' | 'g' | 'x' => 'k',
+            'b' | 'p' => 'p',
+            'd' | 't' => 't',
+            'f' | 'v' => 'f',
+            's' | 'z' | 'ß' => 's',
+            'j' => 'j',
+            'l' => 'l',
+            'm' | 'n' => 'n',
+            'r' => 'r',
+            d if d.is_ascii_digit() => d,
+            _ => '_',
         };
+        first = false;
+        if skip {
+            chars.next();
+        }
         if code == '_' {
             last = '_';
         } else if code != last {
-            out.push(code);
+            if len < out.len() {
+                out[len] = code;
+                len += 1;
+            }
             last = code;
         }
-        i += 1 + skip;
     }
-    out
+    len
 }
 
 #[cfg(test)]
@@ -316,6 +377,9 @@ mod tests {
             ("boxes", "box"),
             ("news", "news"),
             ("one", "one"),
+            ("starred", "star"),
+            ("checked", "check"),
+            ("used", "used"),
             ("bus", "bus"),
         ];
         for (word, want) in table {

@@ -54,7 +54,6 @@ struct Mention {
     /// Include the preposition that introduced it ("in Rivvl").
     cut: std::ops::Range<usize>,
     entity: EntityRef,
-    name: String,
     kind: MatchKind,
     confirmation: Confirmation,
 }
@@ -117,39 +116,42 @@ pub fn decide_turn(envelope: &Envelope, snapshot: &Snapshot) -> Decision {
             }
         }
     }
+    // Providers and models named exactly route the turn too.
     let mut provider = None;
     let mut model = None;
-    for p in &catalogs.providers {
-        if let Some(range) = find_name(&tokens, &p.name, &literal) {
-            provider = Some(p.id.clone());
-            mentions.push(Mention {
-                cut: with_preposition(&tokens, range.clone()),
-                tokens: range,
-                entity: EntityRef::Provider {
-                    node: p.node.clone(),
-                    id: p.id.clone(),
-                },
-                name: p.name.clone(),
-                kind: MatchKind::Exact,
-                confirmation: Confirmation::Unconfirmed,
-            });
+    let named = catalogs
+        .providers
+        .iter()
+        .map(|p| {
+            let entity = EntityRef::Provider {
+                node: p.node.clone(),
+                id: p.id.clone(),
+            };
+            (p.name.as_str(), entity)
+        })
+        .chain(catalogs.models.iter().map(|m| {
+            let entity = EntityRef::Model {
+                provider: m.provider.clone(),
+                id: m.id.clone(),
+            };
+            (m.name.as_str(), entity)
+        }));
+    for (name, entity) in named {
+        let Some(range) = find_name(&tokens, name, &literal) else {
+            continue;
+        };
+        match &entity {
+            EntityRef::Provider { id, .. } => provider = Some(id.clone()),
+            EntityRef::Model { id, .. } => model = Some(id.clone()),
+            _ => {}
         }
-    }
-    for m in &catalogs.models {
-        if let Some(range) = find_name(&tokens, &m.name, &literal) {
-            model = Some(m.id.clone());
-            mentions.push(Mention {
-                cut: with_preposition(&tokens, range.clone()),
-                tokens: range,
-                entity: EntityRef::Model {
-                    provider: m.provider.clone(),
-                    id: m.id.clone(),
-                },
-                name: m.name.clone(),
-                kind: MatchKind::Exact,
-                confirmation: Confirmation::Unconfirmed,
-            });
-        }
+        mentions.push(mention(
+            &tokens,
+            range,
+            entity,
+            MatchKind::Exact,
+            Confirmation::Unconfirmed,
+        ));
     }
 
     let projects: Vec<&Mention> = mentions
@@ -343,14 +345,24 @@ fn project_mention(
     kind: MatchKind,
     confirmation: Confirmation,
 ) -> Mention {
+    let entity = EntityRef::Project(ProjectRef {
+        node: project.node.clone(),
+        project: project.id.clone(),
+    });
+    mention(tokens, range, entity, kind, confirmation)
+}
+
+fn mention(
+    tokens: &[Token],
+    range: std::ops::Range<usize>,
+    entity: EntityRef,
+    kind: MatchKind,
+    confirmation: Confirmation,
+) -> Mention {
     Mention {
         cut: with_preposition(tokens, range.clone()),
         tokens: range,
-        entity: EntityRef::Project(ProjectRef {
-            node: project.node.clone(),
-            project: project.id.clone(),
-        }),
-        name: project.name.clone(),
+        entity,
         kind,
         confirmation,
     }
@@ -553,4 +565,114 @@ const PREPOSITIONS: &[&str] = &["in", "on", "for", "with", "using", "via", "the"
 
 fn slice<'s>(source: &'s str, tokens: &[Token], range: &std::ops::Range<usize>) -> &'s str {
     &source[tokens[range.start].start..tokens[range.end - 1].end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::director::types::{Catalogs, Named};
+
+    #[test]
+    fn objectives_drop_consumed_spans_and_keep_literal_ones() {
+        let table: [(&str, &[&str], &str); 5] = [
+            (
+                "In Rivvl, check out branch Zivil",
+                &["Rivvl"],
+                "check out branch Zivil",
+            ),
+            (
+                "fix the login bug in Rivvl",
+                &["Rivvl"],
+                "fix the login bug",
+            ),
+            (
+                "I need you to check out Zivil",
+                &["Zivil"],
+                "I need you to check out this project",
+            ),
+            ("Kernel: bump the version", &["Kernel"], "bump the version"),
+            ("run the tests", &[], "run the tests"),
+        ];
+        for (source, spans, want) in table {
+            let tokens = text::tokens(source);
+            let literal = literal_positions(&tokens);
+            let cuts: Vec<std::ops::Range<usize>> = spans
+                .iter()
+                .map(|s| with_preposition(&tokens, find_name(&tokens, s, &literal).expect(s)))
+                .collect();
+            assert_eq!(
+                compile_objective(source, &tokens, &cuts, "this project"),
+                want,
+                "{source}"
+            );
+        }
+    }
+
+    #[test]
+    fn literal_markers_protect_names_from_routing() {
+        let tokens = text::tokens("check out branch Rivvl");
+        let literal = literal_positions(&tokens);
+        assert_eq!(find_name(&tokens, "Rivvl", &literal), None);
+        let tokens = text::tokens("in Rivvl check out main");
+        assert_eq!(
+            find_name(&tokens, "rivvl", &literal_positions(&tokens)),
+            Some(1..2)
+        );
+    }
+
+    #[test]
+    fn sound_alikes_are_candidates_only_for_unusual_words() {
+        let projects = [
+            Project {
+                node: "n".into(),
+                id: "p1".into(),
+                name: "Rivvl".into(),
+            },
+            Project {
+                node: "n".into(),
+                id: "p2".into(),
+                name: "Notes".into(),
+            },
+        ];
+        let table = [
+            ("I need you to check out Zivil", Some("p1")),
+            ("check out the tests", None),
+            ("open the nodes", Some("p2")),
+        ];
+        for (source, want) in table {
+            let tokens = text::tokens(source);
+            let got = sound_alike(&tokens, &literal_positions(&tokens), &projects);
+            assert_eq!(got.first().map(|r| r.project.as_str()), want, "{source}");
+        }
+    }
+
+    #[test]
+    fn providers_and_models_route_and_leave_the_objective() {
+        let snapshot = Snapshot {
+            catalogs: Catalogs {
+                loaded: true,
+                projects: vec![Project {
+                    node: "n".into(),
+                    id: "p1".into(),
+                    name: "Rivvl".into(),
+                }],
+                providers: vec![Named {
+                    node: "n".into(),
+                    id: "claude".into(),
+                    name: "Claude".into(),
+                }],
+                ..Catalogs::default()
+            },
+            ..Snapshot::default()
+        };
+        let d = decide_turn(
+            &Envelope::voice("r", "in Rivvl with Claude fix the flaky test"),
+            &snapshot,
+        );
+        let Decision::Execute(plan) = d else {
+            panic!("{d:?}")
+        };
+        assert_eq!(plan.route.provider.as_deref(), Some("claude"));
+        assert_eq!(plan.objective, "fix the flaky test");
+    }
 }

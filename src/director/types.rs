@@ -191,8 +191,10 @@ pub enum EntityRef {
     Model { provider: String, id: String },
 }
 
-/// The closed output union.
+/// The closed output union. One is made per turn, so the size difference
+/// between a plan and a rejection does not matter.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum Decision {
     Execute(Plan),
     Clarify(Clarification),

@@ -31,6 +31,9 @@ pub struct Reading<'s> {
     pub typing: Option<Typing>,
     /// "all"/"every"/"each" right after the verb.
     pub quantified: bool,
+    /// All words after the openers, for "leaving from berlin": a field
+    /// label followed by its value, told apart only against the screen.
+    pub fill: Option<Range<usize>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +73,8 @@ pub struct Phrase {
     pub concepts: Vec<usize>,
     /// The token that set `kind`, so the kind can fall back to content.
     pub kind_token: Option<usize>,
+    /// Every token of the phrase, stopwords included ("not now").
+    pub span: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -144,8 +149,19 @@ impl Reading<'_> {
 
 /// Reads one utterance.
 pub fn read(source: &str) -> Reading<'_> {
+    read_with(source, true)
+}
+
+/// Reads one utterance as a reference to a control, never as text to type
+/// ("search flights" said to a page with a "Search flights" button).
+pub fn read_as_reference(source: &str) -> Reading<'_> {
+    read_with(source, false)
+}
+
+fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
     let tokens = text::tokens(source);
-    let begin = skip_openers(&tokens);
+    let begin = last_sentence(source, &tokens);
+    let begin = begin + skip_openers(&tokens[begin..]);
     let mut reading = Reading {
         source,
         tokens,
@@ -157,6 +173,7 @@ pub fn read(source: &str) -> Reading<'_> {
         implied: Vec::new(),
         typing: None,
         quantified: false,
+        fill: None,
     };
     let words: Vec<String> = reading.tokens[begin..]
         .iter()
@@ -166,18 +183,42 @@ pub fn read(source: &str) -> Reading<'_> {
     if w.is_empty() {
         return reading;
     }
+    reading.fill = (w.len() >= 2).then_some(begin..reading.tokens.len());
     if let Some(cue) = global_cue(source, &w) {
         reading.cue = cue;
         return reading;
     }
-    if let Some(typing) = typing(&reading, &w) {
+    if let Some(typing) = typing(&reading, &w).filter(|_| typing_allowed) {
         reading.cue = Cue::Type;
         let field = typing.field.clone();
         reading.typing = Some(typing);
-        reading.head = phrase(&reading.tokens, &field);
+        // A field is named by its label: "the email field" is not an email.
+        let mut head = phrase(&reading.tokens, &field);
+        if !matches!(head.kind, Kind::Role(_) | Kind::Plain) {
+            if let Some(t) = head.kind_token.take() {
+                head.content.push(t);
+                head.content.sort_unstable();
+            }
+            head.kind = Kind::Plain;
+        }
+        reading.head = head;
         return reading;
     }
-    if joins_steps(&w) {
+    // "reply to anna saying I'll be late": a message to compose and send,
+    // unless the words before the marker name a field on screen ("leave a
+    // comment saying ..."), which the decider can tell.
+    if let Some(m) = (begin + 1..reading.tokens.len())
+        .find(|&i| is_in(lexicon::TEXT_MARKERS, &reading.tokens[i].norm))
+    {
+        if m + 1 < reading.tokens.len() {
+            reading.typing = Some(Typing {
+                text: reading.span(&(m + 1..reading.tokens.len())),
+                field: (begin..m).collect(),
+                ..Typing::default()
+            });
+        }
+    }
+    if joins_steps(&w) || w.iter().skip(1).any(|x| is_in(lexicon::TEXT_MARKERS, x)) {
         reading.cue = Cue::MultiStep;
     }
     let after_verb = verb(&mut reading, &w);
@@ -196,6 +237,22 @@ pub fn read(source: &str) -> Reading<'_> {
     reading.head = phrase(&reading.tokens, head);
     reading.qualifier = phrase(&reading.tokens, qualifier);
     reading
+}
+
+/// "what's new? open the changelog": the command is the last sentence.
+fn last_sentence(source: &str, tokens: &[Token]) -> usize {
+    let body = source.trim_end().trim_end_matches(['?', '.', '!']);
+    match body.rfind(['?', '.', '!']) {
+        Some(end) if source[end + 1..].starts_with(' ') => {
+            let start = tokens.iter().position(|t| t.start > end).unwrap_or(0);
+            if tokens.len() - start >= 2 {
+                start
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
 }
 
 fn skip_openers(tokens: &[Token]) -> usize {
@@ -287,8 +344,20 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
     let begin = reading.begin;
     let first = w[0];
     let mut used;
+    // "make it one way", "set it to weekly", "give it five stars": select
+    // what follows.
+    if matches!(first, "make" | "set" | "give") && w.get(1) == Some(&"it") {
+        reading.verb = Verb::Activate;
+        used = 2;
+        while used < w.len() && matches!(w[used], "to" | "a" | "an") {
+            used += 1;
+        }
+        return used;
+    }
     if is_in(lexicon::ACTIVATE_VERBS, first) || is_in(lexicon::TOGGLE_VERBS, first) {
-        reading.verb = if is_in(lexicon::TOGGLE_VERBS, first) {
+        // "switch to hotels" navigates; "switch on dark mode" toggles.
+        let navigates = w.get(1) == Some(&"to");
+        reading.verb = if is_in(lexicon::TOGGLE_VERBS, first) && !navigates {
             Verb::Toggle
         } else {
             Verb::Activate
@@ -345,98 +414,20 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
 /// Common interface verbs. A leading verb from this list must be supported
 /// by the target's label: "downvote" on a page with no downvote button fits
 /// nothing.
+#[rustfmt::skip]
 pub const UI_VERBS: &[&str] = &[
-    "upvote",
-    "downvote",
-    "vote",
-    "hide",
-    "unhide",
-    "join",
-    "leave",
-    "buy",
-    "purchase",
-    "order",
-    "play",
-    "pause",
-    "stop",
-    "reply",
-    "comment",
-    "edit",
-    "delete",
-    "remove",
-    "add",
-    "like",
-    "unlike",
-    "share",
-    "subscribe",
-    "unsubscribe",
-    "follow",
-    "unfollow",
-    "download",
-    "upload",
-    "save",
-    "accept",
-    "allow",
-    "agree",
-    "reject",
-    "decline",
-    "deny",
-    "close",
-    "dismiss",
-    "cancel",
-    "submit",
-    "send",
-    "post",
-    "print",
-    "log",
-    "sign",
-    "create",
-    "register",
-    "login",
-    "logout",
-    "signin",
-    "signup",
-    "bookmark",
-    "star",
-    "pin",
-    "report",
-    "flag",
-    "mute",
-    "unmute",
-    "rate",
-    "watch",
-    "listen",
-    "call",
-    "book",
-    "reserve",
-    "pay",
-    "checkout",
-    "apply",
-    "sort",
-    "filter",
-    "refresh",
-    "reload",
-    "install",
-    "rename",
-    "copy",
-    "paste",
-    "undo",
-    "redo",
-    "minimize",
-    "maximize",
-    "zoom",
-    "confirm",
-    "continue",
-    "retry",
-    "approve",
-    "archive",
-    "move",
-    "attach",
-    "forward",
-    "mark",
-    "restart",
-    "update",
-    "change",
+    "react",
+    "refuse", "write", "compose", "upvote", "downvote", "vote", "hide", "unhide", "join",
+    "leave", "buy", "purchase", "order", "play", "pause", "stop", "reply", "comment", "edit",
+    "delete", "remove", "add", "like", "unlike", "share", "subscribe", "unsubscribe", "follow",
+    "unfollow", "download", "upload", "save", "accept", "allow", "agree", "reject", "decline",
+    "deny", "close", "dismiss", "cancel", "submit", "send", "post", "print", "log", "sign",
+    "create", "register", "login", "logout", "signin", "signup", "bookmark", "star", "pin",
+    "report", "flag", "mute", "unmute", "rate", "watch", "listen", "call", "book", "reserve",
+    "pay", "checkout", "apply", "sort", "filter", "refresh", "reload", "install", "rename",
+    "copy", "paste", "undo", "redo", "minimize", "maximize", "zoom", "confirm", "continue",
+    "retry", "approve", "archive", "move", "attach", "forward", "mark", "restart", "update",
+    "change", "put", "start", "reset", "clear", "empty", "make",
 ];
 
 fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
@@ -458,7 +449,13 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
         }
     }
     let first = w[0];
-    if is_in(lexicon::TYPE_VERBS, first) {
+    // "write a new email", "write a comment" compose something; only the
+    // words after a marker or in quotes would be text.
+    let composes = matches!(
+        w.get(1),
+        Some(&"a") | Some(&"an") | Some(&"some") | Some(&"another")
+    ) && !w.iter().any(|x| is_in(lexicon::TEXT_MARKERS, x));
+    if is_in(lexicon::TYPE_VERBS, first) && !composes {
         let mut start = b + 1;
         if first == "fill" && w.get(1) == Some(&"in") {
             start += 1;
@@ -513,7 +510,8 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
             }
             start += 1;
         }
-        let scope_end = (start..n).find(|&i| reading.tokens[i].norm == "for");
+        let scope_end =
+            (start..n).find(|&i| matches!(reading.tokens[i].norm.as_str(), "for" | "by"));
         let (field, mut from) = match scope_end {
             Some(f) => ((start..f).collect(), f + 1),
             None => (Vec::new(), start),
@@ -640,7 +638,10 @@ fn trim_tail(reading: &Reading<'_>, from: usize, mut to: usize) -> usize {
 
 /// Splits a token list into content words, a kind noun and an ordinal.
 fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
-    let mut p = Phrase::default();
+    let mut p = Phrase {
+        span: indices.to_vec(),
+        ..Phrase::default()
+    };
     let mut k = 0;
     while k < indices.len() {
         let i = indices[k];
@@ -716,7 +717,7 @@ fn kind_noun(t: &Token, next: Option<&Token>) -> Option<Kind> {
     if is_in(lexicon::ITEM_NOUNS, s) {
         return Some(Kind::Item);
     }
-    if is_in(lexicon::SECTION_NOUNS, s) {
+    if is_in(lexicon::SECTION_NOUNS, s) || is_in(lexicon::SECTION_NOUNS, &t.norm) {
         return Some(Kind::Section);
     }
     if is_in(lexicon::FOOTNOTE_NOUNS, s) {

@@ -265,3 +265,99 @@ fn a_cancel_drops_the_pending_question() {
     let d = decide_locally(&Envelope::voice("r2", "never mind"), &pending);
     assert!(matches!(d, Decision::Reject(_)));
 }
+
+#[test]
+fn the_director_stays_pure() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/director");
+    let forbidden = [
+        "tokio",
+        "reqwest",
+        "axum",
+        "std::net",
+        "Instant",
+        "SystemTime",
+        "async fn",
+        ".await",
+    ];
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("src/director") {
+        let path = entry.expect("entry").path();
+        let source = std::fs::read_to_string(&path).expect("source");
+        for word in forbidden {
+            assert!(!source.contains(word), "{} mentions {word}", path.display());
+        }
+        let file = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or_default();
+        if file != "observation.rs" {
+            assert!(
+                !source.contains("std::fs"),
+                "{} reads files",
+                path.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 7, "only {checked} files checked");
+}
+
+fn screen() -> circe::director::Observation {
+    let el = |id: &str, label: &str, context: &str| circe::director::Element {
+        id: id.into(),
+        role: "link".into(),
+        label: label.into(),
+        context: context.into(),
+        ..circe::director::Element::default()
+    };
+    circe::director::Observation {
+        elements: vec![
+            el("e1", "17 comments", "story one"),
+            el("e2", "17 comments", "story two"),
+            el("e3", "Home", ""),
+        ],
+        ..circe::director::Observation::default()
+    }
+}
+
+#[test]
+fn the_second_one_answers_a_screen_clarification_and_resumes_the_request() {
+    let s = Snapshot {
+        observation: Some(screen()),
+        ..Snapshot::default()
+    };
+    let asked = decide_locally(
+        &Envelope::voice("r1", "open the one with seventeen comments"),
+        &s,
+    );
+    let Decision::Clarify(c) = &asked else {
+        panic!("expected a clarification, got {asked:?}")
+    };
+    assert_eq!(c.candidates.len(), 2);
+    let answering = Snapshot {
+        interaction: s.interaction.after(&asked),
+        ..s.clone()
+    };
+    for (reply, want) in [
+        ("the second one", "e2"),
+        ("first", "e1"),
+        ("number two", "e2"),
+    ] {
+        let d = decide_locally(&Envelope::voice("r2", reply), &answering);
+        let p = plan(&d);
+        assert_eq!(
+            p.action,
+            Action::Click {
+                target: want.into()
+            },
+            "{reply}"
+        );
+        assert_eq!(p.resumes.as_deref(), Some("r1"), "{reply}");
+        assert_eq!(p.objective, "open the one with seventeen comments");
+    }
+    let other = decide_locally(&Envelope::voice("r3", "go home"), &answering);
+    assert!(
+        matches!(&other, Decision::Execute(p) if p.resumes.is_none() && p.action == Action::Click { target: "e3".into() }),
+        "{other:?}"
+    );
+}
