@@ -60,6 +60,9 @@ enum Command {
         revision: Option<u64>,
         #[arg(long, default_value = "cli")]
         device: String,
+        /// Mark the words as heard (speech) rather than typed.
+        #[arg(long)]
+        voice: bool,
     },
     /// Answer the question Circe is asking.
     Answer {
@@ -96,9 +99,9 @@ enum Command {
         /// An observation in the element format of the grounding corpus.
         #[arg(long)]
         observation: PathBuf,
-        /// Treat the text as heard (voice) rather than typed.
+        /// Treat the text as typed (no pronunciation-aware matching) rather than heard.
         #[arg(long)]
-        voice: bool,
+        typed: bool,
         #[arg(required = true, num_args = 1..)]
         text: Vec<String>,
     },
@@ -221,13 +224,18 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             interaction,
             revision,
             device,
+            voice,
         } => {
             let input = Input {
                 id: id.unwrap_or_else(Uuid::new_v4),
                 device,
                 text: text.join(" "),
                 choice: None,
-                mode: InputMode::Typed,
+                mode: if voice {
+                    InputMode::Voice
+                } else {
+                    InputMode::Typed
+                },
                 interaction,
                 expected_revision: revision,
             };
@@ -313,25 +321,25 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         }
         Command::Ground {
             observation,
-            voice,
+            typed,
             text,
         } => {
             let observation = crate::director::load_observation(&observation)?;
             let text = text.join(" ");
-            let envelope = if voice {
-                crate::director::Envelope::voice("cli", &text)
+            let decision = if typed {
+                let envelope = crate::director::Envelope::typed("cli", &text);
+                let snapshot = crate::director::Snapshot {
+                    observation: Some(observation),
+                    ..Default::default()
+                };
+                crate::director::decide(&envelope, &snapshot, &crate::decider::local::LocalDecider)
             } else {
-                crate::director::Envelope::typed("cli", &text)
+                crate::eval::ground_text(&observation, &text, &crate::decider::local::LocalDecider)
             };
-            let snapshot = crate::director::Snapshot {
-                observation: Some(observation),
-                ..Default::default()
-            };
-            let decision = crate::director::decide_locally(&envelope, &snapshot);
             if json {
-                println!("{}", decision_json(&decision));
+                println!("{}", crate::eval::decision_json(&decision));
             } else {
-                println!("{}", decision_text(&decision));
+                println!("{}", crate::eval::decision_text(&decision));
             }
             Ok(0)
         }
@@ -667,81 +675,4 @@ fn print_notification(n: &Notification) {
 
 fn extension_dir() -> String {
     concat!(env!("CARGO_MANIFEST_DIR"), "/chrome-extension").to_string()
-}
-
-/// A decision as JSON for scripts: the closed union, with its evidence.
-pub fn decision_json(decision: &crate::director::Decision) -> serde_json::Value {
-    use crate::director::{Action, Decision, EntityRef};
-    use serde_json::json;
-    let entity = |e: &Option<EntityRef>| e.as_ref().map(|e| format!("{e:?}"));
-    match decision {
-        Decision::Execute(plan) => {
-            let action = match &plan.action {
-                Action::Click { target } => json!({ "act": "click", "target": target }),
-                Action::Type { target, text } => {
-                    json!({ "act": "type", "target": target, "text": text })
-                }
-                Action::Scroll(d) => {
-                    json!({ "act": "scroll", "direction": format!("{d:?}").to_lowercase() })
-                }
-                Action::Back => json!({ "act": "back" }),
-                Action::Planner => json!({ "route": "planner" }),
-                Action::Dispatch => json!({ "act": "dispatch" }),
-            };
-            json!({
-                "decision": "execute",
-                "action": action,
-                "objective": plan.objective,
-                "confidence": plan.confidence,
-                "continuation": plan.continuation,
-                "evidence": plan.evidence.iter().map(|e| json!({
-                    "heard": e.heard, "role": format!("{:?}", e.role), "entity": entity(&e.entity),
-                    "match": format!("{:?}", e.kind), "confirmation": format!("{:?}", e.confirmation),
-                })).collect::<Vec<_>>(),
-                "source": { "raw": plan.source.raw, "mode": format!("{:?}", plan.source.mode).to_lowercase() },
-            })
-        }
-        Decision::Clarify(c) => json!({
-            "decision": "clarify",
-            "question": c.question,
-            "slot": format!("{:?}", c.slot).to_lowercase(),
-            "candidates": c.candidates.iter().map(|k| json!({
-                "key": k.key, "label": k.label, "entity": entity(&Some(k.entity.clone())), "probability": k.probability,
-            })).collect::<Vec<_>>(),
-            "request": c.request.text,
-        }),
-        Decision::Reject(r) => json!({
-            "decision": "reject",
-            "reason": format!("{:?}", r.reason),
-            "message": r.message,
-        }),
-    }
-}
-
-fn decision_text(decision: &crate::director::Decision) -> String {
-    use crate::director::{Action, Decision};
-    match decision {
-        Decision::Execute(plan) => {
-            let what = match &plan.action {
-                Action::Click { target } => format!("click {target}"),
-                Action::Type { target, text } => format!("type \"{text}\" into {target}"),
-                Action::Scroll(d) => format!("scroll {}", format!("{d:?}").to_lowercase()),
-                Action::Back => "go back".to_string(),
-                Action::Planner => "hand to the planner".to_string(),
-                Action::Dispatch => "dispatch the objective".to_string(),
-            };
-            format!("execute: {what} (confidence {:.2})", plan.confidence)
-        }
-        Decision::Clarify(c) => {
-            let mut s = format!("clarify: {}", c.question);
-            for k in &c.candidates {
-                s.push_str(&format!(
-                    "\n  {}. {} ({:.2})",
-                    k.key, k.label, k.probability
-                ));
-            }
-            s
-        }
-        Decision::Reject(r) => format!("reject: {}", r.message),
-    }
 }

@@ -122,7 +122,10 @@ impl BrowserExecutor {
                 }
             }
             None => {
-                let envelope = Envelope::typed(&op.id.to_string(), &request);
+                let envelope = match op.arguments.get("mode").map(String::as_str) {
+                    Some("voice") => Envelope::voice(&op.id.to_string(), &request),
+                    _ => Envelope::typed(&op.id.to_string(), &request),
+                };
                 let snapshot = Snapshot {
                     observation: Some(observation.clone()),
                     ..Default::default()

@@ -636,6 +636,16 @@ fn take_input(
             },
         )
     };
+    let mut proposal = proposal;
+    if proposal.goal == Some(crate::model::Goal::Browser) {
+        // How the words arrived decides whether pronunciation-aware matching applies.
+        let mode = if input.mode == crate::model::InputMode::Voice {
+            "voice"
+        } else {
+            "typed"
+        };
+        proposal.arguments.insert("mode".into(), mode.into());
+    }
     let cx = Context {
         node,
         current: current.as_ref(),
