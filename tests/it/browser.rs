@@ -217,3 +217,94 @@ fn questions_about_the_page_get_an_honest_not_yet() {
     assert!(stdout(&out).contains("not built yet"), "{}", stdout(&out));
     assert!(sites.actions().is_empty());
 }
+
+#[test]
+fn a_tab_closed_during_the_operation_is_never_reported_done() {
+    let (sites, d, _b) = setup("/lab/index.html");
+    let v = say(&d, "open the order form");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    // The form is now the active tab; placing the order closes it before any change shows.
+    let v = say(&d, "place order");
+    let s = status(&v);
+    assert!(s == "outcomeUnknown" || s == "blocked", "{v:#}");
+    assert_eq!(sites.actions(), vec![json!({"site": "lab", "action": "order", "item": 1})], "the click did happen");
+    let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    eprintln!("tab closed mid-operation: {s}: {summary}");
+}
+
+#[test]
+fn the_connector_reconnects_when_the_daemon_restarts_and_chrome_stays_open() {
+    let (sites, mut d, _b) = setup("/news/index.html");
+    let before: serde_json::Value = serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
+    let generation = before["executors"]["browser"]["generation"].as_u64().unwrap();
+    assert!(d.signal(libc::SIGTERM).success());
+    d.spawn();
+    wait_connected(&d, Duration::from_secs(30));
+    let v = say(&d, "upvote the second story");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(sites.actions(), vec![json!({"site": "news", "action": "upvote", "item": 2})]);
+    let after: serde_json::Value = serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
+    assert_eq!(after["executors"]["browser"]["profile"]["label"], "Chrome");
+    assert!(after["executors"]["browser"]["generation"].as_u64().is_some(), "{generation}");
+}
+
+#[test]
+fn native_hosts_must_present_the_secret_and_our_extension_origin() {
+    use circe::browser::framing::{read_frame, write_frame, Order};
+    let d = Daemon::start("");
+    let socket = d.dir.path().join("run/circe/browser.sock");
+    let secret = std::fs::read_to_string(d.dir.path().join("data/circe/browser.secret")).unwrap();
+    assert_eq!(file_mode(&socket), 0o600);
+    assert_eq!(file_mode(&d.dir.path().join("data/circe/browser.secret")), 0o600);
+    rt().block_on(async {
+        let attempt = |secret: String, origin: &'static str| {
+            let socket = socket.clone();
+            async move {
+                let mut s = tokio::net::UnixStream::connect(&socket).await.unwrap();
+                let auth = json!({"type": "auth", "secret": secret, "origin": origin});
+                write_frame(&mut s, &serde_json::to_vec(&auth).unwrap(), 65536, Order::Little).await.unwrap();
+                let hello = json!({"type": "hello", "protocol": 1, "profile": {"id": "p", "label": "Intruder"}});
+                let _ = write_frame(&mut s, &serde_json::to_vec(&hello).unwrap(), 65536, Order::Little).await;
+                // A refused host is dropped: the read ends.
+                tokio::time::timeout(Duration::from_secs(2), read_frame(&mut s, 65536, Order::Little)).await
+            }
+        };
+        let ours = "chrome-extension://dhnfkefodfmddfnkfkkbeilnaiafageh/";
+        let wrong_secret = attempt("0".repeat(64), ours).await;
+        assert!(matches!(wrong_secret, Ok(Ok(None)) | Ok(Err(_))), "{wrong_secret:?}");
+        let wrong_origin = attempt(secret.trim().to_string(), "chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh/").await;
+        assert!(matches!(wrong_origin, Ok(Ok(None)) | Ok(Err(_))), "{wrong_origin:?}");
+        let state = d.state().await;
+        assert_eq!(state.executors["browser"]["connected"], false, "no refused host became the connector");
+        // The right secret and origin: accepted (the connection stays open, no frame yet).
+        let accepted = attempt(secret.trim().to_string(), ours).await;
+        assert!(accepted.is_err(), "an authenticated host is kept: {accepted:?}");
+    });
+}
+
+#[test]
+fn the_extension_id_is_derived_from_the_manifest_key() {
+    use sha2::Digest;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/chrome-extension/manifest.json");
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let der = base64_decode(manifest["key"].as_str().unwrap());
+    let digest = sha2::Sha256::digest(&der);
+    let id: String = digest[..16].iter().flat_map(|b| [b >> 4, b & 15]).map(|n| (b'a' + n) as char).collect();
+    assert_eq!(id, circe::browser::bridge::EXTENSION_ID);
+    assert!(manifest.get("externally_connectable").is_none());
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in s.bytes().filter(|c| *c != b'=') {
+        acc = (acc << 6) | A.iter().position(|x| *x == c).expect("base64") as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
