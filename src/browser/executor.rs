@@ -104,6 +104,7 @@ impl BrowserExecutor {
             // The whole observation: what the decision was grounded in, kept for audit and replay.
             json!({ "url": observation.url, "title": observation.title, "elements": observation.elements.len(),
                     "covered": raw.get("covered").cloned().unwrap_or(Value::Null),
+                    "timing": raw.get("timing").cloned().unwrap_or(Value::Null),
                     "observation": observation }),
         )
         .await?;

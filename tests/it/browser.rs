@@ -227,7 +227,11 @@ fn a_tab_closed_during_the_operation_is_never_reported_done() {
     let v = say(&d, "place order");
     let s = status(&v);
     assert!(s == "outcomeUnknown" || s == "blocked", "{v:#}");
-    assert_eq!(sites.actions(), vec![json!({"site": "lab", "action": "order", "item": 1})], "the click did happen");
+    assert_eq!(
+        sites.actions(),
+        vec![json!({"site": "lab", "action": "order", "item": 1})],
+        "the click did happen"
+    );
     let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
     eprintln!("tab closed mid-operation: {s}: {summary}");
 }
@@ -235,17 +239,29 @@ fn a_tab_closed_during_the_operation_is_never_reported_done() {
 #[test]
 fn the_connector_reconnects_when_the_daemon_restarts_and_chrome_stays_open() {
     let (sites, mut d, _b) = setup("/news/index.html");
-    let before: serde_json::Value = serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
-    let generation = before["executors"]["browser"]["generation"].as_u64().unwrap();
+    let before: serde_json::Value =
+        serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
+    let generation = before["executors"]["browser"]["generation"]
+        .as_u64()
+        .unwrap();
     assert!(d.signal(libc::SIGTERM).success());
     d.spawn();
     wait_connected(&d, Duration::from_secs(30));
     let v = say(&d, "upvote the second story");
     assert_eq!(status(&v), "completed", "{v:#}");
-    assert_eq!(sites.actions(), vec![json!({"site": "news", "action": "upvote", "item": 2})]);
-    let after: serde_json::Value = serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
+    assert_eq!(
+        sites.actions(),
+        vec![json!({"site": "news", "action": "upvote", "item": 2})]
+    );
+    let after: serde_json::Value =
+        serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
     assert_eq!(after["executors"]["browser"]["profile"]["label"], "Chrome");
-    assert!(after["executors"]["browser"]["generation"].as_u64().is_some(), "{generation}");
+    assert!(
+        after["executors"]["browser"]["generation"]
+            .as_u64()
+            .is_some(),
+        "{generation}"
+    );
 }
 
 #[test]
@@ -255,7 +271,10 @@ fn native_hosts_must_present_the_secret_and_our_extension_origin() {
     let socket = d.dir.path().join("run/circe/browser.sock");
     let secret = std::fs::read_to_string(d.dir.path().join("data/circe/browser.secret")).unwrap();
     assert_eq!(file_mode(&socket), 0o600);
-    assert_eq!(file_mode(&d.dir.path().join("data/circe/browser.secret")), 0o600);
+    assert_eq!(
+        file_mode(&d.dir.path().join("data/circe/browser.secret")),
+        0o600
+    );
     rt().block_on(async {
         let attempt = |secret: String, origin: &'static str| {
             let socket = socket.clone();
@@ -285,11 +304,19 @@ fn native_hosts_must_present_the_secret_and_our_extension_origin() {
 #[test]
 fn the_extension_id_is_derived_from_the_manifest_key() {
     use sha2::Digest;
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/chrome-extension/manifest.json");
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/chrome-extension/manifest.json"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let der = base64_decode(manifest["key"].as_str().unwrap());
     let digest = sha2::Sha256::digest(&der);
-    let id: String = digest[..16].iter().flat_map(|b| [b >> 4, b & 15]).map(|n| (b'a' + n) as char).collect();
+    let id: String = digest[..16]
+        .iter()
+        .flat_map(|b| [b >> 4, b & 15])
+        .map(|n| (b'a' + n) as char)
+        .collect();
     assert_eq!(id, circe::browser::bridge::EXTENSION_ID);
     assert!(manifest.get("externally_connectable").is_none());
 }
