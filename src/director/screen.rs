@@ -225,7 +225,10 @@ pub fn conclude(
             let Some((index, p)) = best.filter(|(_, p)| *p >= OFFER_AT) else {
                 return Decision::Reject(nothing_fits(&reading));
             };
-            if p < ACT_AT {
+            if p < ACT_AT
+                || reading.guessed_verb
+                || leads_with_an_unknown_word(&reading, observation)
+            {
                 return clarify(envelope, observation, &ranked);
             }
             let element = &observation.elements[index];
@@ -260,6 +263,36 @@ pub fn conclude(
             }
         }
     }
+}
+
+/// The request starts with a word that is neither a verb Circe knows nor a word
+/// on the screen: most likely a misheard verb ("upboat"), so what it targets
+/// may be offered but not acted on.
+fn leads_with_an_unknown_word(reading: &Reading<'_>, observation: &Observation) -> bool {
+    if !matches!(reading.verb, Verb::None)
+        || reading.typing.is_some()
+        || reading.cue != utterance::Cue::Act
+    {
+        return false;
+    }
+    let Some(lead) = reading.tokens.get(reading.begin) else {
+        return false;
+    };
+    // Numbers, short words and words Circe knows the meaning of ("comments") are not misheard verbs.
+    if lead.is_number()
+        || lead.norm.len() < 3
+        || !super::lexicon::concepts_in(std::slice::from_ref(lead)).is_empty()
+    {
+        return false;
+    }
+    let on_screen = |text: &str| {
+        text::tokens(text)
+            .iter()
+            .any(|t| t.norm == lead.norm || t.stem == lead.stem)
+    };
+    !observation.elements.iter().any(|e| {
+        on_screen(&e.label) || on_screen(&e.context) || e.value.as_deref().is_some_and(on_screen)
+    }) && !on_screen(&observation.title)
 }
 
 /// Target probabilities per element, with interchangeable duplicates merged

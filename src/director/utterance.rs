@@ -34,6 +34,10 @@ pub struct Reading<'s> {
     /// All words after the openers, for "leaving from berlin": a field
     /// label followed by its value, told apart only against the screen.
     pub fill: Option<Range<usize>>,
+    /// The leading word is not a known verb but sounds like one ("hyde",
+    /// "upboat"): it is read as that verb, and the result may only be offered,
+    /// never acted on (a misheard verb must not become "open").
+    pub guessed_verb: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,6 +178,7 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         typing: None,
         quantified: false,
         fill: None,
+        guessed_verb: false,
     };
     let words: Vec<String> = reading.tokens[begin..]
         .iter()
@@ -390,7 +395,10 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
         return used;
     }
     if !is_in(UI_VERBS, first) {
-        return 0;
+        if !sounds_like_a_ui_verb(first) {
+            return 0;
+        }
+        reading.guessed_verb = true;
     }
     used = 1;
     let mut words = vec![reading.tokens[begin].clone()];
@@ -409,6 +417,20 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
         concept,
     };
     used
+}
+
+/// A leading word that is no verb of ours but is close in sound or spelling to
+/// an interface verb: what speech recognition makes of "hide" or "upvote".
+fn sounds_like_a_ui_verb(word: &str) -> bool {
+    if word.len() < 3 || is_in(lexicon::ACTIVATE_VERBS, word) || is_in(lexicon::TOGGLE_VERBS, word)
+    {
+        return false;
+    }
+    let key = super::text::sound_key(word);
+    UI_VERBS.iter().any(|v| {
+        v.len() >= 3
+            && (super::text::sound_key(v) == key || super::text::similarity(word, v) >= 0.8)
+    })
 }
 
 /// Common interface verbs. A leading verb from this list must be supported

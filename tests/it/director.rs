@@ -361,3 +361,41 @@ fn the_second_one_answers_a_screen_clarification_and_resumes_the_request() {
         "{other:?}"
     );
 }
+
+/// A misheard leading verb ("upboat", "hyde") must never turn into opening
+/// whatever the rest of the words name: it may be offered, not acted on.
+#[test]
+fn a_misheard_verb_never_becomes_open() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/grounding/observations/news-fixture.json");
+    let observation = circe::director::load_observation(&path).unwrap();
+    for text in [
+        "upboat the tiny rust database",
+        "hyde the sqlite story",
+        "uproot the third story",
+    ] {
+        let decision =
+            circe::eval::ground_text(&observation, text, &circe::decider::local::LocalDecider);
+        assert!(
+            !matches!(decision, circe::director::Decision::Execute(_)),
+            "{text:?} acted: {decision:?}"
+        );
+    }
+    // The same words with the verb heard right act.
+    let decision = circe::eval::ground_text(
+        &observation,
+        "upvote the tiny rust database",
+        &circe::decider::local::LocalDecider,
+    );
+    match decision {
+        circe::director::Decision::Execute(plan) => {
+            assert_eq!(
+                plan.action,
+                circe::director::Action::Click {
+                    target: "r11".into()
+                }
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
