@@ -240,9 +240,10 @@ impl BrowserExecutor {
                     let why = evidence
                         .get("error")
                         .map(plain)
+                        .or_else(|| evidence.get("reason").map(|r| reason_words(&plain(r))))
                         .unwrap_or_else(|| "the page did not take it".into());
                     return Ok(ExecOutcome::Blocked {
-                        reason: format!("{} was not done: {why}", act.says),
+                        reason: format!("Not done: {why}."),
                     });
                 }
                 StepResult::Unknown => {
@@ -380,6 +381,16 @@ fn plan_acts(
         }
         Action::Dispatch => return Err("that is not something to do in the browser; nothing was done".into()),
     })
+}
+
+/// The extension's reasons for doing nothing, in words.
+fn reason_words(code: &str) -> String {
+    match code {
+        "at_bottom" => "the page is already at the bottom".into(),
+        "at_top" => "the page is already at the top".into(),
+        "no_history" => "there is no earlier page to go back to".into(),
+        other => other.replace('_', " "),
+    }
 }
 
 fn label_of(act: &Act) -> String {

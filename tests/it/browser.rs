@@ -79,10 +79,42 @@ fn news_commands_complete_with_zero_wrong_clicks() {
         gets_since(&sites, before)
     );
 
+    let before = sites.gets().len();
+    let v = say(&d, "open the fourth story");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert!(
+        gets_since(&sites, before)
+            .iter()
+            .any(|g| g == "/news/item.html?id=4"),
+        "{:?}",
+        gets_since(&sites, before)
+    );
+    let v = say(&d, "go back");
+    assert_eq!(status(&v), "completed", "{v:#}");
+
     let v = say(&d, "scroll down");
     assert_eq!(status(&v), "completed", "{v:#}");
-    let v = say(&d, "scroll back up");
+    // "More" is at the bottom, in view only after scrolling.
+    let before = sites.gets().len();
+    let v = say(&d, "show more stories");
     assert_eq!(status(&v), "completed", "{v:#}");
+    assert!(
+        gets_since(&sites, before)
+            .iter()
+            .any(|g| g == "/news/index.html?p=2"),
+        "{:?}",
+        gets_since(&sites, before)
+    );
+    let v = say(&d, "scroll back up");
+    assert_eq!(
+        status(&v),
+        "blocked",
+        "already at the top: nothing to scroll: {v:#}"
+    );
+    assert_eq!(
+        v["operation"]["outcome"]["summary"],
+        "Not done: the page is already at the top."
+    );
 
     assert_eq!(
         sites.actions().len(),
