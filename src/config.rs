@@ -9,6 +9,36 @@ pub struct Config {
     pub node: NodeConfig,
     pub weather: WeatherConfig,
     pub limits: Limits,
+    pub decider: DeciderConfig,
+}
+
+/// Which decider grounds on-screen choices. The local one always runs; a remote one may add its
+/// view, and any error, timeout or invented answer falls back to the local decision.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeciderConfig {
+    /// `none` (the default), `openai` (any OpenAI-compatible chat endpoint with logprobs), or
+    /// `decisions` (a decisions-API endpoint).
+    pub remote: String,
+    /// Base URL: for `openai`, up to and including `/v1`.
+    pub url: String,
+    /// The model name, for `openai`.
+    pub model: String,
+    /// The name of the environment variable that holds the API key (the key is never in the file).
+    pub api_key_env: String,
+    pub timeout_ms: u64,
+}
+
+impl Default for DeciderConfig {
+    fn default() -> Self {
+        DeciderConfig {
+            remote: "none".into(),
+            url: String::new(),
+            model: String::new(),
+            api_key_env: String::new(),
+            timeout_ms: 1500,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -185,6 +215,19 @@ mod tests {
         assert_eq!(
             c.weather.geocoding_url,
             WeatherConfig::default().geocoding_url
+        );
+    }
+
+    #[test]
+    fn a_remote_decider_is_opt_in() {
+        assert_eq!(Config::parse("").unwrap().decider.remote, "none");
+        let c = Config::parse(
+            "[decider]\nremote = \"openai\"\nurl = \"http://127.0.0.1:8080/v1\"\nmodel = \"m\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (c.decider.remote.as_str(), c.decider.timeout_ms),
+            ("openai", 1500)
         );
     }
 

@@ -7,6 +7,7 @@
 
 use super::bridge::{Bridge, BridgeError};
 use crate::clock;
+use crate::decider::remote::{decide_with, DecisionsApi, OpenAiChat};
 use crate::director::{
     self, Action, Decision, Direction, EntityRef, Envelope, Observation, Snapshot,
 };
@@ -25,11 +26,32 @@ const ACT_TIMEOUT: Duration = Duration::from_secs(8);
 pub struct BrowserExecutor {
     bridge: Arc<Bridge>,
     node: String,
+    remote: Remote,
+}
+
+/// The remote decider, if one is configured (the composition root picks it).
+pub enum Remote {
+    None,
+    OpenAi(OpenAiChat, Duration),
+    Decisions(DecisionsApi, Duration),
 }
 
 impl BrowserExecutor {
-    pub fn new(bridge: Arc<Bridge>, node: String) -> BrowserExecutor {
-        BrowserExecutor { bridge, node }
+    pub fn new(bridge: Arc<Bridge>, node: String, remote: Remote) -> BrowserExecutor {
+        BrowserExecutor {
+            bridge,
+            node,
+            remote,
+        }
+    }
+
+    /// Ground with the local decider, joined by the remote one when configured.
+    async fn decide(&self, envelope: &Envelope, snapshot: &Snapshot) -> Decision {
+        match &self.remote {
+            Remote::None => director::decide_locally(envelope, snapshot),
+            Remote::OpenAi(r, t) => decide_with(Some(r), envelope, snapshot, *t).await,
+            Remote::Decisions(r, t) => decide_with(Some(r), envelope, snapshot, *t).await,
+        }
     }
 }
 
@@ -131,7 +153,7 @@ impl BrowserExecutor {
                     observation: Some(observation.clone()),
                     ..Default::default()
                 };
-                let decision = director::decide_locally(&envelope, &snapshot);
+                let decision = self.decide(&envelope, &snapshot).await;
                 if !matches!(decision, Decision::Execute(_)) {
                     if let Some(reason) = aimed_under_an_overlay(&envelope, &raw) {
                         return Ok(ExecOutcome::Blocked { reason });

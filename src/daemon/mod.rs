@@ -8,8 +8,9 @@ pub mod control;
 pub mod engine;
 
 use crate::browser::bridge::{self, Bridge};
-use crate::browser::executor::BrowserExecutor;
+use crate::browser::executor::{BrowserExecutor, Remote};
 use crate::config::{Config, Paths};
+use crate::decider::remote::{DecisionsApi, OpenAiChat};
 use crate::executor::Executors;
 use crate::store::Store;
 use crate::weather::WeatherExecutor;
@@ -68,6 +69,7 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
         .with(Box::new(BrowserExecutor::new(
             bridge,
             config.node.name.clone(),
+            remote_decider(config)?,
         )));
     Ok(Engine::start(
         config.node.name.clone(),
@@ -75,6 +77,21 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
         executors,
         config.limits.clone(),
     )?)
+}
+
+/// The remote decider the config asks for (none by default).
+fn remote_decider(config: &Config) -> anyhow::Result<Remote> {
+    let d = &config.decider;
+    let timeout = std::time::Duration::from_millis(d.timeout_ms);
+    let key = (!d.api_key_env.is_empty())
+        .then(|| std::env::var(&d.api_key_env).ok())
+        .flatten();
+    Ok(match d.remote.as_str() {
+        "none" | "" => Remote::None,
+        "openai" => Remote::OpenAi(OpenAiChat::new(&d.url, &d.model, key, timeout)?, timeout),
+        "decisions" => Remote::Decisions(DecisionsApi::new(&d.url, key, timeout)?, timeout),
+        other => anyhow::bail!("decider.remote = {other:?} is not one of none, openai, decisions"),
+    })
 }
 
 /// The Chrome connector's socket, authenticated by the per-install secret.

@@ -367,3 +367,25 @@ fn base64_decode(s: &str) -> Vec<u8> {
     }
     out
 }
+
+#[test]
+fn an_unreachable_remote_decider_changes_nothing() {
+    // The remote decider points at a closed port: every call fails, and Circe grounds locally.
+    let sites = Sites::start();
+    let d = Daemon::start(
+        "[decider]\nremote = \"openai\"\nurl = \"http://127.0.0.1:9/v1\"\nmodel = \"none\"\ntimeout_ms = 300\n",
+    );
+    let _b = Browser::start(&d, &format!("{}/news/index.html", sites.url));
+    wait_connected(&d, Duration::from_secs(30));
+    let v = say(&d, "upvote the third story");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(
+        sites.actions(),
+        vec![json!({"site": "news", "action": "upvote", "item": 3})]
+    );
+    assert!(
+        d.log().contains("remote decider failed"),
+        "the fallback is logged: {}",
+        d.log()
+    );
+}
