@@ -5,7 +5,7 @@
 
 use circe::client::Client;
 use circe::interaction::{self, Context, Proposal};
-use circe::model::{Goal, Input, InputMode, Operation, OperationStatus, Relation};
+use circe::model::{Goal, Input, InputMode, Relation};
 use circe::protocol::{Notification, Verb};
 use circe::store::Store;
 use std::time::{Duration, Instant};
@@ -72,23 +72,11 @@ fn acceptance() {
             new_operation_id: Uuid::new_v4(),
         };
         let change = interaction::dispose(&cx, &i, &proposal).unwrap();
-        let plan = change.start.clone().unwrap();
-        let op = Operation {
-            id: plan.id,
-            interaction: change.interaction.id,
-            interaction_revision: change.interaction.revision,
-            target: plan.target,
-            authorized_scope: plan.authorized_scope,
-            goal: plan.goal,
-            arguments: plan.arguments,
-            expected_outcome: plan.expected_outcome,
-            status: OperationStatus::Accepted,
-            steps: vec![],
-            stop: None,
-            outcome: None,
-            accepted_at: now,
-            updated_at: now,
-        };
+        let op = change
+            .start
+            .as_ref()
+            .unwrap()
+            .accepted(&change.interaction, now);
         let reply = serde_json::json!({ "ok": true });
         let start = Instant::now();
         store

@@ -396,12 +396,7 @@ async fn submit(
     wait: bool,
     json: bool,
 ) -> anyhow::Result<i32> {
-    // Subscribe before submitting so no change is missed.
-    let mut sub = if wait {
-        Some(Client::connect(socket).await?.subscribe().await?)
-    } else {
-        None
-    };
+    let mut sub = subscribe_if(socket, wait).await?;
     let mut client = Client::connect(socket).await?;
     let value = client.call(Verb::Submit { input }).await?;
     let submitted: Submitted = serde_json::from_value(value.clone())?;
@@ -449,6 +444,18 @@ async fn submit(
     })
 }
 
+/// Subscribe (before acting, so no change is missed) when the command will wait.
+async fn subscribe_if(
+    socket: &std::path::Path,
+    wait: bool,
+) -> Result<Option<Subscription>, ClientError> {
+    Ok(if wait {
+        Some(Client::connect(socket).await?.subscribe().await?)
+    } else {
+        None
+    })
+}
+
 /// Wait until the operation can no longer change by itself.
 async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, ClientError> {
     let mut ran = false;
@@ -481,11 +488,7 @@ async fn stop(
     wait: bool,
     json: bool,
 ) -> anyhow::Result<i32> {
-    let mut sub = if wait {
-        Some(Client::connect(socket).await?.subscribe().await?)
-    } else {
-        None
-    };
+    let mut sub = subscribe_if(socket, wait).await?;
     let mut client = Client::connect(socket).await?;
     let value = client
         .call(Verb::Interrupt {

@@ -6,8 +6,8 @@
 //! projection of the event log (`apply`).
 
 use crate::model::{
-    Choice, Goal, Input, InputId, Interaction, InteractionId, Millis, NodeId, OperationId,
-    OperationStatus, Outcome, Pending, Question, Relation, Target, TargetRef,
+    Choice, Goal, Input, InputId, Interaction, InteractionId, Millis, NodeId, Operation,
+    OperationId, OperationStatus, Outcome, Pending, Question, Relation, Target, TargetRef,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -155,6 +155,28 @@ pub struct OperationPlan {
     pub target: Target,
     pub authorized_scope: Vec<String>,
     pub expected_outcome: String,
+}
+
+impl OperationPlan {
+    /// The operation record this plan becomes when it is accepted for `interaction`.
+    pub fn accepted(&self, interaction: &Interaction, now: Millis) -> Operation {
+        Operation {
+            id: self.id,
+            interaction: interaction.id,
+            interaction_revision: interaction.revision,
+            target: self.target.clone(),
+            authorized_scope: self.authorized_scope.clone(),
+            goal: self.goal,
+            arguments: self.arguments.clone(),
+            expected_outcome: self.expected_outcome.clone(),
+            status: OperationStatus::Accepted,
+            steps: Vec::new(),
+            stop: None,
+            outcome: None,
+            accepted_at: now,
+            updated_at: now,
+        }
+    }
 }
 
 /// The result of disposing an input: the new state, the events that explain it, and the effects.

@@ -656,22 +656,10 @@ fn take_input(
     };
     let change = interaction::dispose(&cx, input, &proposal)?;
     let relation = proposal.relation.unwrap_or(Relation::NewRequest);
-    let accepted = change.start.as_ref().map(|plan| Operation {
-        id: plan.id,
-        interaction: change.interaction.id,
-        interaction_revision: change.interaction.revision,
-        target: plan.target.clone(),
-        authorized_scope: plan.authorized_scope.clone(),
-        goal: plan.goal,
-        arguments: plan.arguments.clone(),
-        expected_outcome: plan.expected_outcome.clone(),
-        status: OperationStatus::Accepted,
-        steps: Vec::new(),
-        stop: None,
-        outcome: None,
-        accepted_at: now,
-        updated_at: now,
-    });
+    let accepted = change
+        .start
+        .as_ref()
+        .map(|plan| plan.accepted(&change.interaction, now));
     // The operation this input started, or the waiting one it resumes.
     let operation = match (&accepted, &change.resume) {
         (Some(op), _) => Some(op.clone()),
