@@ -230,6 +230,7 @@
   function makeContextFinder() {
     const sibCache = new WeakMap();
     const textCache = new WeakMap();
+    const nodeText = new WeakMap();
     const siblings = (parent) => {
       let c = sibCache.get(parent);
       if (!c) {
@@ -269,7 +270,12 @@
             const t = groupText(nodes);
             if (t.length >= minLen) return C.contextText(t);
           } else if (!fallback && node !== el) {
-            const t = C.normText(textOf(node));
+            // Cached per node: on flat pages every element walks up to the same big containers.
+            let t = nodeText.get(node);
+            if (t === undefined) {
+              t = C.normText(textOf(node));
+              nodeText.set(node, t);
+            }
             if (t.length >= minLen + 8) fallback = t;
           }
         }
