@@ -5,7 +5,7 @@
 //! It must watch `cancel` and return `ExecOutcome::Stopped` promptly when it fires.
 //! The composition root (`daemon`) picks the implementations; nothing else names them.
 
-use crate::model::{Goal, Operation, Question, StepResult};
+use crate::model::{Goal, Operation, Question, StepResult, Target};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -56,6 +56,9 @@ pub trait Journal: Send + Sync {
         result: StepResult,
         evidence: serde_json::Value,
     ) -> BoxFuture<'_, Result<(), JournalError>>;
+    /// Record what the operation's target resolved to (the tab, window and profile a browser
+    /// operation acts in). It narrows the accepted target on the same node; it never moves it.
+    fn target(&self, target: Target) -> BoxFuture<'_, Result<(), JournalError>>;
 }
 
 pub struct RunContext<'a> {

@@ -4,7 +4,7 @@
 //! observation settles it; nothing here ever schedules a retry of an irreversible step.
 
 use crate::model::OperationStatus::{self, *};
-use crate::model::{Millis, Operation, Outcome, Step, StepResult, StopState};
+use crate::model::{Millis, Operation, Outcome, Step, StepResult, StopState, Target};
 use serde::{Deserialize, Serialize};
 
 /// Something that happened to an operation.
@@ -103,6 +103,10 @@ pub enum OperationEvent {
     Resumed {
         arguments: std::collections::BTreeMap<String, String>,
     },
+    /// The executor resolved where exactly it acts (a tab in a profile).
+    Targeted {
+        target: Target,
+    },
 }
 
 /// Apply one event. `Moved` carries the status `next` computed, so replay needs no table.
@@ -139,6 +143,7 @@ pub fn apply(state: Option<&Operation>, event: &OperationEvent, at: Millis) -> O
         }
         OperationEvent::OutcomeRecorded { outcome } => op.outcome = Some(outcome.clone()),
         OperationEvent::Resumed { arguments } => op.arguments.clone_from(arguments),
+        OperationEvent::Targeted { target } => op.target = target.clone(),
     }
     op.updated_at = at;
     op

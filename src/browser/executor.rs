@@ -13,7 +13,9 @@ use crate::director::{
 };
 use crate::executor::{BoxFuture, ExecOutcome, Executor, RunContext, StepStart};
 use crate::interaction::QUESTION_TTL_MS;
-use crate::model::{Choice, Goal, Operation, Question, StepResult};
+use crate::model::{
+    BrowserTarget, Choice, Goal, Operation, Question, StepResult, Target, TargetRef,
+};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -115,6 +117,22 @@ impl BrowserExecutor {
         };
         let tab = raw.get("tabId").and_then(Value::as_i64).unwrap_or(-1);
         let handle = self.bridge.tab_handle(tab);
+        let profile = self
+            .bridge
+            .info()
+            .profile
+            .map_or_else(|| "unknown".to_string(), |p| p.label);
+        let target = Target::Browser(BrowserTarget {
+            target: TargetRef {
+                node: self.node.clone(),
+                desktop_session: None,
+                application: "chrome".into(),
+            },
+            connector_profile: profile,
+            window: raw.get("windowId").and_then(Value::as_i64),
+            tab: Some(tab),
+        });
+        cx.journal.target(target).await.map_err(|e| e.to_string())?;
         let observed = format!(
             "tab {tab}, observation {}",
             raw.get("generation").and_then(Value::as_u64).unwrap_or(0)

@@ -690,11 +690,24 @@ struct OperationJournal {
     next: AtomicU32,
 }
 
+impl OperationJournal {
+    async fn record(&self, event: OperationEvent, now: u64) -> Result<(), JournalError> {
+        let id = self.operation;
+        let op = self
+            .engine
+            .db(move |s| s.record(id, &[event], now))
+            .await
+            .map_err(|e| JournalError(e.to_string()))?;
+        self.engine
+            .publish(Notification::Operation { operation: op });
+        Ok(())
+    }
+}
+
 impl Journal for OperationJournal {
     fn begin(&self, step: StepStart) -> BoxFuture<'_, Result<u32, JournalError>> {
         Box::pin(async move {
             let index = self.next.fetch_add(1, Ordering::SeqCst);
-            let id = self.operation;
             let now = clock::now();
             let step = Step {
                 index,
@@ -707,13 +720,7 @@ impl Journal for OperationJournal {
                 started_at: now,
                 finished_at: None,
             };
-            let op = self
-                .engine
-                .db(move |s| s.record(id, &[OperationEvent::StepBegun { step }], now))
-                .await
-                .map_err(|e| JournalError(e.to_string()))?;
-            self.engine
-                .publish(Notification::Operation { operation: op });
+            self.record(OperationEvent::StepBegun { step }, now).await?;
             Ok(index)
         })
     }
@@ -725,25 +732,22 @@ impl Journal for OperationJournal {
         evidence: serde_json::Value,
     ) -> BoxFuture<'_, Result<(), JournalError>> {
         Box::pin(async move {
-            let id = self.operation;
-            let op = self
-                .engine
-                .db(move |s| {
-                    s.record(
-                        id,
-                        &[OperationEvent::StepEnded {
-                            index,
-                            result,
-                            evidence,
-                        }],
-                        clock::now(),
-                    )
-                })
+            self.record(
+                OperationEvent::StepEnded {
+                    index,
+                    result,
+                    evidence,
+                },
+                clock::now(),
+            )
+            .await
+        })
+    }
+
+    fn target(&self, target: crate::model::Target) -> BoxFuture<'_, Result<(), JournalError>> {
+        Box::pin(async move {
+            self.record(OperationEvent::Targeted { target }, clock::now())
                 .await
-                .map_err(|e| JournalError(e.to_string()))?;
-            self.engine
-                .publish(Notification::Operation { operation: op });
-            Ok(())
         })
     }
 }

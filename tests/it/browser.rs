@@ -48,6 +48,16 @@ fn news_commands_complete_with_zero_wrong_clicks() {
     assert!(summary.starts_with("Clicked \"upvote\" (3 of"), "{summary}");
     let steps = v["operation"]["steps"].as_array().unwrap();
     assert_eq!(steps[1]["result"], "applied");
+    let target = &v["operation"]["target"];
+    assert_eq!(
+        (target["type"].as_str(), target["connectorProfile"].as_str()),
+        (Some("browser"), Some("Chrome")),
+        "{target}"
+    );
+    assert!(
+        target["tab"].as_i64().is_some(),
+        "the tab it acted in is recorded: {target}"
+    );
     assert_eq!(steps[1]["irreversible"], true);
 
     let v = say(&d, "hide the fifth story");
