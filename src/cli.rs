@@ -623,6 +623,14 @@ fn print_operation(op: &Operation) {
 
 fn print_state(state: &StateView) {
     println!("node {}", state.node);
+    if let Some(b) = state.executors.get("browser") {
+        match b["profile"]["label"].as_str() {
+            Some(label) if b["connected"] == true => {
+                println!("browser: Chrome profile \"{label}\" connected")
+            }
+            _ => println!("browser: no Chrome connected"),
+        }
+    }
     let Some(i) = &state.interaction else {
         println!("no interaction yet");
         return;
