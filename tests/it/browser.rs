@@ -295,6 +295,7 @@ fn the_connector_reconnects_when_the_daemon_restarts_and_chrome_stays_open() {
         sites.actions(),
         vec![json!({"site": "news", "action": "upvote", "item": 2})]
     );
+    assert!(stdout(&d.cli(&["state"])).contains("browser: Chrome profile \"Chrome\" connected"));
     let after: serde_json::Value =
         serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
     assert_eq!(after["executors"]["browser"]["profile"]["label"], "Chrome");
