@@ -10,6 +10,7 @@ pub mod engine;
 use crate::browser::bridge::{self, Bridge};
 use crate::browser::executor::BrowserExecutor;
 use crate::config::{Config, Paths};
+use crate::desktop::executor::DesktopExecutor;
 use crate::executor::Executors;
 use crate::store::Store;
 use crate::weather::WeatherExecutor;
@@ -67,6 +68,10 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
         ))
         .with(Box::new(BrowserExecutor::new(
             bridge,
+            config.node.name.clone(),
+        )))
+        .with(Box::new(DesktopExecutor::new(
+            crate::desktop::platform_session(&config.node.name),
             config.node.name.clone(),
         )));
     Ok(Engine::start(

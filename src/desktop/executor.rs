@@ -39,24 +39,27 @@ pub struct DesktopExecutor {
     desktop: Arc<dyn DesktopSession>,
     node: String,
     /// Status as last observed (for `circe state` and `doctor`, which must not block).
-    status: std::sync::Mutex<Value>,
+    status: Arc<std::sync::Mutex<Value>>,
 }
 
 impl DesktopExecutor {
     pub fn new(desktop: Arc<dyn DesktopSession>, node: String) -> DesktopExecutor {
-        DesktopExecutor {
-            desktop,
-            node,
-            status: std::sync::Mutex::new(json!({ "ready": false, "detail": "not checked yet" })),
+        let status = Arc::new(std::sync::Mutex::new(
+            json!({ "ready": false, "problem": "not checked yet" }),
+        ));
+        // One readiness check at start (and one per operation); nothing polls.
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let (d, s) = (desktop.clone(), status.clone());
+            rt.spawn(async move {
+                refresh(&*d, &s).await;
+            });
         }
+        DesktopExecutor { desktop, node, status }
     }
 
     /// Check readiness now and remember it for `status()`.
     pub async fn refresh_status(&self) -> Value {
-        let r = self.desktop.readiness(None).await;
-        let v = json!({ "ready": r.ready(), "readiness": r, "problem": r.problem() });
-        *self.status.lock().unwrap() = v.clone();
-        v
+        refresh(&*self.desktop, &self.status).await
     }
 
     fn question(&self, op: &Operation, slot: &str, prompt: String, choices: Vec<Choice>) -> ExecOutcome {
@@ -451,6 +454,13 @@ impl DesktopExecutor {
         }
         Err(last)
     }
+}
+
+async fn refresh(desktop: &dyn DesktopSession, status: &std::sync::Mutex<Value>) -> Value {
+    let r = desktop.readiness(None).await;
+    let v = json!({ "ready": r.ready(), "readiness": r, "problem": r.problem() });
+    *status.lock().unwrap() = v.clone();
+    v
 }
 
 enum Found {
