@@ -139,7 +139,12 @@ async fn read_app(conn: &Conn, instance: &str, calls: &mut u32) -> DesktopResult
         }
     }
     for (_, _, path, n) in &order {
-        if *n > 0 && nodes.get(path).is_some_and(|x| x.children.is_empty()) {
+        // The cache leaves out what tables and tree views manage; their count may read 0.
+        let manages = nodes.get(path).is_some_and(|x| {
+            x.states.contains(&"manages-descendants")
+                || matches!(x.role.as_str(), "table" | "tree table" | "tree" | "list")
+        });
+        if (*n > 0 || manages) && nodes.get(path).is_some_and(|x| x.children.is_empty()) {
             missing.push(path.clone());
         }
     }
