@@ -184,9 +184,15 @@ fn is_cancel(words: &[String]) -> bool {
 /// "in the editor", "the file I selected".
 fn mentions_desktop(words: &[String]) -> bool {
     let joined = format!(" {} ", words.join(" "));
-    [" my desktop ", " file manager ", " the editor ", " text editor ", " file i selected "]
-        .iter()
-        .any(|m| joined.contains(m))
+    [
+        " my desktop ",
+        " file manager ",
+        " the editor ",
+        " text editor ",
+        " file i selected ",
+    ]
+    .iter()
+    .any(|m| joined.contains(m))
 }
 
 fn mentions_weather(words: &[String]) -> bool {
@@ -418,8 +424,17 @@ mod tests {
         );
         assert_eq!(p.goal, Some(Goal::NativeApp));
         assert!(p.arguments["request"].contains("Meeting notes"));
-        let web = read("click the third story", &Reading { browser: true, ..Reading::default() });
+        let web = read(
+            "click the third story",
+            &Reading {
+                browser: true,
+                ..Reading::default()
+            },
+        );
         assert_eq!(web.goal, Some(Goal::Browser));
-        assert_eq!(propose("show it in the file manager", Phase::Empty).goal, Some(Goal::NativeApp));
+        assert_eq!(
+            propose("show it in the file manager", Phase::Empty).goal,
+            Some(Goal::NativeApp)
+        );
     }
 }

@@ -54,7 +54,11 @@ impl DesktopExecutor {
                 refresh(&*d, &s).await;
             });
         }
-        DesktopExecutor { desktop, node, status }
+        DesktopExecutor {
+            desktop,
+            node,
+            status,
+        }
     }
 
     /// Check readiness now and remember it for `status()`.
@@ -62,7 +66,13 @@ impl DesktopExecutor {
         refresh(&*self.desktop, &self.status).await
     }
 
-    fn question(&self, op: &Operation, slot: &str, prompt: String, choices: Vec<Choice>) -> ExecOutcome {
+    fn question(
+        &self,
+        op: &Operation,
+        slot: &str,
+        prompt: String,
+        choices: Vec<Choice>,
+    ) -> ExecOutcome {
         ExecOutcome::NeedsInput {
             question: Question {
                 kind: "choice".into(),
@@ -142,7 +152,9 @@ impl DesktopExecutor {
     async fn run_steps(&self, op: &Operation, cx: &RunContext<'_>) -> Result<ExecOutcome, String> {
         let request = op.arguments.get("request").cloned().unwrap_or_default();
         if op.arguments.get("takeover").map(String::as_str) == Some("stop") {
-            return Ok(ExecOutcome::Blocked { reason: "stopped where you took over; nothing more was done".into() });
+            return Ok(ExecOutcome::Blocked {
+                reason: "stopped where you took over; nothing more was done".into(),
+            });
         }
         let want = match task::read_request(&request) {
             Ok(w) => w,
@@ -150,19 +162,37 @@ impl DesktopExecutor {
         };
         let ready = self.refresh_status().await;
         if ready["ready"] != true {
-            let reason = ready["problem"].as_str().unwrap_or("the desktop is not ready").to_string();
+            let reason = ready["problem"]
+                .as_str()
+                .unwrap_or("the desktop is not ready")
+                .to_string();
             return Ok(ExecOutcome::Blocked { reason });
         }
         self.desktop.watch_human().await;
         let mut done: Vec<String> = Vec::new();
 
         // 1. Which file: the file manager's selection, the request's name, or the answer.
-        let step = begin(cx, "look for the selected file", BTreeMap::new(), None, false).await?;
+        let step = begin(
+            cx,
+            "look for the selected file",
+            BTreeMap::new(),
+            None,
+            false,
+        )
+        .await?;
         let found = match self.find_file(op, &want).await {
             Ok(f) => f,
             Err(e) => {
-                end(cx, step, StepResult::NotApplied, json!({ "error": e.to_string() })).await?;
-                return Ok(ExecOutcome::Blocked { reason: e.to_string() });
+                end(
+                    cx,
+                    step,
+                    StepResult::NotApplied,
+                    json!({ "error": e.to_string() }),
+                )
+                .await?;
+                return Ok(ExecOutcome::Blocked {
+                    reason: e.to_string(),
+                });
             }
         };
         let file = match found {
@@ -182,13 +212,22 @@ impl DesktopExecutor {
                 return Ok(ExecOutcome::Blocked { reason });
             }
         };
-        let name = file.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
         let on_disk = match std::fs::read_to_string(&file) {
             Ok(t) => t,
-            Err(e) => return Ok(ExecOutcome::Blocked { reason: format!("cannot read {}: {e}", file.display()) }),
+            Err(e) => {
+                return Ok(ExecOutcome::Blocked {
+                    reason: format!("cannot read {}: {e}", file.display()),
+                })
+            }
         };
         if task::heading_line(&on_disk).is_none() {
-            return Ok(ExecOutcome::Blocked { reason: format!("{name} has no heading line to change; nothing was done") });
+            return Ok(ExecOutcome::Blocked {
+                reason: format!("{name} has no heading line to change; nothing was done"),
+            });
         }
 
         // 2. The editor window showing that file: found, or opened.
@@ -210,13 +249,33 @@ impl DesktopExecutor {
             destination: EDITOR.into(),
             observed: format!("\"{}\" is open", window.title),
         };
-        end(cx, step, StepResult::Applied, json!({ "window": window, "transition": into_editor })).await?;
+        end(
+            cx,
+            step,
+            StepResult::Applied,
+            json!({ "window": window, "transition": into_editor }),
+        )
+        .await?;
         done.push(format!("opened {name}"));
 
         // 3. Observe the editor: a dialog owns its input? unsaved changes?
-        let obs = match self.desktop.observe(&window, Page { index: 0, size: usize::MAX }).await {
+        let obs = match self
+            .desktop
+            .observe(
+                &window,
+                Page {
+                    index: 0,
+                    size: usize::MAX,
+                },
+            )
+            .await
+        {
             Ok(o) => o,
-            Err(e) => return Ok(ExecOutcome::Blocked { reason: e.to_string() }),
+            Err(e) => {
+                return Ok(ExecOutcome::Blocked {
+                    reason: e.to_string(),
+                })
+            }
         };
         if let Some(d) = &obs.dialog {
             return Ok(ExecOutcome::Blocked {
@@ -227,11 +286,21 @@ impl DesktopExecutor {
             });
         }
         let Some(text_id) = document(&obs) else {
-            return Ok(ExecOutcome::Blocked { reason: format!("no editable text in \"{}\"; nothing was changed", window.title) });
+            return Ok(ExecOutcome::Blocked {
+                reason: format!(
+                    "no editable text in \"{}\"; nothing was changed",
+                    window.title
+                ),
+            });
         };
         let handle = obs.handles[&text_id].clone();
-        let buffer = self.desktop.read_text(&handle).await.map_err(|e| e.to_string())?;
-        let modified = task::title_shows(&window.title, &file).unwrap_or(false) || buffer != on_disk;
+        let buffer = self
+            .desktop
+            .read_text(&handle)
+            .await
+            .map_err(|e| e.to_string())?;
+        let modified =
+            task::title_shows(&window.title, &file).unwrap_or(false) || buffer != on_disk;
         if modified {
             match op.arguments.get("unsaved").map(String::as_str) {
                 Some("include") => {}
@@ -254,7 +323,9 @@ impl DesktopExecutor {
             }
         }
         let Some(edit) = task::heading_edit(&buffer, &want.heading) else {
-            return Ok(ExecOutcome::Blocked { reason: format!("{name} has no heading line in the editor; nothing was changed") });
+            return Ok(ExecOutcome::Blocked {
+                reason: format!("{name} has no heading line in the editor; nothing was changed"),
+            });
         };
 
         // 4. Change only the heading line.
@@ -266,26 +337,59 @@ impl DesktopExecutor {
             ("heading".to_string(), edit.text.clone()),
         ]);
         let observed = format!("{} revision {}", window.title, obs.revision);
-        let step = begin(cx, &format!("change the heading to \"{}\"", want.heading), args, Some(observed.clone()), true).await?;
+        let step = begin(
+            cx,
+            &format!("change the heading to \"{}\"", want.heading),
+            args,
+            Some(observed.clone()),
+            true,
+        )
+        .await?;
         let action = DesktopAction {
             window: window.clone(),
             revision: obs.revision,
             target: InputTarget::Element(handle.clone()),
-            act: Act::ReplaceText { start: edit.start, end: edit.end, text: edit.text.clone() },
+            act: Act::ReplaceText {
+                start: edit.start,
+                end: edit.end,
+                text: edit.text.clone(),
+            },
             may_open_modal: false,
         };
         if let Err(e) = self.desktop.act(&action).await {
-            let r = if e.maybe_applied() { StepResult::Unknown } else { StepResult::NotApplied };
+            let r = if e.maybe_applied() {
+                StepResult::Unknown
+            } else {
+                StepResult::NotApplied
+            };
             end(cx, step, r, json!({ "error": e.to_string() })).await?;
             return Ok(outcome_of(&e, "changing the heading"));
         }
         let settled = self.desktop.settle(QUIET, SETTLE_CAP).await;
-        let now = self.desktop.read_text(&handle).await.map_err(|e| e.to_string())?;
+        let now = self
+            .desktop
+            .read_text(&handle)
+            .await
+            .map_err(|e| e.to_string())?;
         if now != edit.after {
-            end(cx, step, StepResult::Unknown, json!({ "settled": settled, "error": "the text is not what was written" })).await?;
-            return Ok(ExecOutcome::Unknown { reason: "the editor's text is not what I wrote; someone may be typing".into() });
+            end(
+                cx,
+                step,
+                StepResult::Unknown,
+                json!({ "settled": settled, "error": "the text is not what was written" }),
+            )
+            .await?;
+            return Ok(ExecOutcome::Unknown {
+                reason: "the editor's text is not what I wrote; someone may be typing".into(),
+            });
         }
-        end(cx, step, StepResult::Applied, json!({ "settled": settled, "line": edit.text })).await?;
+        end(
+            cx,
+            step,
+            StepResult::Applied,
+            json!({ "settled": settled, "line": edit.text }),
+        )
+        .await?;
         done.push(format!("changed the heading to \"{}\"", want.heading));
 
         // 5. Save, and read the file back.
@@ -294,29 +398,85 @@ impl DesktopExecutor {
             if let Some(g) = self.gate(cx).await {
                 return Ok(self.paused(op, g, &done));
             }
-            let obs = match self.desktop.observe(&window, Page { index: 0, size: usize::MAX }).await {
+            let obs = match self
+                .desktop
+                .observe(
+                    &window,
+                    Page {
+                        index: 0,
+                        size: usize::MAX,
+                    },
+                )
+                .await
+            {
                 Ok(o) => o,
-                Err(e) => return Ok(ExecOutcome::Blocked { reason: format!("{e}; the heading is changed but not saved") }),
+                Err(e) => {
+                    return Ok(ExecOutcome::Blocked {
+                        reason: format!("{e}; the heading is changed but not saved"),
+                    })
+                }
             };
-            let save = obs.find("menuitem", "Save").into_iter().next().map(|(_, h)| h.clone());
+            let save = obs
+                .find("menuitem", "Save")
+                .into_iter()
+                .next()
+                .map(|(_, h)| h.clone());
             let (target, act, how) = match save {
                 Some(h) => (InputTarget::Element(h), Act::Activate, "the Save menu item"),
-                None => (InputTarget::Window(window.clone()), Act::Keys(vec!["Control_L".into(), "s".into()]), "Ctrl+S"),
+                None => (
+                    InputTarget::Window(window.clone()),
+                    Act::Keys(vec!["Control_L".into(), "s".into()]),
+                    "Ctrl+S",
+                ),
             };
-            let step = begin(cx, &format!("save {name}"), BTreeMap::from([("via".to_string(), how.to_string())]), Some(format!("{} revision {}", window.title, obs.revision)), true).await?;
-            let action = DesktopAction { window: window.clone(), revision: obs.revision, target, act, may_open_modal: true };
+            let step = begin(
+                cx,
+                &format!("save {name}"),
+                BTreeMap::from([("via".to_string(), how.to_string())]),
+                Some(format!("{} revision {}", window.title, obs.revision)),
+                true,
+            )
+            .await?;
+            let action = DesktopAction {
+                window: window.clone(),
+                revision: obs.revision,
+                target,
+                act,
+                may_open_modal: true,
+            };
             let sent = self.desktop.act(&action).await;
             if let Err(e) = &sent {
                 if !e.maybe_applied() {
-                    end(cx, step, StepResult::NotApplied, json!({ "error": e.to_string() })).await?;
-                    return Ok(ExecOutcome::Blocked { reason: format!("{e}; the heading is changed but not saved") });
+                    end(
+                        cx,
+                        step,
+                        StepResult::NotApplied,
+                        json!({ "error": e.to_string() }),
+                    )
+                    .await?;
+                    return Ok(ExecOutcome::Blocked {
+                        reason: format!("{e}; the heading is changed but not saved"),
+                    });
                 }
                 // Sent, then the connection went: the save is unknown until a read settles it.
-                end(cx, step, StepResult::Unknown, json!({ "error": e.to_string() })).await?;
+                end(
+                    cx,
+                    step,
+                    StepResult::Unknown,
+                    json!({ "error": e.to_string() }),
+                )
+                .await?;
                 save_unknown = true;
             }
             let step = if save_unknown {
-                begin(cx, &format!("read {name} to settle whether it was saved"), BTreeMap::new(), None, false).await?
+                begin(
+                    cx,
+                    &format!("read {name} to settle whether it was saved"),
+                    BTreeMap::new(),
+                    None,
+                    false,
+                )
+                .await?
             } else {
                 step
             };
@@ -327,8 +487,16 @@ impl DesktopExecutor {
                     done.push(format!("saved {name}"));
                 }
                 Err(why) => {
-                    end(cx, step, StepResult::Unknown, json!({ "read": file.display().to_string(), "error": why })).await?;
-                    return Ok(ExecOutcome::Unknown { reason: format!("after Save, {name} on disk does not show it: {why}") });
+                    end(
+                        cx,
+                        step,
+                        StepResult::Unknown,
+                        json!({ "read": file.display().to_string(), "error": why }),
+                    )
+                    .await?;
+                    return Ok(ExecOutcome::Unknown {
+                        reason: format!("after Save, {name} on disk does not show it: {why}"),
+                    });
                 }
             }
         }
@@ -339,28 +507,49 @@ impl DesktopExecutor {
             if let Some(g) = self.gate(cx).await {
                 return Ok(self.paused(op, g, &done));
             }
-            let step = begin(cx, &format!("show {name} in the file manager"), BTreeMap::from([("file".to_string(), file.display().to_string())]), None, false).await?;
+            let step = begin(
+                cx,
+                &format!("show {name} in the file manager"),
+                BTreeMap::from([("file".to_string(), file.display().to_string())]),
+                None,
+                false,
+            )
+            .await?;
             if let Err(e) = self.desktop.show_items(std::slice::from_ref(&file)).await {
-                let r = if e.maybe_applied() { StepResult::Unknown } else { StepResult::NotApplied };
+                let r = if e.maybe_applied() {
+                    StepResult::Unknown
+                } else {
+                    StepResult::NotApplied
+                };
                 end(cx, step, r, json!({ "error": e.to_string() })).await?;
-                return Ok(ExecOutcome::Blocked { reason: format!("{e}; {} done", done.join(", ")) });
+                return Ok(ExecOutcome::Blocked {
+                    reason: format!("{e}; {} done", done.join(", ")),
+                });
             }
             match self.wait_selected(&file).await {
                 Ok(title) => {
-                    let t = Transition { source: EDITOR.into(), destination: FILE_MANAGER.into(), observed: format!("{name} is selected in \"{title}\"") };
+                    let t = Transition {
+                        source: EDITOR.into(),
+                        destination: FILE_MANAGER.into(),
+                        observed: format!("{name} is selected in \"{title}\""),
+                    };
                     end(cx, step, StepResult::Applied, json!({ "transition": t })).await?;
                     done.push(format!("showed it in {title}"));
                     revealed = Some(title);
                 }
                 Err(why) => {
                     end(cx, step, StepResult::Unknown, json!({ "error": why })).await?;
-                    return Ok(ExecOutcome::Unknown { reason: format!("asked the file manager to show {name}, but {why}") });
+                    return Ok(ExecOutcome::Unknown {
+                        reason: format!("asked the file manager to show {name}, but {why}"),
+                    });
                 }
             }
         }
         let mut summary = sentence(&done);
         if save_unknown {
-            summary.push_str(" (the connection dropped after Save; reading the file confirmed it was saved)");
+            summary.push_str(
+                " (the connection dropped after Save; reading the file confirmed it was saved)",
+            );
         }
         Ok(ExecOutcome::Completed {
             summary: format!("{summary}."),
@@ -378,7 +567,16 @@ impl DesktopExecutor {
             .collect();
         let mut candidates: Vec<(PathBuf, bool)> = Vec::new();
         for w in &managers {
-            let obs = self.desktop.observe(w, Page { index: 0, size: usize::MAX }).await?;
+            let obs = self
+                .desktop
+                .observe(
+                    w,
+                    Page {
+                        index: 0,
+                        size: usize::MAX,
+                    },
+                )
+                .await?;
             candidates.extend(files_in(&obs));
         }
         candidates.dedup();
@@ -391,12 +589,21 @@ impl DesktopExecutor {
             return Ok(if candidates.iter().any(|(c, _)| *c == p) && p.is_file() {
                 Found::File(p, evidence)
             } else {
-                Found::Blocked(format!("{answer} is no longer shown in the file manager; nothing was done"), evidence)
+                Found::Blocked(
+                    format!("{answer} is no longer shown in the file manager; nothing was done"),
+                    evidence,
+                )
             });
         }
         let pool: Vec<&(PathBuf, bool)> = match &want.named_file {
-            Some(n) => candidates.iter().filter(|(p, _)| p.file_name().is_some_and(|f| f.to_string_lossy() == *n)).collect(),
-            None => candidates.iter().filter(|(_, selected)| *selected).collect(),
+            Some(n) => candidates
+                .iter()
+                .filter(|(p, _)| p.file_name().is_some_and(|f| f.to_string_lossy() == *n))
+                .collect(),
+            None => candidates
+                .iter()
+                .filter(|(_, selected)| *selected)
+                .collect(),
         };
         if let [(only, _)] = pool.as_slice() {
             return Ok(Found::File(only.clone(), evidence));
@@ -404,10 +611,20 @@ impl DesktopExecutor {
         if managers.is_empty() {
             return Ok(Found::Blocked("no file manager window is open, so no file is selected; select the file in the file manager and ask again".into(), evidence));
         }
-        let offer: Vec<&(PathBuf, bool)> = if pool.len() > 1 { pool } else { candidates.iter().collect() };
+        let offer: Vec<&(PathBuf, bool)> = if pool.len() > 1 {
+            pool
+        } else {
+            candidates.iter().collect()
+        };
         let choices = offer
             .iter()
-            .map(|(p, _)| Choice { key: p.display().to_string(), label: p.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default() })
+            .map(|(p, _)| Choice {
+                key: p.display().to_string(),
+                label: p
+                    .file_name()
+                    .map(|f| f.to_string_lossy().to_string())
+                    .unwrap_or_default(),
+            })
             .collect();
         let prompt = match &want.named_file {
             Some(n) => format!("I don't see exactly one {n} in the file manager. Which file?"),
@@ -419,13 +636,23 @@ impl DesktopExecutor {
     /// An editor window showing `file`, opening one if there is none.
     async fn editor_window(&self, file: &Path) -> Result<WindowRef, String> {
         let showing = |ws: Vec<WindowRef>| {
-            ws.into_iter().find(|w| w.app.eq_ignore_ascii_case(EDITOR) && w.kind == "window" && task::title_shows(&w.title, file).is_some())
+            ws.into_iter().find(|w| {
+                w.app.eq_ignore_ascii_case(EDITOR)
+                    && w.kind == "window"
+                    && task::title_shows(&w.title, file).is_some()
+            })
         };
         if let Some(w) = showing(self.desktop.windows().await.map_err(|e| e.to_string())?) {
             return Ok(w);
         }
-        let args = vec!["--opening-mode=window".to_string(), file.display().to_string()];
-        self.desktop.launch(EDITOR, &args).await.map_err(|e| e.to_string())?;
+        let args = vec![
+            "--opening-mode=window".to_string(),
+            file.display().to_string(),
+        ];
+        self.desktop
+            .launch(EDITOR, &args)
+            .await
+            .map_err(|e| e.to_string())?;
         let deadline = Instant::now() + APPEAR;
         while Instant::now() < deadline {
             self.desktop.settle(QUIET, Duration::from_millis(500)).await;
@@ -433,7 +660,11 @@ impl DesktopExecutor {
                 return Ok(w);
             }
         }
-        Err(format!("{EDITOR} did not show {} within {} s", file.display(), APPEAR.as_secs()))
+        Err(format!(
+            "{EDITOR} did not show {} within {} s",
+            file.display(),
+            APPEAR.as_secs()
+        ))
     }
 
     /// Wait until a file-manager window shows `file` selected; its title.
@@ -443,8 +674,23 @@ impl DesktopExecutor {
         while Instant::now() < deadline {
             self.desktop.settle(QUIET, Duration::from_millis(500)).await;
             let windows = self.desktop.windows().await.map_err(|e| e.to_string())?;
-            for w in windows.iter().filter(|w| w.app == FILE_MANAGER && w.kind == "window") {
-                let Ok(obs) = self.desktop.observe(w, Page { index: 0, size: usize::MAX }).await else { continue };
+            for w in windows
+                .iter()
+                .filter(|w| w.app == FILE_MANAGER && w.kind == "window")
+            {
+                let Ok(obs) = self
+                    .desktop
+                    .observe(
+                        w,
+                        Page {
+                            index: 0,
+                            size: usize::MAX,
+                        },
+                    )
+                    .await
+                else {
+                    continue;
+                };
                 let files = files_in(&obs);
                 if files.iter().any(|(p, s)| p == file && *s) {
                     return Ok(w.title.clone());
@@ -480,9 +726,16 @@ pub fn files_in(obs: &DesktopObservation) -> Vec<(PathBuf, bool)> {
         .filter_map(|e| e.value.as_deref())
         .find(|v| v.starts_with('/'))
         .map(PathBuf::from);
-    let Some(folder) = folder else { return Vec::new() };
+    let Some(folder) = folder else {
+        return Vec::new();
+    };
     let mut out: Vec<(PathBuf, bool)> = Vec::new();
-    for e in obs.observation.elements.iter().filter(|e| e.role == "cell" && !e.label.is_empty()) {
+    for e in obs
+        .observation
+        .elements
+        .iter()
+        .filter(|e| e.role == "cell" && !e.label.is_empty())
+    {
         let p = folder.join(&e.label);
         if p.is_file() && !out.iter().any(|(q, _)| *q == p) {
             out.push((p, e.has_state("selected")));
@@ -499,7 +752,11 @@ fn document(obs: &DesktopObservation) -> Option<String> {
         .elements
         .iter()
         .filter(|e| e.role == "textbox" && e.has_state("editable"))
-        .filter(|e| obs.handles.get(&e.id).is_some_and(|h| h.supports.iter().any(|s| s == "edit")))
+        .filter(|e| {
+            obs.handles
+                .get(&e.id)
+                .is_some_and(|h| h.supports.iter().any(|s| s == "edit"))
+        })
         .max_by_key(|e| e.value.as_ref().map_or(0, |v| v.len()))
         .map(|e| e.id.clone())
 }
@@ -519,9 +776,13 @@ async fn wait_for_file(file: &Path, buffer: &str, heading: &str) -> Result<(), S
 
 fn outcome_of(e: &DesktopError, what: &str) -> ExecOutcome {
     if e.maybe_applied() {
-        ExecOutcome::Unknown { reason: format!("{what}: {e}") }
+        ExecOutcome::Unknown {
+            reason: format!("{what}: {e}"),
+        }
     } else {
-        ExecOutcome::Blocked { reason: format!("{what}: {e}; nothing was changed") }
+        ExecOutcome::Blocked {
+            reason: format!("{what}: {e}; nothing was changed"),
+        }
     }
 }
 
@@ -534,13 +795,32 @@ fn sentence(parts: &[String]) -> String {
     }
 }
 
-async fn begin(cx: &RunContext<'_>, action: &str, arguments: BTreeMap<String, String>, observation: Option<String>, irreversible: bool) -> Result<u32, String> {
+async fn begin(
+    cx: &RunContext<'_>,
+    action: &str,
+    arguments: BTreeMap<String, String>,
+    observation: Option<String>,
+    irreversible: bool,
+) -> Result<u32, String> {
     cx.journal
-        .begin(StepStart { action: action.into(), arguments, observation, irreversible })
+        .begin(StepStart {
+            action: action.into(),
+            arguments,
+            observation,
+            irreversible,
+        })
         .await
         .map_err(|e| e.to_string())
 }
 
-async fn end(cx: &RunContext<'_>, step: u32, result: StepResult, evidence: Value) -> Result<(), String> {
-    cx.journal.end(step, result, evidence).await.map_err(|e| e.to_string())
+async fn end(
+    cx: &RunContext<'_>,
+    step: u32,
+    result: StepResult,
+    evidence: Value,
+) -> Result<(), String> {
+    cx.journal
+        .end(step, result, evidence)
+        .await
+        .map_err(|e| e.to_string())
 }

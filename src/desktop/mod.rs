@@ -318,8 +318,11 @@ pub trait DesktopSession: Send + Sync {
     /// Run one action; a stale handle is refreshed first, or the action is refused.
     fn act<'a>(&'a self, action: &'a DesktopAction) -> BoxFuture<'a, DesktopResult<ActReport>>;
     /// Start a program in the session (an app launch).
-    fn launch<'a>(&'a self, program: &'a str, args: &'a [String])
-        -> BoxFuture<'a, DesktopResult<()>>;
+    fn launch<'a>(
+        &'a self,
+        program: &'a str,
+        args: &'a [String],
+    ) -> BoxFuture<'a, DesktopResult<()>>;
     /// Reveal files in the file manager (`org.freedesktop.FileManager1.ShowItems` on Linux).
     fn show_items<'a>(&'a self, paths: &'a [PathBuf]) -> BoxFuture<'a, DesktopResult<()>>;
     /// Wait until accessibility events have been quiet for `quiet`, at most `cap`.

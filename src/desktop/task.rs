@@ -44,9 +44,9 @@ pub fn read_request(request: &str) -> Result<EditRequest, String> {
         .map(|w| w.trim_matches(|c: char| c == '"' || c == '\'' || c == '.'))
         .find(|w| {
             w.contains('.')
-                && w.rsplit('.')
-                    .next()
-                    .is_some_and(|ext| !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric()))
+                && w.rsplit('.').next().is_some_and(|ext| {
+                    !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                })
                 && !w.starts_with('.')
         })
         .filter(|w| !heading.contains(w))
@@ -125,7 +125,10 @@ pub fn verify_saved(before: &str, saved: &str, heading: &str) -> Result<(), Stri
             if got == want.text {
                 Err("the heading is right but other lines changed too".into())
             } else {
-                Err(format!("the saved heading is \"{got}\", not \"{}\"", want.text))
+                Err(format!(
+                    "the saved heading is \"{got}\", not \"{}\"",
+                    want.text
+                ))
             }
         }
         None => Err("the saved file has no heading line".into()),
@@ -169,14 +172,36 @@ mod tests {
     #[test]
     fn named_files_and_other_phrasings() {
         let table = [
-            ("open plan.md and change the heading to \"Q3 plan\" and save it", Some("plan.md"), "Q3 plan", true, false),
-            ("change its heading to Retro. Then save", None, "Retro", true, false),
-            ("in the editor change the heading to v2.0 launch, reveal it", None, "v2.0 launch", false, true),
+            (
+                "open plan.md and change the heading to \"Q3 plan\" and save it",
+                Some("plan.md"),
+                "Q3 plan",
+                true,
+                false,
+            ),
+            (
+                "change its heading to Retro. Then save",
+                None,
+                "Retro",
+                true,
+                false,
+            ),
+            (
+                "in the editor change the heading to v2.0 launch, reveal it",
+                None,
+                "v2.0 launch",
+                false,
+                true,
+            ),
         ];
         for (text, file, heading, save, reveal) in table {
             let r = read_request(text).unwrap();
             assert_eq!(r.named_file.as_deref(), file, "{text}");
-            assert_eq!((r.heading.as_str(), r.save, r.reveal), (heading, save, reveal), "{text}");
+            assert_eq!(
+                (r.heading.as_str(), r.save, r.reveal),
+                (heading, save, reveal),
+                "{text}"
+            );
         }
         assert!(read_request("open the notes file").is_err());
         assert!(read_request("change its heading to ").is_err());
@@ -187,7 +212,10 @@ mod tests {
         let e = heading_edit(NOTES, "Meeting notes").unwrap();
         assert_eq!((e.start, e.end), (0, 13));
         assert_eq!(e.text, "# Meeting notes");
-        assert_eq!(e.after, "# Meeting notes\n\nAgenda:\n- budget\n# not the heading\n");
+        assert_eq!(
+            e.after,
+            "# Meeting notes\n\nAgenda:\n- budget\n# not the heading\n"
+        );
         let plain = heading_edit("\nTitle\nbody\n", "New").unwrap();
         assert_eq!(plain.after, "\nNew\nbody\n");
         let wide = heading_edit("intro é\n## Été\nx", "Hiver").unwrap();
@@ -200,9 +228,13 @@ mod tests {
     fn verification_reads_what_was_saved() {
         let good = heading_edit(NOTES, "Meeting notes").unwrap().after;
         assert_eq!(verify_saved(NOTES, &good, "Meeting notes"), Ok(()));
-        assert!(verify_saved(NOTES, NOTES, "Meeting notes").unwrap_err().contains("Weekly sync"));
+        assert!(verify_saved(NOTES, NOTES, "Meeting notes")
+            .unwrap_err()
+            .contains("Weekly sync"));
         let extra = format!("{good}more\n");
-        assert!(verify_saved(NOTES, &extra, "Meeting notes").unwrap_err().contains("other lines"));
+        assert!(verify_saved(NOTES, &extra, "Meeting notes")
+            .unwrap_err()
+            .contains("other lines"));
     }
 
     #[test]
@@ -212,6 +244,9 @@ mod tests {
         assert_eq!(title_shows("*notes.md - Mousepad", p), Some(true));
         assert_eq!(title_shows("/tmp/s/notes.md - Mousepad", p), Some(false));
         assert_eq!(title_shows("other.md - Mousepad", p), None);
-        assert_eq!(editor_title("*Untitled 1 - Mousepad"), Some(("Untitled 1".into(), true)));
+        assert_eq!(
+            editor_title("*Untitled 1 - Mousepad"),
+            Some(("Untitled 1".into(), true))
+        );
     }
 }

@@ -43,7 +43,10 @@ pub fn role(atspi_role: &str) -> Option<&'static str> {
 
 /// The eval states for AT-SPI state names (`State::to_static_str()`), in a stable order.
 /// `enabled`/`sensitive` absent on an actionable node means `disabled`.
-pub fn states<'a>(atspi_states: impl IntoIterator<Item = &'a str>, actionable: bool) -> Vec<String> {
+pub fn states<'a>(
+    atspi_states: impl IntoIterator<Item = &'a str>,
+    actionable: bool,
+) -> Vec<String> {
     let have: Vec<&str> = atspi_states.into_iter().collect();
     let has = |s: &str| have.contains(&s);
     let mut out = Vec::new();
@@ -136,8 +139,16 @@ mod tests {
     #[test]
     fn states_keep_what_the_director_reads() {
         let table: [(&[&str], bool, &[&str]); 5] = [
-            (&["focused", "focusable", "editable", "sensitive"], false, &["focused", "editable"]),
-            (&["selected", "selectable", "sensitive"], true, &["selected"]),
+            (
+                &["focused", "focusable", "editable", "sensitive"],
+                false,
+                &["focused", "editable"],
+            ),
+            (
+                &["selected", "selectable", "sensitive"],
+                true,
+                &["selected"],
+            ),
             (&["focusable", "showing"], true, &["disabled", "focusable"]),
             (&["pressed", "sensitive", "enabled"], true, &["checked"]),
             (&["modal", "active"], false, &["modal"]),

@@ -10,7 +10,12 @@ const NOTES: &str = "# Weekly sync\n\nAgenda:\n- budget\n- hiring\n";
 fn say(d: &Daemon, text: &str) -> serde_json::Value {
     let out = d.cli(&["say", "--json", "--wait", text]);
     serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!("say: {} {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr), d.log())
+        panic!(
+            "say: {} {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            d.log()
+        )
     })
 }
 
@@ -33,8 +38,16 @@ fn the_acceptance_task_edits_saves_and_reveals_the_selected_file() {
     let t = Instant::now();
     let v = say(&d, TASK);
     let took = t.elapsed();
-    assert_eq!(std::fs::read_to_string(&notes).unwrap(), expected(), "{v:#}\n{}", d.log());
-    assert_eq!(std::fs::read_to_string(desktop.docs.join("todo.md")).unwrap(), "# Todo\n");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        expected(),
+        "{v:#}\n{}",
+        d.log()
+    );
+    assert_eq!(
+        std::fs::read_to_string(desktop.docs.join("todo.md")).unwrap(),
+        "# Todo\n"
+    );
     let text = v.to_string();
     assert!(text.contains("showed it in"), "{v:#}");
     eprintln!("acceptance task took {took:?}");
@@ -43,7 +56,11 @@ fn the_acceptance_task_edits_saves_and_reveals_the_selected_file() {
 fn answer(d: &Daemon, text: &str) -> serde_json::Value {
     let out = d.cli(&["answer", "--json", "--wait", text]);
     serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!("answer: {} {}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "answer: {} {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
     })
 }
 
@@ -59,19 +76,34 @@ fn a_second_document_and_window_are_left_alone() {
     let (desktop, notes) = setup();
     let other = desktop.docs.join("other.md");
     write(&other, "# Other doc\nkeep\n");
-    let _editor = desktop.open_in_editor(&other);
+    desktop.open_in_editor(&other);
     desktop.select_in_file_manager(&notes);
     let d = daemon(&desktop);
     let v = say(&d, TASK);
-    assert_eq!(std::fs::read_to_string(&notes).unwrap(), expected(), "{v:#}");
-    assert_eq!(std::fs::read_to_string(&other).unwrap(), "# Other doc\nkeep\n");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        expected(),
+        "{v:#}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&other).unwrap(),
+        "# Other doc\nkeep\n"
+    );
 }
 
 #[test]
 fn an_unexpected_dialog_blocks_before_any_change() {
     let (desktop, notes) = setup();
-    let _editor = desktop.open_in_editor(&notes);
-    desktop.xdotool(&["search", "--name", "notes.md", "windowactivate", "--sync", "key", "ctrl+shift+s"]);
+    desktop.open_in_editor(&notes);
+    desktop.xdotool(&[
+        "search",
+        "--name",
+        "notes.md",
+        "windowactivate",
+        "--sync",
+        "key",
+        "ctrl+shift+s",
+    ]);
     desktop.wait_window("Save As");
     desktop.select_in_file_manager(&notes);
     let d = daemon(&desktop);
@@ -83,28 +115,66 @@ fn an_unexpected_dialog_blocks_before_any_change() {
 #[test]
 fn unsaved_changes_are_asked_about_then_kept() {
     let (desktop, notes) = setup();
-    let _editor = desktop.open_in_editor(&notes);
-    desktop.xdotool(&["search", "--name", "notes.md", "windowactivate", "--sync", "key", "ctrl+End", "type", "extra"]);
+    desktop.open_in_editor(&notes);
+    desktop.xdotool(&[
+        "search",
+        "--name",
+        "notes.md",
+        "windowactivate",
+        "--sync",
+        "key",
+        "ctrl+End",
+        "type",
+        "extra",
+    ]);
     desktop.wait_window("*notes.md");
     desktop.select_in_file_manager(&notes);
     let d = daemon(&desktop);
     let v = say(&d, TASK);
     assert!(v.to_string().contains("unsaved changes"), "{v:#}");
-    assert_eq!(std::fs::read_to_string(&notes).unwrap(), NOTES, "nothing saved before the answer");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        NOTES,
+        "nothing saved before the answer"
+    );
     let v = answer(&d, "include them");
-    assert_eq!(std::fs::read_to_string(&notes).unwrap(), format!("{}extra", expected()), "{v:#}");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        format!("{}extra", expected()),
+        "{v:#}"
+    );
 }
 
 #[test]
 fn a_moved_window_changes_nothing_semantic() {
     let (desktop, notes) = setup();
-    let _editor = desktop.open_in_editor(&notes);
-    desktop.xdotool(&["search", "--name", "notes.md", "windowmove", "--sync", "700", "500"]);
+    desktop.open_in_editor(&notes);
+    desktop.xdotool(&[
+        "search",
+        "--name",
+        "notes.md",
+        "windowmove",
+        "--sync",
+        "700",
+        "500",
+    ]);
     desktop.select_in_file_manager(&notes);
-    desktop.xdotool(&["search", "--name", "docs - Thunar", "windowmove", "--sync", "10", "600"]);
+    desktop.xdotool(&[
+        "search",
+        "--name",
+        "docs - Thunar",
+        "windowmove",
+        "--sync",
+        "10",
+        "600",
+    ]);
     let d = daemon(&desktop);
     let v = say(&d, TASK);
-    assert_eq!(std::fs::read_to_string(&notes).unwrap(), expected(), "{v:#}");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        expected(),
+        "{v:#}"
+    );
     assert!(v.to_string().contains("showed it in"), "{v:#}");
 }
 
@@ -135,10 +205,18 @@ fn human_mouse_takeover_pauses_until_continue() {
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
     mover.join().unwrap();
     assert!(v.to_string().contains("paused"), "{v:#}");
-    assert_eq!(std::fs::read_to_string(&notes).unwrap(), NOTES, "paused before changing anything");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        NOTES,
+        "paused before changing anything"
+    );
     std::thread::sleep(std::time::Duration::from_millis(300));
     let v = answer(&d, "continue");
-    assert_eq!(std::fs::read_to_string(&notes).unwrap(), expected(), "{v:#}");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        expected(),
+        "{v:#}"
+    );
 }
 
 #[test]
@@ -149,11 +227,18 @@ fn a_connection_lost_after_save_is_settled_by_reading_the_file() {
     env.push(("CIRCE_DESKTOP_FAULT".into(), "lose-after-save".into()));
     let d = Daemon::start_with_env("[node]\nname = \"desk\"\n", env);
     let v = say(&d, TASK);
-    assert_eq!(std::fs::read_to_string(&notes).unwrap(), expected(), "{v:#}");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        expected(),
+        "{v:#}"
+    );
     let text = v.to_string();
     assert!(text.contains("connection dropped after Save"), "{v:#}");
     let state = crate::util::rt().block_on(d.state());
     let steps = serde_json::to_string(&state.operations).unwrap();
-    assert!(steps.contains("\"unknown\""), "the save step stays unknown: {steps}");
+    assert!(
+        steps.contains("\"unknown\""),
+        "the save step stays unknown: {steps}"
+    );
     assert!(steps.contains("to settle whether it was saved"), "{steps}");
 }

@@ -68,6 +68,8 @@ pub struct Desktop {
     pub env: Vec<(String, String)>,
     /// A folder for the test's documents (not the daemon's logs).
     pub docs: PathBuf,
+    /// Apps the test started outside the session's PID namespace; killed and reaped on drop.
+    apps: std::sync::Mutex<Vec<Child>>,
     _script: tempfile::TempDir,
 }
 
@@ -86,7 +88,8 @@ impl Desktop {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("desktop-session.sh");
         std::fs::write(&script, SESSION_SCRIPT).unwrap();
-        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
         let mut child = Command::new(&script)
             .args(["bash", "-c", "env; echo READY; exec cat >/dev/null"])
             .stdin(Stdio::piped())
@@ -104,22 +107,45 @@ impl Desktop {
                 break;
             }
             if let Some((k, v)) = line.split_once('=') {
-                if k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == "SESSION_DIR" || k == "HOME" || k.starts_with("XDG_") || k == "GTK_MODULES" || k == "NO_AT_BRIDGE" {
+                if k == "DISPLAY"
+                    || k == "DBUS_SESSION_BUS_ADDRESS"
+                    || k == "SESSION_DIR"
+                    || k == "HOME"
+                    || k.starts_with("XDG_")
+                    || k == "GTK_MODULES"
+                    || k == "NO_AT_BRIDGE"
+                {
                     env.push((k.to_string(), v.to_string()));
                 }
             }
         }
-        let session_dir = env.iter().find(|(k, _)| k == "SESSION_DIR").map(|(_, v)| PathBuf::from(v)).expect("the desktop session started");
+        let session_dir = env
+            .iter()
+            .find(|(k, _)| k == "SESSION_DIR")
+            .map(|(_, v)| PathBuf::from(v))
+            .expect("the desktop session started");
         let docs = session_dir.join("docs");
         std::fs::create_dir_all(&docs).unwrap();
-        Desktop { child, stdin, env, docs, _script: dir }
+        Desktop {
+            child,
+            stdin,
+            env,
+            docs,
+            apps: std::sync::Mutex::new(Vec::new()),
+            _script: dir,
+        }
     }
 
     /// The environment a daemon inside this desktop has (its own XDG dirs are set by `Daemon`).
     pub fn daemon_env(&self) -> Vec<(String, String)> {
         self.env
             .iter()
-            .filter(|(k, _)| k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == "GTK_MODULES" || k == "NO_AT_BRIDGE")
+            .filter(|(k, _)| {
+                k == "DISPLAY"
+                    || k == "DBUS_SESSION_BUS_ADDRESS"
+                    || k == "GTK_MODULES"
+                    || k == "NO_AT_BRIDGE"
+            })
             .cloned()
             .collect()
     }
@@ -127,7 +153,8 @@ impl Desktop {
     /// A command run inside the desktop's session (outside its PID namespace).
     pub fn command(&self, program: &str) -> Command {
         let mut c = Command::new(program);
-        c.envs(self.env.iter().map(|(k, v)| (k, v))).stdin(Stdio::null());
+        c.envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null());
         c
     }
 
@@ -136,11 +163,32 @@ impl Desktop {
         let uri = format!("['file://{}']", file.display());
         let out = self
             .command("gdbus")
-            .args(["call", "--session", "--dest", "org.freedesktop.FileManager1", "--object-path", "/org/freedesktop/FileManager1", "--method", "org.freedesktop.FileManager1.ShowItems", &uri, ""])
+            .args([
+                "call",
+                "--session",
+                "--dest",
+                "org.freedesktop.FileManager1",
+                "--object-path",
+                "/org/freedesktop/FileManager1",
+                "--method",
+                "org.freedesktop.FileManager1.ShowItems",
+                &uri,
+                "",
+            ])
             .output()
             .unwrap();
-        assert!(out.status.success(), "ShowItems: {}", String::from_utf8_lossy(&out.stderr));
-        let dir = file.parent().unwrap().file_name().unwrap().to_string_lossy().to_string();
+        assert!(
+            out.status.success(),
+            "ShowItems: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dir = file
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         self.wait_window(&format!("{dir} - Thunar"));
     }
 
@@ -148,7 +196,11 @@ impl Desktop {
     pub fn wait_window(&self, title: &str) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
-            let out = self.command("xdotool").args(["search", "--name", title]).output().unwrap();
+            let out = self
+                .command("xdotool")
+                .args(["search", "--name", title])
+                .output()
+                .unwrap();
             if out.status.success() && !out.stdout.is_empty() {
                 // Give the app's accessibility tree a moment to fill in.
                 std::thread::sleep(Duration::from_millis(300));
@@ -161,20 +213,33 @@ impl Desktop {
 
     /// Open a file in its own mousepad window (as the person would), and wait for it.
     pub fn open_in_editor(&self, file: &Path) -> Child {
-        let child = self.command("mousepad").arg("--opening-mode=window").arg(file).spawn().unwrap();
+        let child = self
+            .command("mousepad")
+            .arg("--opening-mode=window")
+            .arg(file)
+            .spawn()
+            .unwrap();
         self.wait_window(&file.file_name().unwrap().to_string_lossy());
         child
     }
 
     pub fn xdotool(&self, args: &[&str]) {
         let out = self.command("xdotool").args(args).output().unwrap();
-        assert!(out.status.success(), "xdotool {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "xdotool {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
 impl Drop for Desktop {
     fn drop(&mut self) {
         // Closing stdin ends the session's last command; the PID namespace takes the rest.
+        for mut app in self.apps.lock().unwrap().drain(..) {
+            let _ = app.kill();
+            let _ = app.wait();
+        }
         drop(self.stdin.take());
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {

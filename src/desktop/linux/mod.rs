@@ -112,7 +112,9 @@ impl AtspiSession {
         let wayland = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
         let bus = std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap_or_default();
         if bus.is_empty() {
-            return Err("no DBUS_SESSION_BUS_ADDRESS: this process is not in a logged-in session".into());
+            return Err(
+                "no DBUS_SESSION_BUS_ADDRESS: this process is not in a logged-in session".into(),
+            );
         }
         if display.is_empty() && wayland.is_empty() {
             return Err("neither DISPLAY nor WAYLAND_DISPLAY is set: no graphical session".into());
@@ -196,10 +198,11 @@ impl AtspiSession {
                 match act {
                     Act::Activate if action.may_open_modal => {
                         // A throw-away connection: a modal may freeze it, never the session's.
-                        let spare = tokio::time::timeout(CALL_TIMEOUT, AccessibilityConnection::new())
-                            .await
-                            .map_err(|_| DesktopError::Refused("no spare connection".into()))?
-                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
+                        let spare =
+                            tokio::time::timeout(CALL_TIMEOUT, AccessibilityConnection::new())
+                                .await
+                                .map_err(|_| DesktopError::Refused("no spare connection".into()))?
+                                .map_err(|e| DesktopError::Refused(e.to_string()))?;
                         let spare_acc = o
                             .as_accessible_proxy(spare.connection())
                             .await
@@ -212,7 +215,8 @@ impl AtspiSession {
                             .await
                             .map_err(|e| DesktopError::Refused(e.to_string()))?;
                         report.calls += 2;
-                        let sent = tokio::time::timeout(CALL_TIMEOUT, action_proxy.do_action(0)).await;
+                        let sent =
+                            tokio::time::timeout(CALL_TIMEOUT, action_proxy.do_action(0)).await;
                         // Keep the connection alive in the background until it unfreezes.
                         tokio::spawn(async move {
                             tokio::time::sleep(Duration::from_secs(30)).await;
@@ -225,8 +229,13 @@ impl AtspiSession {
                         }
                     }
                     Act::Activate => {
-                        let a = proxies.action().await.map_err(|e| DesktopError::Refused(e.to_string()))?;
-                        timed(a.do_action(0)).await.map_err(|e| lost("the action", e))?;
+                        let a = proxies
+                            .action()
+                            .await
+                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
+                        timed(a.do_action(0))
+                            .await
+                            .map_err(|e| lost("the action", e))?;
                     }
                     Act::ReplaceText { start, end, text } => {
                         let et = proxies
@@ -234,15 +243,21 @@ impl AtspiSession {
                             .await
                             .map_err(|e| DesktopError::Refused(e.to_string()))?;
                         let (s, e) = (*start as i32, *end as i32);
-                        timed(et.delete_text(s, e)).await.map_err(|e| lost("deleting text", e))?;
+                        timed(et.delete_text(s, e))
+                            .await
+                            .map_err(|e| lost("deleting text", e))?;
                         let n = text.chars().count() as i32;
-                        timed(et.insert_text(s, text, n)).await.map_err(|e| lost("inserting text", e))?;
+                        timed(et.insert_text(s, text, n))
+                            .await
+                            .map_err(|e| lost("inserting text", e))?;
                         report.calls += 2;
                     }
                     Act::Select => {
                         // Selection lives on the parent container.
-                        let parent = timed(acc.parent()).await.map_err(|e| DesktopError::Refused(e))?;
-                        let index = timed(acc.get_index_in_parent()).await.map_err(|e| DesktopError::Refused(e))?;
+                        let parent = timed(acc.parent()).await.map_err(DesktopError::Refused)?;
+                        let index = timed(acc.get_index_in_parent())
+                            .await
+                            .map_err(DesktopError::Refused)?;
                         let pacc = parent
                             .as_accessible_proxy(conn.a11y.connection())
                             .await
@@ -254,16 +269,28 @@ impl AtspiSession {
                             .selection()
                             .await
                             .map_err(|e| DesktopError::Refused(e.to_string()))?;
-                        timed(sel.select_child(index)).await.map_err(|e| lost("selecting", e))?;
+                        timed(sel.select_child(index))
+                            .await
+                            .map_err(|e| lost("selecting", e))?;
                         report.calls += 4;
                     }
                     Act::SetValue(v) => {
-                        let val = proxies.value().await.map_err(|e| DesktopError::Refused(e.to_string()))?;
-                        timed(val.set_current_value(*v)).await.map_err(|e| lost("setting the value", e))?;
+                        let val = proxies
+                            .value()
+                            .await
+                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
+                        timed(val.set_current_value(*v))
+                            .await
+                            .map_err(|e| lost("setting the value", e))?;
                     }
                     Act::Focus => {
-                        let c = proxies.component().await.map_err(|e| DesktopError::Refused(e.to_string()))?;
-                        timed(c.grab_focus()).await.map_err(|e| lost("focusing", e))?;
+                        let c = proxies
+                            .component()
+                            .await
+                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
+                        timed(c.grab_focus())
+                            .await
+                            .map_err(|e| lost("focusing", e))?;
                     }
                     // Handled above, before any element is resolved.
                     Act::Keys(_) => {}
@@ -298,7 +325,9 @@ impl AtspiSession {
             // Same connection, later revision: the object may still be the same one.
             if let Ok(o) = observe::object(&h.instance, &h.object) {
                 if let Ok(acc) = o.as_accessible_proxy(conn.a11y.connection()).await {
-                    let same = timed(acc.name()).await.map(|n| translate::label(&n) == h.label);
+                    let same = timed(acc.name())
+                        .await
+                        .map(|n| translate::label(&n) == h.label);
                     report.calls += 1;
                     if same == Ok(true) {
                         return Ok(h.clone());
@@ -316,7 +345,16 @@ impl AtspiSession {
                     action.window.title
                 ))
             })?;
-        let fresh = self.observe_window(conn, &window, Page { index: 0, size: usize::MAX }).await?;
+        let fresh = self
+            .observe_window(
+                conn,
+                &window,
+                Page {
+                    index: 0,
+                    size: usize::MAX,
+                },
+            )
+            .await?;
         report.refreshed = true;
         fresh
             .handles
@@ -362,7 +400,8 @@ impl AtspiSession {
         let mut calls = 0;
         let (mods, last) = keys.split_at(keys.len().saturating_sub(1));
         for m in mods {
-            let code = modifier_code(m).ok_or_else(|| DesktopError::Refused(format!("unknown modifier {m}")))?;
+            let code = modifier_code(m)
+                .ok_or_else(|| DesktopError::Refused(format!("unknown modifier {m}")))?;
             timed(dec.generate_keyboard_event(code, "", KeySynthType::Press))
                 .await
                 .map_err(DesktopError::Lost)?;
@@ -371,7 +410,9 @@ impl AtspiSession {
         }
         let result = match last.first() {
             Some(k) => match modifier_code(k) {
-                Some(code) => timed(dec.generate_keyboard_event(code, "", KeySynthType::Pressrelease)).await,
+                Some(code) => {
+                    timed(dec.generate_keyboard_event(code, "", KeySynthType::Pressrelease)).await
+                }
                 None => timed(dec.generate_keyboard_event(0, k, KeySynthType::String)).await,
             },
             None => Ok(()),
@@ -401,7 +442,9 @@ fn modifier_code(name: &str) -> Option<i32> {
 }
 
 /// One call with the session's timeout; the error says what happened.
-pub(crate) async fn timed<T>(f: impl std::future::Future<Output = zbus::Result<T>>) -> Result<T, String> {
+pub(crate) async fn timed<T>(
+    f: impl std::future::Future<Output = zbus::Result<T>>,
+) -> Result<T, String> {
     match tokio::time::timeout(CALL_TIMEOUT, f).await {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(e.to_string()),
@@ -422,7 +465,9 @@ async fn pump(
         let Ok(ev) = ev else { continue };
         let human = events.watching.load(Ordering::SeqCst) && !events.ours_now();
         match &ev {
-            atspi::Event::Mouse(MouseEvents::Abs(_) | MouseEvents::Button(_) | MouseEvents::Rel(_)) => {
+            atspi::Event::Mouse(
+                MouseEvents::Abs(_) | MouseEvents::Button(_) | MouseEvents::Rel(_),
+            ) => {
                 if human {
                     events.pointer.fetch_add(1, Ordering::SeqCst);
                 }
@@ -445,7 +490,9 @@ impl DesktopSession for AtspiSession {
         Box::pin(async move {
             let policy = Fact::yes("control of this node's desktop is permitted");
             let wayland_only = std::env::var("DISPLAY").unwrap_or_default().is_empty()
-                && !std::env::var("WAYLAND_DISPLAY").unwrap_or_default().is_empty();
+                && !std::env::var("WAYLAND_DISPLAY")
+                    .unwrap_or_default()
+                    .is_empty();
             let adapter = if wayland_only {
                 Fact::no("Wayland: AT-SPI reads work, but input needs the RemoteDesktop portal, which this build does not use")
             } else {
@@ -457,10 +504,19 @@ impl DesktopSession for AtspiSession {
             };
             if !session.ok {
                 let skip = Fact::no("not checked: no session");
-                return Readiness { policy, adapter, session, bus: skip.clone(), apps: skip };
+                return Readiness {
+                    policy,
+                    adapter,
+                    session,
+                    bus: skip.clone(),
+                    apps: skip,
+                };
             }
             let (bus, apps) = match self.connection().await {
-                Err(e) => (Fact::no(e.to_string()), Fact::no("not checked: no accessibility bus")),
+                Err(e) => (
+                    Fact::no(e.to_string()),
+                    Fact::no("not checked: no accessibility bus"),
+                ),
                 Ok(conn) => {
                     let bus = Fact::yes(format!("connected (generation {})", conn.id.generation));
                     match observe::windows(&conn, &self.calls).await {
@@ -470,16 +526,29 @@ impl DesktopSession for AtspiSession {
                             names.dedup();
                             let apps = match app {
                                 Some(a) if !names.iter().any(|n| n.eq_ignore_ascii_case(a)) => {
-                                    Fact::no(format!("{a} has no window (open: {})", names.join(", ")))
+                                    Fact::no(format!(
+                                        "{a} has no window (open: {})",
+                                        names.join(", ")
+                                    ))
                                 }
-                                _ => Fact::yes(format!("{} window(s): {}", ws.len(), names.join(", "))),
+                                _ => Fact::yes(format!(
+                                    "{} window(s): {}",
+                                    ws.len(),
+                                    names.join(", ")
+                                )),
                             };
                             (bus, apps)
                         }
                     }
                 }
             };
-            Readiness { policy, adapter, session, bus, apps }
+            Readiness {
+                policy,
+                adapter,
+                session,
+                bus,
+                apps,
+            }
         })
     }
 
@@ -498,7 +567,11 @@ impl DesktopSession for AtspiSession {
         })
     }
 
-    fn observe<'a>(&'a self, window: &'a WindowRef, page: Page) -> BoxFuture<'a, DesktopResult<DesktopObservation>> {
+    fn observe<'a>(
+        &'a self,
+        window: &'a WindowRef,
+        page: Page,
+    ) -> BoxFuture<'a, DesktopResult<DesktopObservation>> {
         Box::pin(async move {
             let conn = self.connection().await?;
             if window.session.generation != conn.id.generation {
@@ -515,7 +588,9 @@ impl DesktopSession for AtspiSession {
         Box::pin(async move {
             let conn = self.connection().await?;
             if handle.generation != conn.id.generation {
-                return Err(DesktopError::Stale("the element is from an earlier connection".into()));
+                return Err(DesktopError::Stale(
+                    "the element is from an earlier connection".into(),
+                ));
             }
             self.count(3);
             observe::text_of(&conn, &handle.instance, &handle.object).await
@@ -534,15 +609,22 @@ impl DesktopSession for AtspiSession {
             }
             let is_save = matches!(&action.target, InputTarget::Element(h) if h.label == "Save")
                 || matches!(&action.act, Act::Keys(k) if k.last().is_some_and(|k| k == "s"));
-            if r.is_ok() && is_save && std::env::var(FAULT_ENV).as_deref() == Ok("lose-after-save") {
+            if r.is_ok() && is_save && std::env::var(FAULT_ENV).as_deref() == Ok("lose-after-save")
+            {
                 self.drop_connection().await;
-                return Err(DesktopError::Lost("the desktop connection was lost right after Save".into()));
+                return Err(DesktopError::Lost(
+                    "the desktop connection was lost right after Save".into(),
+                ));
             }
             r
         })
     }
 
-    fn launch<'a>(&'a self, program: &'a str, args: &'a [String]) -> BoxFuture<'a, DesktopResult<()>> {
+    fn launch<'a>(
+        &'a self,
+        program: &'a str,
+        args: &'a [String],
+    ) -> BoxFuture<'a, DesktopResult<()>> {
         Box::pin(async move {
             Self::login().map_err(DesktopError::NotConnected)?;
             self.own(Duration::from_secs(2));
@@ -577,8 +659,12 @@ impl DesktopSession for AtspiSession {
             // Activating the file manager can take a moment on a cold start.
             match tokio::time::timeout(Duration::from_secs(10), call).await {
                 Ok(Ok(_)) => Ok(()),
-                Ok(Err(e)) => Err(DesktopError::Refused(format!("the file manager refused ShowItems: {e}"))),
-                Err(_) => Err(DesktopError::Lost("the file manager did not answer ShowItems".into())),
+                Ok(Err(e)) => Err(DesktopError::Refused(format!(
+                    "the file manager refused ShowItems: {e}"
+                ))),
+                Err(_) => Err(DesktopError::Lost(
+                    "the file manager did not answer ShowItems".into(),
+                )),
             }
         })
     }
@@ -636,14 +722,17 @@ impl DesktopSession for AtspiSession {
             if held.is_empty() {
                 return;
             }
-            let Ok(conn) = self.connection().await else { return };
+            let Ok(conn) = self.connection().await else {
+                return;
+            };
             if let Ok(b) = DeviceEventControllerProxy::builder(conn.a11y.connection())
                 .destination("org.a11y.atspi.Registry")
                 .and_then(|b| b.path("/org/a11y/atspi/registry/deviceeventcontroller"))
             {
                 if let Ok(dec) = b.build().await {
                     for code in held.into_iter().rev() {
-                        let _ = timed(dec.generate_keyboard_event(code, "", KeySynthType::Release)).await;
+                        let _ = timed(dec.generate_keyboard_event(code, "", KeySynthType::Release))
+                            .await;
                     }
                 }
             }

@@ -30,7 +30,7 @@ pub(crate) fn object(instance: &str, path: &str) -> DesktopResult<ObjectRefOwned
         .map_err(|e| DesktopError::Refused(format!("bad bus name {instance}: {e}")))?;
     let path = zbus::zvariant::ObjectPath::try_from(path.to_string())
         .map_err(|e| DesktopError::Refused(format!("bad object path {path}: {e}")))?;
-    Ok(ObjectRefOwned::from(atspi::ObjectRef::new_owned(name, path)))
+    Ok(atspi::ObjectRef::new_owned(name, path))
 }
 
 fn refused(e: impl std::fmt::Display) -> DesktopError {
@@ -49,28 +49,36 @@ async fn proxy<'c>(conn: &'c Conn, o: &'c ObjectRefOwned) -> DesktopResult<Acces
 
 /// Every top-level window of every app on the bus.
 pub(crate) async fn windows(conn: &Conn, calls: &AtomicU64) -> DesktopResult<Vec<WindowRef>> {
-    let root = tokio::time::timeout(
-        super::CALL_TIMEOUT,
-        conn.a11y.root_accessible_on_registry(),
-    )
-    .await
-    .map_err(|_| lost("the accessibility registry did not answer"))?
-    .map_err(lost)?;
+    let root = tokio::time::timeout(super::CALL_TIMEOUT, conn.a11y.root_accessible_on_registry())
+        .await
+        .map_err(|_| lost("the accessibility registry did not answer"))?
+        .map_err(lost)?;
     let apps = timed(root.get_children()).await.map_err(lost)?;
     calls.fetch_add(2, Ordering::Relaxed);
     let mut out = Vec::new();
     for app in apps {
-        let Ok(acc) = proxy(conn, &app).await else { continue };
-        let Ok(app_name) = timed(acc.name()).await else { continue };
-        let Ok(kids) = timed(acc.get_children()).await else { continue };
+        let Ok(acc) = proxy(conn, &app).await else {
+            continue;
+        };
+        let Ok(app_name) = timed(acc.name()).await else {
+            continue;
+        };
+        let Ok(kids) = timed(acc.get_children()).await else {
+            continue;
+        };
         calls.fetch_add(2, Ordering::Relaxed);
         for w in kids {
-            let Ok(wacc) = proxy(conn, &w).await else { continue };
-            let (Ok(role), Ok(title)) = (timed(wacc.get_role()).await, timed(wacc.name()).await) else {
+            let Ok(wacc) = proxy(conn, &w).await else {
+                continue;
+            };
+            let (Ok(role), Ok(title)) = (timed(wacc.get_role()).await, timed(wacc.name()).await)
+            else {
                 continue;
             };
             calls.fetch_add(2, Ordering::Relaxed);
-            let Some(kind) = translate::window_kind(role.name()) else { continue };
+            let Some(kind) = translate::window_kind(role.name()) else {
+                continue;
+            };
             out.push(WindowRef {
                 session: conn.id.clone(),
                 app: app_name.clone(),
@@ -91,9 +99,7 @@ fn state_names(states: atspi::StateSet) -> Vec<&'static str> {
 fn iface_names(ifaces: atspi::InterfaceSet) -> Vec<String> {
     ifaces
         .iter()
-        .map(|i: Interface| {
-            serde_plain(&i).unwrap_or_default()
-        })
+        .map(|i: Interface| serde_plain(&i).unwrap_or_default())
         .collect()
 }
 
@@ -105,7 +111,11 @@ fn serde_plain(i: &Interface) -> Option<String> {
 }
 
 /// The app's nodes: the cache, plus walks of containers the cache leaves out.
-async fn read_app(conn: &Conn, instance: &str, calls: &mut u32) -> DesktopResult<HashMap<String, Node>> {
+async fn read_app(
+    conn: &Conn,
+    instance: &str,
+    calls: &mut u32,
+) -> DesktopResult<HashMap<String, Node>> {
     let cache = CacheProxy::builder(conn.a11y.connection())
         .destination(instance.to_string())
         .map_err(refused)?
@@ -118,7 +128,12 @@ async fn read_app(conn: &Conn, instance: &str, calls: &mut u32) -> DesktopResult
     let mut order: Vec<(String, i32, String, i32)> = Vec::new();
     for it in &items {
         let path = it.object.path_as_str().to_string();
-        order.push((it.parent.path_as_str().to_string(), it.index, path.clone(), it.children));
+        order.push((
+            it.parent.path_as_str().to_string(),
+            it.index,
+            path.clone(),
+            it.children,
+        ));
         nodes.insert(
             path.clone(),
             Node {
@@ -156,7 +171,9 @@ async fn read_app(conn: &Conn, instance: &str, calls: &mut u32) -> DesktopResult
         }
         let o = object(instance, &path)?;
         let acc = proxy(conn, &o).await?;
-        let Ok(kids) = timed(acc.get_children()).await else { continue };
+        let Ok(kids) = timed(acc.get_children()).await else {
+            continue;
+        };
         *calls += 1;
         let mut ids = Vec::new();
         for k in kids {
@@ -224,7 +241,9 @@ pub(crate) async fn observe(
     walk(&nodes, win, &win.name, &mut flat);
     let dialog = dialog_node.map(|d| Dialog {
         title: d.name.clone(),
-        kind: translate::window_kind(&d.role).unwrap_or("dialog").to_string(),
+        kind: translate::window_kind(&d.role)
+            .unwrap_or("dialog")
+            .to_string(),
         text: flat
             .iter()
             .filter(|(n, ctx)| ctx == &d.name && !n.name.trim().is_empty())
@@ -239,7 +258,9 @@ pub(crate) async fn observe(
     let mut seen: HashMap<(String, String), u32> = HashMap::new();
     let mut all: Vec<(Element, Handle)> = Vec::new();
     for (n, context) in &flat {
-        let Some(role) = translate::role(&n.role) else { continue };
+        let Some(role) = translate::role(&n.role) else {
+            continue;
+        };
         let supports = translate::supports(n.ifaces.iter().map(String::as_str));
         let actionable = supports.iter().any(|s| s == "activate" || s == "edit");
         let label = translate::label(&n.name);
@@ -275,7 +296,10 @@ pub(crate) async fn observe(
     let pages = all.len().div_ceil(page.size.max(1)).max(1);
     let start = page.index.saturating_mul(page.size);
     for (mut e, h) in all.into_iter().skip(start).take(page.size) {
-        let of = totals.get(&(e.role.clone(), e.label.clone())).copied().unwrap_or(1);
+        let of = totals
+            .get(&(e.role.clone(), e.label.clone()))
+            .copied()
+            .unwrap_or(1);
         if of > 1 {
             e.of = Some(of);
         } else {
@@ -312,7 +336,12 @@ pub(crate) async fn observe(
 }
 
 /// Depth-first, in child order; hidden subtrees are skipped except menus (reachable by action).
-fn walk<'n>(nodes: &'n HashMap<String, Node>, n: &'n Node, context: &str, out: &mut Vec<(&'n Node, String)>) {
+fn walk<'n>(
+    nodes: &'n HashMap<String, Node>,
+    n: &'n Node,
+    context: &str,
+    out: &mut Vec<(&'n Node, String)>,
+) {
     let showing = n.states.contains(&"showing") || n.states.contains(&"visible");
     let menu = n.role.starts_with("menu");
     if !showing && !menu {
@@ -324,8 +353,18 @@ fn walk<'n>(nodes: &'n HashMap<String, Node>, n: &'n Node, context: &str, out: &
     out.push((n, context.to_string()));
     // Context for what is inside: the nearest named container (a menu, a row, a dialog).
     let inner = if !n.name.trim().is_empty()
-        && matches!(n.role.as_str(), "menu" | "table cell" | "list item" | "tree item" | "alert" | "dialog" | "file chooser" | "frame" | "page tab")
-    {
+        && matches!(
+            n.role.as_str(),
+            "menu"
+                | "table cell"
+                | "list item"
+                | "tree item"
+                | "alert"
+                | "dialog"
+                | "file chooser"
+                | "frame"
+                | "page tab"
+        ) {
         n.name.as_str()
     } else {
         context
@@ -341,6 +380,12 @@ fn walk<'n>(nodes: &'n HashMap<String, Node>, n: &'n Node, context: &str, out: &
 pub(crate) async fn text_of(conn: &Conn, instance: &str, path: &str) -> DesktopResult<String> {
     let o = object(instance, path)?;
     let acc = proxy(conn, &o).await?;
-    let text = acc.proxies().await.map_err(refused)?.text().await.map_err(refused)?;
+    let text = acc
+        .proxies()
+        .await
+        .map_err(refused)?
+        .text()
+        .await
+        .map_err(refused)?;
     timed(text.get_text(0, -1)).await.map_err(lost)
 }
