@@ -212,15 +212,15 @@ impl Desktop {
     }
 
     /// Open a file in its own mousepad window (as the person would), and wait for it.
-    pub fn open_in_editor(&self, file: &Path) -> Child {
+    pub fn open_in_editor(&self, file: &Path) {
         let child = self
             .command("mousepad")
             .arg("--opening-mode=window")
             .arg(file)
             .spawn()
             .unwrap();
+        self.apps.lock().unwrap().push(child);
         self.wait_window(&file.file_name().unwrap().to_string_lossy());
-        child
     }
 
     pub fn xdotool(&self, args: &[&str]) {
