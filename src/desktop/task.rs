@@ -26,13 +26,14 @@ pub fn read_request(request: &str) -> Result<EditRequest, String> {
     let start = at + "heading to ".len();
     let rest = &request[start..];
     let rest_lower = &lower[start..];
-    let end = [", ", " and save", " and show", ";", "."]
+    let end = [", ", " and save", " and show", ";", ". "]
         .iter()
         .filter_map(|m| rest_lower.find(m))
         .min()
         .unwrap_or(rest.len());
     let heading = rest[..end]
         .trim()
+        .trim_end_matches('.')
         .trim_matches(|c| c == '"' || c == '\'' || c == '“' || c == '”')
         .trim()
         .to_string();
