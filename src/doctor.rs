@@ -113,7 +113,7 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
     ));
     let (daemon_check, state) = daemon(socket).await;
     checks.push(check("daemon", daemon_check));
-    if let Some(state) = state {
+    if let Some(state) = &state {
         let browser = &state.executors.get("browser").cloned().unwrap_or_default();
         let mut c = check(
             "browser",
@@ -132,6 +132,30 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
         );
         c.optional = true;
         checks.push(c);
+    }
+    if let Some(state) = &state {
+        if let Some(desktop) = state.executors.get("nativeApp") {
+            let mut c = check(
+                "desktop",
+                if desktop["ready"] == true {
+                    let r = &desktop["readiness"];
+                    Ok(format!(
+                        "{}; session {}; bus {}; {}",
+                        r["adapter"]["detail"].as_str().unwrap_or("?"),
+                        r["session"]["detail"].as_str().unwrap_or("?"),
+                        r["bus"]["detail"].as_str().unwrap_or("?"),
+                        r["apps"]["detail"].as_str().unwrap_or("?")
+                    ))
+                } else {
+                    Err((
+                        desktop["problem"].as_str().unwrap_or("the desktop is not ready").to_string(),
+                        "run `circe serve` inside the graphical session (DISPLAY and DBUS_SESSION_BUS_ADDRESS set, at-spi2-core installed)".into(),
+                    ))
+                },
+            );
+            c.optional = true;
+            checks.push(c);
+        }
     }
     if let Ok(config) = &config {
         checks.push(check(

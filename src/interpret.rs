@@ -83,6 +83,17 @@ pub fn read(text: &str, r: &Reading<'_>) -> Proposal {
             ..Proposal::default()
         };
     }
+    if mentions_desktop(&words) {
+        let mut proposal = Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::NativeApp),
+            ..Proposal::default()
+        };
+        proposal
+            .arguments
+            .insert("request".into(), text.trim().to_string());
+        return proposal;
+    }
     if r.browser {
         let mut proposal = Proposal {
             relation: Some(Relation::NewRequest),
@@ -167,6 +178,21 @@ fn is_cancel(words: &[String]) -> bool {
             | "forget it"
             | "abort"
     )
+}
+
+/// Requests about the desktop's own apps and files: "on my desktop", "the file manager",
+/// "in the editor", "the file I selected".
+fn mentions_desktop(words: &[String]) -> bool {
+    let joined = format!(" {} ", words.join(" "));
+    [
+        " my desktop ",
+        " file manager ",
+        " the editor ",
+        " text editor ",
+        " file i selected ",
+    ]
+    .iter()
+    .any(|m| joined.contains(m))
 }
 
 fn mentions_weather(words: &[String]) -> bool {
@@ -388,5 +414,27 @@ mod tests {
         // "Actuallyville" is a place, not a correction marker.
         let p = propose("Actuallyville", Phase::Asking);
         assert_eq!(p.relation, Some(Relation::Answer));
+    }
+
+    #[test]
+    fn desktop_requests_go_to_the_native_app_executor() {
+        let p = read(
+            "On my desktop, open the notes file I selected, change its heading to Meeting notes, save it, and show it in the file manager.",
+            &Reading { browser: true, ..Reading::default() },
+        );
+        assert_eq!(p.goal, Some(Goal::NativeApp));
+        assert!(p.arguments["request"].contains("Meeting notes"));
+        let web = read(
+            "click the third story",
+            &Reading {
+                browser: true,
+                ..Reading::default()
+            },
+        );
+        assert_eq!(web.goal, Some(Goal::Browser));
+        assert_eq!(
+            propose("show it in the file manager", Phase::Empty).goal,
+            Some(Goal::NativeApp)
+        );
     }
 }

@@ -16,6 +16,7 @@ pub mod clock;
 pub mod config;
 pub mod daemon;
 pub mod decider;
+pub mod desktop;
 pub mod director;
 pub mod doctor;
 pub mod eval;

@@ -11,6 +11,7 @@ use crate::browser::bridge::{self, Bridge};
 use crate::browser::executor::{BrowserExecutor, Remote};
 use crate::config::{Config, Paths};
 use crate::decider::remote::{DecisionsApi, OpenAiChat};
+use crate::desktop::executor::DesktopExecutor;
 use crate::executor::Executors;
 use crate::store::Store;
 use crate::weather::WeatherExecutor;
@@ -70,6 +71,10 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
             bridge,
             config.node.name.clone(),
             remote_decider(config)?,
+        )))
+        .with(Box::new(DesktopExecutor::new(
+            crate::desktop::platform_session(&config.node.name),
+            config.node.name.clone(),
         )));
     Ok(Engine::start(
         config.node.name.clone(),

@@ -3,6 +3,8 @@
 mod browser;
 mod browser_util;
 mod daemon;
+mod desktop;
+mod desktop_util;
 mod director;
 mod director_eval;
 mod director_remote;

@@ -14,11 +14,18 @@ pub const CIRCE: &str = env!("CARGO_BIN_EXE_circe");
 pub struct Daemon {
     pub dir: tempfile::TempDir,
     child: Option<Child>,
+    /// Extra environment for the daemon and the CLI (e.g. a desktop session's DISPLAY).
+    env: Vec<(String, String)>,
 }
 
 impl Daemon {
     /// Start `circe serve` with `config` (TOML) and wait until its socket answers.
     pub fn start(config: &str) -> Daemon {
+        Daemon::start_with_env(config, Vec::new())
+    }
+
+    /// Start `circe serve` with extra environment variables.
+    pub fn start_with_env(config: &str, env: Vec<(String, String)>) -> Daemon {
         let dir = tempfile::Builder::new()
             .prefix("circe-it")
             .tempdir()
@@ -27,7 +34,11 @@ impl Daemon {
             std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
         std::fs::write(dir.path().join("config/circe/config.toml"), config).unwrap();
-        let mut d = Daemon { dir, child: None };
+        let mut d = Daemon {
+            dir,
+            child: None,
+            env,
+        };
         d.spawn();
         d
     }
@@ -81,6 +92,7 @@ impl Daemon {
             .env_remove("CIRCE_DATA_DIR")
             .env_remove("CIRCE_CONFIG")
             .env("RUST_LOG", "info")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null());
         c
     }

@@ -1,0 +1,826 @@
+//! The desktop executor (`Goal::NativeApp`): the acceptance task's recipe over a
+//! `DesktopSession`. Observe → decide from the person's words and the observed desktop → act →
+//! verify by an authorized read. Every step is journalled before its effect.
+//!
+//! Invariants:
+//! - The file comes from the file manager's selection, the request's words, or the person's
+//!   answer to a question whose choices were observed; the heading text is the request's.
+//! - Only the heading line is replaced (one EditableText edit over that range).
+//! - Cancellation and human input are checked right before every mutation; human input pauses
+//!   the operation (a question: continue or stop); stopping releases held keys.
+//! - A lost connection after an action leaves that step `unknown` until a read settles it.
+
+use super::task::{self, EditRequest};
+use super::{
+    Act, DesktopAction, DesktopError, DesktopObservation, DesktopSession, InputTarget, Page,
+    Transition, WindowRef,
+};
+use crate::clock;
+use crate::executor::{BoxFuture, ExecOutcome, Executor, RunContext, StepStart};
+use crate::interaction::QUESTION_TTL_MS;
+use crate::model::{Choice, Goal, Operation, Question, StepResult};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Quiet period that counts as "settled", and the most one settle may wait.
+const QUIET: Duration = Duration::from_millis(120);
+const SETTLE_CAP: Duration = Duration::from_secs(2);
+/// How long an app may take to show a window or a result.
+const APPEAR: Duration = Duration::from_secs(8);
+
+/// The editor and file manager this recipe knows how to drive.
+const EDITOR: &str = "mousepad";
+const FILE_MANAGER: &str = "Thunar";
+
+pub struct DesktopExecutor {
+    desktop: Arc<dyn DesktopSession>,
+    node: String,
+    /// Status as last observed (for `circe state` and `doctor`, which must not block).
+    status: Arc<std::sync::Mutex<Value>>,
+}
+
+impl DesktopExecutor {
+    pub fn new(desktop: Arc<dyn DesktopSession>, node: String) -> DesktopExecutor {
+        let status = Arc::new(std::sync::Mutex::new(
+            json!({ "ready": false, "problem": "not checked yet" }),
+        ));
+        // One readiness check at start (and one per operation); nothing polls.
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let (d, s) = (desktop.clone(), status.clone());
+            rt.spawn(async move {
+                refresh(&*d, &s).await;
+            });
+        }
+        DesktopExecutor {
+            desktop,
+            node,
+            status,
+        }
+    }
+
+    /// Check readiness now and remember it for `status()`.
+    pub async fn refresh_status(&self) -> Value {
+        refresh(&*self.desktop, &self.status).await
+    }
+
+    fn question(
+        &self,
+        op: &Operation,
+        slot: &str,
+        prompt: String,
+        choices: Vec<Choice>,
+    ) -> ExecOutcome {
+        ExecOutcome::NeedsInput {
+            question: Question {
+                kind: "choice".into(),
+                slot: slot.into(),
+                prompt,
+                known_arguments: op.arguments.clone(),
+                choices,
+                owner: self.node.clone(),
+                expires_at: clock::now() + QUESTION_TTL_MS,
+            },
+        }
+    }
+}
+
+impl Executor for DesktopExecutor {
+    fn goal(&self) -> Goal {
+        Goal::NativeApp
+    }
+
+    fn status(&self) -> Value {
+        self.status.lock().unwrap().clone()
+    }
+
+    fn run<'a>(&'a self, op: &'a Operation, cx: RunContext<'a>) -> BoxFuture<'a, ExecOutcome> {
+        Box::pin(async move {
+            let outcome = match self.run_steps(op, &cx).await {
+                Ok(o) => o,
+                Err(e) => ExecOutcome::Unknown { reason: e },
+            };
+            self.desktop.release_keys().await;
+            outcome
+        })
+    }
+}
+
+/// Why the recipe stops before a mutation.
+enum Gate {
+    Stop,
+    Human(String),
+}
+
+impl DesktopExecutor {
+    async fn gate(&self, cx: &RunContext<'_>) -> Option<Gate> {
+        if cx.cancel.is_cancelled() {
+            return Some(Gate::Stop);
+        }
+        let h = self.desktop.human_input();
+        if h.any() {
+            let what = match (h.pointer > 0, h.keys_or_text > 0) {
+                (true, true) => "the mouse and the keyboard",
+                (true, false) => "the mouse",
+                _ => "the keyboard",
+            };
+            return Some(Gate::Human(what.into()));
+        }
+        None
+    }
+
+    fn paused(&self, op: &Operation, gate: Gate, done: &[String]) -> ExecOutcome {
+        match gate {
+            Gate::Stop => ExecOutcome::Stopped,
+            Gate::Human(what) => self.question(
+                op,
+                "takeover",
+                format!(
+                    "You used {what} on the desktop, so I paused{}. Say continue to go on, or stop.",
+                    if done.is_empty() { String::new() } else { format!(" after: {}", done.join(", ")) }
+                ),
+                vec![
+                    Choice { key: "continue".into(), label: "continue".into() },
+                    Choice { key: "stop".into(), label: "stop".into() },
+                ],
+            ),
+        }
+    }
+
+    async fn run_steps(&self, op: &Operation, cx: &RunContext<'_>) -> Result<ExecOutcome, String> {
+        let request = op.arguments.get("request").cloned().unwrap_or_default();
+        if op.arguments.get("takeover").map(String::as_str) == Some("stop") {
+            return Ok(ExecOutcome::Blocked {
+                reason: "stopped where you took over; nothing more was done".into(),
+            });
+        }
+        let want = match task::read_request(&request) {
+            Ok(w) => w,
+            Err(reason) => return Ok(ExecOutcome::Blocked { reason }),
+        };
+        let ready = self.refresh_status().await;
+        if ready["ready"] != true {
+            let reason = ready["problem"]
+                .as_str()
+                .unwrap_or("the desktop is not ready")
+                .to_string();
+            return Ok(ExecOutcome::Blocked { reason });
+        }
+        self.desktop.watch_human().await;
+        let mut done: Vec<String> = Vec::new();
+
+        // 1. Which file: the file manager's selection, the request's name, or the answer.
+        let step = begin(
+            cx,
+            "look for the selected file",
+            BTreeMap::new(),
+            None,
+            false,
+        )
+        .await?;
+        let found = match self.find_file(op, &want).await {
+            Ok(f) => f,
+            Err(e) => {
+                end(
+                    cx,
+                    step,
+                    StepResult::NotApplied,
+                    json!({ "error": e.to_string() }),
+                )
+                .await?;
+                return Ok(ExecOutcome::Blocked {
+                    reason: e.to_string(),
+                });
+            }
+        };
+        let file = match found {
+            Found::File(path, evidence) => {
+                end(cx, step, StepResult::Applied, evidence).await?;
+                path
+            }
+            Found::Ask(prompt, choices, evidence) => {
+                end(cx, step, StepResult::Applied, evidence).await?;
+                if choices.is_empty() {
+                    return Ok(ExecOutcome::Blocked { reason: prompt });
+                }
+                return Ok(self.question(op, "file", prompt, choices));
+            }
+            Found::Blocked(reason, evidence) => {
+                end(cx, step, StepResult::NotApplied, evidence).await?;
+                return Ok(ExecOutcome::Blocked { reason });
+            }
+        };
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let on_disk = match std::fs::read_to_string(&file) {
+            Ok(t) => t,
+            Err(e) => {
+                return Ok(ExecOutcome::Blocked {
+                    reason: format!("cannot read {}: {e}", file.display()),
+                })
+            }
+        };
+        if task::heading_line(&on_disk).is_none() {
+            return Ok(ExecOutcome::Blocked {
+                reason: format!("{name} has no heading line to change; nothing was done"),
+            });
+        }
+
+        // 2. The editor window showing that file: found, or opened.
+        if let Some(g) = self.gate(cx).await {
+            return Ok(self.paused(op, g, &done));
+        }
+        let mut args = BTreeMap::from([("file".to_string(), file.display().to_string())]);
+        args.insert("app".into(), EDITOR.into());
+        let step = begin(cx, &format!("open {name} in the editor"), args, None, false).await?;
+        let window = match self.editor_window(&file).await {
+            Ok(w) => w,
+            Err(e) => {
+                end(cx, step, StepResult::NotApplied, json!({ "error": e })).await?;
+                return Ok(ExecOutcome::Blocked { reason: e });
+            }
+        };
+        let into_editor = Transition {
+            source: FILE_MANAGER.into(),
+            destination: EDITOR.into(),
+            observed: format!("\"{}\" is open", window.title),
+        };
+        end(
+            cx,
+            step,
+            StepResult::Applied,
+            json!({ "window": window, "transition": into_editor }),
+        )
+        .await?;
+        done.push(format!("opened {name}"));
+
+        // 3. Observe the editor: a dialog owns its input? unsaved changes?
+        let obs = match self
+            .desktop
+            .observe(
+                &window,
+                Page {
+                    index: 0,
+                    size: usize::MAX,
+                },
+            )
+            .await
+        {
+            Ok(o) => o,
+            Err(e) => {
+                return Ok(ExecOutcome::Blocked {
+                    reason: e.to_string(),
+                })
+            }
+        };
+        if let Some(d) = &obs.dialog {
+            return Ok(ExecOutcome::Blocked {
+                reason: format!(
+                    "{} shows a dialog \"{}\" ({}); close it, then ask again. Nothing was changed",
+                    window.app, d.title, d.text
+                ),
+            });
+        }
+        let Some(text_id) = document(&obs) else {
+            return Ok(ExecOutcome::Blocked {
+                reason: format!(
+                    "no editable text in \"{}\"; nothing was changed",
+                    window.title
+                ),
+            });
+        };
+        let handle = obs.handles[&text_id].clone();
+        let buffer = self
+            .desktop
+            .read_text(&handle)
+            .await
+            .map_err(|e| e.to_string())?;
+        let modified =
+            task::title_shows(&window.title, &file).unwrap_or(false) || buffer != on_disk;
+        if modified {
+            match op.arguments.get("unsaved").map(String::as_str) {
+                Some("include") => {}
+                Some(_) => {
+                    return Ok(ExecOutcome::Blocked {
+                        reason: format!("{name} has unsaved changes in the editor; I left it as it was"),
+                    })
+                }
+                None => {
+                    return Ok(self.question(
+                        op,
+                        "unsaved",
+                        format!("{name} has unsaved changes in the editor. Saving keeps them along with the new heading. Include them, or leave it?"),
+                        vec![
+                            Choice { key: "include".into(), label: "include them".into() },
+                            Choice { key: "leave".into(), label: "leave it".into() },
+                        ],
+                    ))
+                }
+            }
+        }
+        let Some(edit) = task::heading_edit(&buffer, &want.heading) else {
+            return Ok(ExecOutcome::Blocked {
+                reason: format!("{name} has no heading line in the editor; nothing was changed"),
+            });
+        };
+
+        // 4. Change only the heading line.
+        if let Some(g) = self.gate(cx).await {
+            return Ok(self.paused(op, g, &done));
+        }
+        let args = BTreeMap::from([
+            ("target".to_string(), text_id.clone()),
+            ("heading".to_string(), edit.text.clone()),
+        ]);
+        let observed = format!("{} revision {}", window.title, obs.revision);
+        let step = begin(
+            cx,
+            &format!("change the heading to \"{}\"", want.heading),
+            args,
+            Some(observed.clone()),
+            true,
+        )
+        .await?;
+        let action = DesktopAction {
+            window: window.clone(),
+            revision: obs.revision,
+            target: InputTarget::Element(handle.clone()),
+            act: Act::ReplaceText {
+                start: edit.start,
+                end: edit.end,
+                text: edit.text.clone(),
+            },
+            may_open_modal: false,
+        };
+        if let Err(e) = self.desktop.act(&action).await {
+            let r = if e.maybe_applied() {
+                StepResult::Unknown
+            } else {
+                StepResult::NotApplied
+            };
+            end(cx, step, r, json!({ "error": e.to_string() })).await?;
+            return Ok(outcome_of(&e, "changing the heading"));
+        }
+        let settled = self.desktop.settle(QUIET, SETTLE_CAP).await;
+        let now = self
+            .desktop
+            .read_text(&handle)
+            .await
+            .map_err(|e| e.to_string())?;
+        if now != edit.after {
+            end(
+                cx,
+                step,
+                StepResult::Unknown,
+                json!({ "settled": settled, "error": "the text is not what was written" }),
+            )
+            .await?;
+            return Ok(ExecOutcome::Unknown {
+                reason: "the editor's text is not what I wrote; someone may be typing".into(),
+            });
+        }
+        end(
+            cx,
+            step,
+            StepResult::Applied,
+            json!({ "settled": settled, "line": edit.text }),
+        )
+        .await?;
+        done.push(format!("changed the heading to \"{}\"", want.heading));
+
+        // 5. Save, and read the file back.
+        let mut save_unknown = false;
+        if want.save {
+            if let Some(g) = self.gate(cx).await {
+                return Ok(self.paused(op, g, &done));
+            }
+            let obs = match self
+                .desktop
+                .observe(
+                    &window,
+                    Page {
+                        index: 0,
+                        size: usize::MAX,
+                    },
+                )
+                .await
+            {
+                Ok(o) => o,
+                Err(e) => {
+                    return Ok(ExecOutcome::Blocked {
+                        reason: format!("{e}; the heading is changed but not saved"),
+                    })
+                }
+            };
+            let save = obs
+                .find("menuitem", "Save")
+                .into_iter()
+                .next()
+                .map(|(_, h)| h.clone());
+            let (target, act, how) = match save {
+                Some(h) => (InputTarget::Element(h), Act::Activate, "the Save menu item"),
+                None => (
+                    InputTarget::Window(window.clone()),
+                    Act::Keys(vec!["Control_L".into(), "s".into()]),
+                    "Ctrl+S",
+                ),
+            };
+            let step = begin(
+                cx,
+                &format!("save {name}"),
+                BTreeMap::from([("via".to_string(), how.to_string())]),
+                Some(format!("{} revision {}", window.title, obs.revision)),
+                true,
+            )
+            .await?;
+            let action = DesktopAction {
+                window: window.clone(),
+                revision: obs.revision,
+                target,
+                act,
+                may_open_modal: true,
+            };
+            let sent = self.desktop.act(&action).await;
+            if let Err(e) = &sent {
+                if !e.maybe_applied() {
+                    end(
+                        cx,
+                        step,
+                        StepResult::NotApplied,
+                        json!({ "error": e.to_string() }),
+                    )
+                    .await?;
+                    return Ok(ExecOutcome::Blocked {
+                        reason: format!("{e}; the heading is changed but not saved"),
+                    });
+                }
+                // Sent, then the connection went: the save is unknown until a read settles it.
+                end(
+                    cx,
+                    step,
+                    StepResult::Unknown,
+                    json!({ "error": e.to_string() }),
+                )
+                .await?;
+                save_unknown = true;
+            }
+            let step = if save_unknown {
+                begin(
+                    cx,
+                    &format!("read {name} to settle whether it was saved"),
+                    BTreeMap::new(),
+                    None,
+                    false,
+                )
+                .await?
+            } else {
+                step
+            };
+            let verdict = wait_for_file(&file, &buffer, &want.heading).await;
+            match verdict {
+                Ok(()) => {
+                    end(cx, step, StepResult::Applied, json!({ "read": file.display().to_string(), "heading": edit.text, "settledUnknownSave": save_unknown })).await?;
+                    done.push(format!("saved {name}"));
+                }
+                Err(why) => {
+                    end(
+                        cx,
+                        step,
+                        StepResult::Unknown,
+                        json!({ "read": file.display().to_string(), "error": why }),
+                    )
+                    .await?;
+                    return Ok(ExecOutcome::Unknown {
+                        reason: format!("after Save, {name} on disk does not show it: {why}"),
+                    });
+                }
+            }
+        }
+
+        // 6. Reveal the same file and check the file manager selects it.
+        let mut revealed = None;
+        if want.reveal {
+            if let Some(g) = self.gate(cx).await {
+                return Ok(self.paused(op, g, &done));
+            }
+            let step = begin(
+                cx,
+                &format!("show {name} in the file manager"),
+                BTreeMap::from([("file".to_string(), file.display().to_string())]),
+                None,
+                false,
+            )
+            .await?;
+            if let Err(e) = self.desktop.show_items(std::slice::from_ref(&file)).await {
+                let r = if e.maybe_applied() {
+                    StepResult::Unknown
+                } else {
+                    StepResult::NotApplied
+                };
+                end(cx, step, r, json!({ "error": e.to_string() })).await?;
+                return Ok(ExecOutcome::Blocked {
+                    reason: format!("{e}; {} done", done.join(", ")),
+                });
+            }
+            match self.wait_selected(&file).await {
+                Ok(title) => {
+                    let t = Transition {
+                        source: EDITOR.into(),
+                        destination: FILE_MANAGER.into(),
+                        observed: format!("{name} is selected in \"{title}\""),
+                    };
+                    end(cx, step, StepResult::Applied, json!({ "transition": t })).await?;
+                    done.push(format!("showed it in {title}"));
+                    revealed = Some(title);
+                }
+                Err(why) => {
+                    end(cx, step, StepResult::Unknown, json!({ "error": why })).await?;
+                    return Ok(ExecOutcome::Unknown {
+                        reason: format!("asked the file manager to show {name}, but {why}"),
+                    });
+                }
+            }
+        }
+        let mut summary = sentence(&done);
+        if save_unknown {
+            summary.push_str(
+                " (the connection dropped after Save; reading the file confirmed it was saved)",
+            );
+        }
+        Ok(ExecOutcome::Completed {
+            summary: format!("{summary}."),
+            data: json!({ "file": file.display().to_string(), "heading": want.heading, "revealedIn": revealed, "saveWasUnknown": save_unknown }),
+        })
+    }
+
+    async fn find_file(&self, op: &Operation, want: &EditRequest) -> Result<Found, DesktopError> {
+        let managers: Vec<WindowRef> = self
+            .desktop
+            .windows()
+            .await?
+            .into_iter()
+            .filter(|w| w.app == FILE_MANAGER && w.kind == "window")
+            .collect();
+        let mut candidates: Vec<(PathBuf, bool)> = Vec::new();
+        for w in &managers {
+            let obs = self
+                .desktop
+                .observe(
+                    w,
+                    Page {
+                        index: 0,
+                        size: usize::MAX,
+                    },
+                )
+                .await?;
+            candidates.extend(files_in(&obs));
+        }
+        candidates.dedup();
+        let evidence = json!({
+            "fileManagerWindows": managers.iter().map(|w| w.title.clone()).collect::<Vec<_>>(),
+            "files": candidates.iter().map(|(p, s)| json!({ "path": p.display().to_string(), "selected": s })).collect::<Vec<_>>(),
+        });
+        if let Some(answer) = op.arguments.get("file") {
+            let p = PathBuf::from(answer);
+            return Ok(if candidates.iter().any(|(c, _)| *c == p) && p.is_file() {
+                Found::File(p, evidence)
+            } else {
+                Found::Blocked(
+                    format!("{answer} is no longer shown in the file manager; nothing was done"),
+                    evidence,
+                )
+            });
+        }
+        let pool: Vec<&(PathBuf, bool)> = match &want.named_file {
+            Some(n) => candidates
+                .iter()
+                .filter(|(p, _)| p.file_name().is_some_and(|f| f.to_string_lossy() == *n))
+                .collect(),
+            None => candidates
+                .iter()
+                .filter(|(_, selected)| *selected)
+                .collect(),
+        };
+        if let [(only, _)] = pool.as_slice() {
+            return Ok(Found::File(only.clone(), evidence));
+        }
+        if managers.is_empty() {
+            return Ok(Found::Blocked("no file manager window is open, so no file is selected; select the file in the file manager and ask again".into(), evidence));
+        }
+        let offer: Vec<&(PathBuf, bool)> = if pool.len() > 1 {
+            pool
+        } else {
+            candidates.iter().collect()
+        };
+        let choices = offer
+            .iter()
+            .map(|(p, _)| Choice {
+                key: p.display().to_string(),
+                label: p
+                    .file_name()
+                    .map(|f| f.to_string_lossy().to_string())
+                    .unwrap_or_default(),
+            })
+            .collect();
+        let prompt = match &want.named_file {
+            Some(n) => format!("I don't see exactly one {n} in the file manager. Which file?"),
+            None => "No single file is selected in the file manager. Which file?".into(),
+        };
+        Ok(Found::Ask(prompt, choices, evidence))
+    }
+
+    /// An editor window showing `file`, opening one if there is none.
+    async fn editor_window(&self, file: &Path) -> Result<WindowRef, String> {
+        let showing = |ws: Vec<WindowRef>| {
+            ws.into_iter().find(|w| {
+                w.app.eq_ignore_ascii_case(EDITOR)
+                    && w.kind == "window"
+                    && task::title_shows(&w.title, file).is_some()
+            })
+        };
+        if let Some(w) = showing(self.desktop.windows().await.map_err(|e| e.to_string())?) {
+            return Ok(w);
+        }
+        let args = vec![
+            "--opening-mode=window".to_string(),
+            file.display().to_string(),
+        ];
+        self.desktop
+            .launch(EDITOR, &args)
+            .await
+            .map_err(|e| e.to_string())?;
+        let deadline = Instant::now() + APPEAR;
+        while Instant::now() < deadline {
+            self.desktop.settle(QUIET, Duration::from_millis(500)).await;
+            if let Some(w) = showing(self.desktop.windows().await.map_err(|e| e.to_string())?) {
+                return Ok(w);
+            }
+        }
+        Err(format!(
+            "{EDITOR} did not show {} within {} s",
+            file.display(),
+            APPEAR.as_secs()
+        ))
+    }
+
+    /// Wait until a file-manager window shows `file` selected; its title.
+    async fn wait_selected(&self, file: &Path) -> Result<String, String> {
+        let deadline = Instant::now() + APPEAR;
+        let mut last = String::from("no file manager window appeared");
+        while Instant::now() < deadline {
+            self.desktop.settle(QUIET, Duration::from_millis(500)).await;
+            let windows = self.desktop.windows().await.map_err(|e| e.to_string())?;
+            for w in windows
+                .iter()
+                .filter(|w| w.app == FILE_MANAGER && w.kind == "window")
+            {
+                let Ok(obs) = self
+                    .desktop
+                    .observe(
+                        w,
+                        Page {
+                            index: 0,
+                            size: usize::MAX,
+                        },
+                    )
+                    .await
+                else {
+                    continue;
+                };
+                let files = files_in(&obs);
+                if files.iter().any(|(p, s)| p == file && *s) {
+                    return Ok(w.title.clone());
+                }
+                last = format!("\"{}\" does not show it selected", w.title);
+            }
+        }
+        Err(last)
+    }
+}
+
+async fn refresh(desktop: &dyn DesktopSession, status: &std::sync::Mutex<Value>) -> Value {
+    let r = desktop.readiness(None).await;
+    let v = json!({ "ready": r.ready(), "readiness": r, "problem": r.problem() });
+    *status.lock().unwrap() = v.clone();
+    v
+}
+
+enum Found {
+    File(PathBuf, Value),
+    Ask(String, Vec<Choice>, Value),
+    Blocked(String, Value),
+}
+
+/// The files a file-manager observation lists: (path, selected). The folder is the location
+/// bar's text; a row's name cell is a cell whose label is a file in that folder.
+pub fn files_in(obs: &DesktopObservation) -> Vec<(PathBuf, bool)> {
+    let folder = obs
+        .observation
+        .elements
+        .iter()
+        .filter(|e| e.role == "textbox")
+        .filter_map(|e| e.value.as_deref())
+        .find(|v| v.starts_with('/'))
+        .map(PathBuf::from);
+    let Some(folder) = folder else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, bool)> = Vec::new();
+    for e in obs
+        .observation
+        .elements
+        .iter()
+        .filter(|e| e.role == "cell" && !e.label.is_empty())
+    {
+        let p = folder.join(&e.label);
+        if p.is_file() && !out.iter().any(|(q, _)| *q == p) {
+            out.push((p, e.has_state("selected")));
+        } else if let Some(slot) = out.iter_mut().find(|(q, _)| *q == p) {
+            slot.1 |= e.has_state("selected");
+        }
+    }
+    out
+}
+
+/// The document's text area: the editable textbox that holds the most text.
+fn document(obs: &DesktopObservation) -> Option<String> {
+    obs.observation
+        .elements
+        .iter()
+        .filter(|e| e.role == "textbox" && e.has_state("editable"))
+        .filter(|e| {
+            obs.handles
+                .get(&e.id)
+                .is_some_and(|h| h.supports.iter().any(|s| s == "edit"))
+        })
+        .max_by_key(|e| e.value.as_ref().map_or(0, |v| v.len()))
+        .map(|e| e.id.clone())
+}
+
+/// Saving takes effect after the call returns: read the file until it shows the edit (bounded).
+async fn wait_for_file(file: &Path, buffer: &str, heading: &str) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let saved = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
+        let verdict = task::verify_saved(buffer, &saved, heading);
+        if verdict.is_ok() || Instant::now() >= deadline {
+            return verdict;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn outcome_of(e: &DesktopError, what: &str) -> ExecOutcome {
+    if e.maybe_applied() {
+        ExecOutcome::Unknown {
+            reason: format!("{what}: {e}"),
+        }
+    } else {
+        ExecOutcome::Blocked {
+            reason: format!("{what}: {e}; nothing was changed"),
+        }
+    }
+}
+
+fn sentence(parts: &[String]) -> String {
+    let s = parts.join(", then ");
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => s,
+    }
+}
+
+async fn begin(
+    cx: &RunContext<'_>,
+    action: &str,
+    arguments: BTreeMap<String, String>,
+    observation: Option<String>,
+    irreversible: bool,
+) -> Result<u32, String> {
+    cx.journal
+        .begin(StepStart {
+            action: action.into(),
+            arguments,
+            observation,
+            irreversible,
+        })
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn end(
+    cx: &RunContext<'_>,
+    step: u32,
+    result: StepResult,
+    evidence: Value,
+) -> Result<(), String> {
+    cx.journal
+        .end(step, result, evidence)
+        .await
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,253 @@
+//! The acceptance task's recipe, as pure functions: what the person asked for (from their own
+//! words), which line is the heading, the edit that changes only that line, and the checks that
+//! verify what was saved and revealed.
+//!
+//! Invariant: every value comes from the request or from an observation; nothing is invented.
+//! A request this recipe cannot read completely is refused, not half-done.
+
+/// What the person asked the desktop to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditRequest {
+    /// The file they named ("notes.md"), or `None` for "the file I selected".
+    pub named_file: Option<String>,
+    /// The new heading, verbatim from the request.
+    pub heading: String,
+    pub save: bool,
+    pub reveal: bool,
+}
+
+/// Read "open the notes file I selected, change its heading to Meeting notes, save it, and show
+/// it in the file manager". Returns why not when a part is missing.
+pub fn read_request(request: &str) -> Result<EditRequest, String> {
+    let lower = request.to_lowercase();
+    let Some(at) = lower.find("heading to ") else {
+        return Err("I can change a file's heading (\"change its heading to …\"); this request does not say what to change".into());
+    };
+    let start = at + "heading to ".len();
+    let rest = &request[start..];
+    let rest_lower = &lower[start..];
+    let end = [", ", " and save", " and show", ";", ". "]
+        .iter()
+        .filter_map(|m| rest_lower.find(m))
+        .min()
+        .unwrap_or(rest.len());
+    let heading = rest[..end]
+        .trim()
+        .trim_end_matches('.')
+        .trim_matches(|c| c == '"' || c == '\'' || c == '“' || c == '”')
+        .trim()
+        .to_string();
+    if heading.is_empty() {
+        return Err("the request does not say what the new heading is".into());
+    }
+    let named_file = request
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .map(|w| w.trim_matches(|c: char| c == '"' || c == '\'' || c == '.'))
+        .find(|w| {
+            w.contains('.')
+                && w.rsplit('.').next().is_some_and(|ext| {
+                    !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                })
+                && !w.starts_with('.')
+        })
+        .filter(|w| !heading.contains(w))
+        .map(str::to_string);
+    Ok(EditRequest {
+        named_file,
+        heading,
+        save: lower.contains("save"),
+        reveal: ["file manager", "show it", "reveal"]
+            .iter()
+            .any(|m| lower.contains(m)),
+    })
+}
+
+/// The heading line of a text: the first Markdown heading (`#` …), else the first non-empty line.
+/// Returns (line start, line end) in characters, and the heading marker kept on rewrite.
+pub fn heading_line(text: &str) -> Option<(usize, usize, String)> {
+    let mut offset = 0;
+    let mut first_nonempty = None;
+    for line in text.split('\n') {
+        let len = line.chars().count();
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('#') {
+            let hashes: String = trimmed.chars().take_while(|c| *c == '#').collect();
+            let indent = len - trimmed.chars().count();
+            let marker = format!("{}{hashes} ", &line[..line.len() - trimmed.len()]);
+            let _ = indent;
+            return Some((offset, offset + len, marker));
+        }
+        if first_nonempty.is_none() && !line.trim().is_empty() {
+            first_nonempty = Some((offset, offset + len, String::new()));
+        }
+        offset += len + 1;
+    }
+    first_nonempty
+}
+
+/// The one edit that changes only the heading line: replace characters `start..end` with `text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeadingEdit {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+    /// The whole text after the edit, for verification.
+    pub after: String,
+}
+
+pub fn heading_edit(text: &str, heading: &str) -> Option<HeadingEdit> {
+    let (start, end, marker) = heading_line(text)?;
+    let line = format!("{marker}{heading}");
+    let chars: Vec<char> = text.chars().collect();
+    let after: String = chars[..start]
+        .iter()
+        .chain(line.chars().collect::<Vec<_>>().iter())
+        .chain(chars[end..].iter())
+        .collect();
+    Some(HeadingEdit {
+        start,
+        end,
+        text: line,
+        after,
+    })
+}
+
+/// Does the saved file have the new heading and nothing else changed?
+pub fn verify_saved(before: &str, saved: &str, heading: &str) -> Result<(), String> {
+    let Some(want) = heading_edit(before, heading) else {
+        return Err("the file had no heading line".into());
+    };
+    if saved == want.after {
+        return Ok(());
+    }
+    match heading_line(saved) {
+        Some((s, e, _)) => {
+            let got: String = saved.chars().skip(s).take(e - s).collect();
+            if got == want.text {
+                Err("the heading is right but other lines changed too".into())
+            } else {
+                Err(format!(
+                    "the saved heading is \"{got}\", not \"{}\"",
+                    want.text
+                ))
+            }
+        }
+        None => Err("the saved file has no heading line".into()),
+    }
+}
+
+/// Mousepad titles a window "<name> - Mousepad" or "*<name> - Mousepad" while modified; some
+/// builds use the full path. Which file, and is it modified?
+pub fn editor_title(title: &str) -> Option<(String, bool)> {
+    let t = title.trim();
+    let (modified, t) = match t.strip_prefix('*') {
+        Some(rest) => (true, rest.trim_start()),
+        None => (false, t),
+    };
+    let name = t.rsplit_once(" - ").map_or(t, |(n, _)| n).trim();
+    (!name.is_empty()).then(|| (name.to_string(), modified))
+}
+
+/// Does an editor window title show this file (by path or by name)?
+pub fn title_shows(title: &str, path: &std::path::Path) -> Option<bool> {
+    let (name, modified) = editor_title(title)?;
+    let file = path.file_name()?.to_string_lossy();
+    let shown = std::path::Path::new(&name);
+    (shown == path || name == file || name.ends_with(&format!("/{file}"))).then_some(modified)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOTES: &str = "# Weekly sync\n\nAgenda:\n- budget\n# not the heading\n";
+
+    #[test]
+    fn the_acceptance_request_is_read_from_its_own_words() {
+        let r = read_request("On my desktop, open the notes file I selected, change its heading to Meeting notes, save it, and show it in the file manager.").unwrap();
+        assert_eq!(r.heading, "Meeting notes");
+        assert_eq!(r.named_file, None);
+        assert!(r.save && r.reveal);
+    }
+
+    #[test]
+    fn named_files_and_other_phrasings() {
+        let table = [
+            (
+                "open plan.md and change the heading to \"Q3 plan\" and save it",
+                Some("plan.md"),
+                "Q3 plan",
+                true,
+                false,
+            ),
+            (
+                "change its heading to Retro. Then save",
+                None,
+                "Retro",
+                true,
+                false,
+            ),
+            (
+                "in the editor change the heading to v2.0 launch, reveal it",
+                None,
+                "v2.0 launch",
+                false,
+                true,
+            ),
+        ];
+        for (text, file, heading, save, reveal) in table {
+            let r = read_request(text).unwrap();
+            assert_eq!(r.named_file.as_deref(), file, "{text}");
+            assert_eq!(
+                (r.heading.as_str(), r.save, r.reveal),
+                (heading, save, reveal),
+                "{text}"
+            );
+        }
+        assert!(read_request("open the notes file").is_err());
+        assert!(read_request("change its heading to ").is_err());
+    }
+
+    #[test]
+    fn only_the_heading_line_changes() {
+        let e = heading_edit(NOTES, "Meeting notes").unwrap();
+        assert_eq!((e.start, e.end), (0, 13));
+        assert_eq!(e.text, "# Meeting notes");
+        assert_eq!(
+            e.after,
+            "# Meeting notes\n\nAgenda:\n- budget\n# not the heading\n"
+        );
+        let plain = heading_edit("\nTitle\nbody\n", "New").unwrap();
+        assert_eq!(plain.after, "\nNew\nbody\n");
+        let wide = heading_edit("intro é\n## Été\nx", "Hiver").unwrap();
+        assert_eq!((wide.start, wide.end), (8, 14));
+        assert_eq!(wide.after, "intro é\n## Hiver\nx");
+        assert!(heading_edit("\n\n", "x").is_none());
+    }
+
+    #[test]
+    fn verification_reads_what_was_saved() {
+        let good = heading_edit(NOTES, "Meeting notes").unwrap().after;
+        assert_eq!(verify_saved(NOTES, &good, "Meeting notes"), Ok(()));
+        assert!(verify_saved(NOTES, NOTES, "Meeting notes")
+            .unwrap_err()
+            .contains("Weekly sync"));
+        let extra = format!("{good}more\n");
+        assert!(verify_saved(NOTES, &extra, "Meeting notes")
+            .unwrap_err()
+            .contains("other lines"));
+    }
+
+    #[test]
+    fn editor_titles_name_the_file_and_its_modified_mark() {
+        let p = std::path::Path::new("/tmp/s/notes.md");
+        assert_eq!(title_shows("notes.md - Mousepad", p), Some(false));
+        assert_eq!(title_shows("*notes.md - Mousepad", p), Some(true));
+        assert_eq!(title_shows("/tmp/s/notes.md - Mousepad", p), Some(false));
+        assert_eq!(title_shows("other.md - Mousepad", p), None);
+        assert_eq!(
+            editor_title("*Untitled 1 - Mousepad"),
+            Some(("Untitled 1".into(), true))
+        );
+    }
+}
