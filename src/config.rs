@@ -9,6 +9,28 @@ pub struct Config {
     pub node: NodeConfig,
     pub weather: WeatherConfig,
     pub limits: Limits,
+    pub mesh: MeshConfig,
+}
+
+/// The HTTP + WebSocket listener for paired devices (the phone client and other nodes).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MeshConfig {
+    pub enabled: bool,
+    /// Loopback by default. Any other address is refused until TLS is configured.
+    pub listen: String,
+    /// Extra host names this node answers to (exact match, e.g. an mDNS name).
+    pub hosts: Vec<String>,
+}
+
+impl Default for MeshConfig {
+    fn default() -> Self {
+        MeshConfig {
+            enabled: true,
+            listen: "127.0.0.1:7457".into(),
+            hosts: Vec::new(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -16,6 +38,8 @@ pub struct Config {
 pub struct NodeConfig {
     /// The name people see for this device; defaults to the host name.
     pub name: String,
+    /// What this node is for: `full` (executes), `controller` or `headless`.
+    pub role: crate::mesh::identity::Role,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -43,7 +67,10 @@ pub struct Limits {
 
 impl Default for NodeConfig {
     fn default() -> Self {
-        NodeConfig { name: host_name() }
+        NodeConfig {
+            name: host_name(),
+            role: crate::mesh::identity::Role::Full,
+        }
     }
 }
 
@@ -151,6 +178,16 @@ impl Paths {
     /// Where native hosts (started by Chrome) reach the daemon.
     pub fn browser_socket(&self) -> PathBuf {
         self.runtime_dir.join("browser.sock")
+    }
+
+    /// This node's identity key (Ed25519, PKCS#8, 0600).
+    pub fn node_key(&self) -> PathBuf {
+        self.data_dir.join("node.key")
+    }
+
+    /// Where the daemon writes the mesh listener's actual address (for `listen = "...:0"`).
+    pub fn mesh_addr(&self) -> PathBuf {
+        self.runtime_dir.join("mesh.addr")
     }
 
     /// The per-install secret a native host presents to the daemon.

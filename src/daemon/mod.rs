@@ -91,6 +91,43 @@ fn start_browser_bridge(paths: &Paths) -> anyhow::Result<Arc<Bridge>> {
     Ok(bridge)
 }
 
+/// The mesh listener (loopback unless configured), with this node's identity and device directory.
+async fn start_mesh(
+    paths: &Paths,
+    config: &Config,
+    engine: &Arc<Engine>,
+) -> anyhow::Result<Option<Arc<crate::mesh::Mesh>>> {
+    use crate::mesh::{identity::NodeIdentity, server, Mesh};
+    if !config.mesh.enabled {
+        return Ok(None);
+    }
+    let addr = server::check_listen(&config.mesh.listen)?;
+    let key = paths.node_key();
+    let identity = NodeIdentity::load_or_create(&key)
+        .with_context(|| format!("cannot load the node key {}", key.display()))?;
+    let db = paths.database();
+    let store =
+        Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} ([mesh] listen)"))?;
+    let addr = listener.local_addr()?;
+    let mesh = Mesh::new(
+        identity,
+        config.node.name.clone(),
+        config.node.role,
+        engine.clone(),
+        store,
+        addr,
+        &config.mesh.hosts,
+    );
+    std::fs::write(paths.mesh_addr(), addr.to_string())
+        .with_context(|| format!("cannot write {}", paths.mesh_addr().display()))?;
+    tracing::info!(%addr, node_id = %mesh.identity.id, "mesh listening");
+    tokio::spawn(server::serve(listener, mesh.clone()));
+    Ok(Some(mesh))
+}
+
 pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     let ServeOptions { paths, config } = options;
     let socket = paths.control_socket();
@@ -106,7 +143,8 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         engine.node(),
         socket.display()
     );
-    let server = tokio::spawn(control::serve(listener, engine.clone()));
+    let mesh = start_mesh(&paths, &config, &engine).await?;
+    let server = tokio::spawn(control::serve(listener, engine.clone(), mesh));
 
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
@@ -117,6 +155,7 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     engine.shutdown().await;
     let _ = std::fs::remove_file(&socket);
     let _ = std::fs::remove_file(paths.browser_socket());
+    let _ = std::fs::remove_file(paths.mesh_addr());
     tracing::info!("stopped");
     Ok(())
 }
