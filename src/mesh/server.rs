@@ -370,6 +370,18 @@ async fn authenticated(
     }
     drop(out);
     let _ = writer.await;
+    if revoked.is_cancelled() {
+        // Let the close frame reach the device: wait (briefly) for its close reply, so the
+        // connection is not reset with the frame still unread.
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            while let Some(Ok(m)) = stream.next().await {
+                if matches!(m, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
 }
 
 /// One message from an authenticated device: scope, rate limit, then the control dispatch.

@@ -6,6 +6,7 @@ mod daemon;
 mod director;
 mod director_eval;
 mod director_remote;
+mod mesh;
 mod store;
 mod tidy;
 mod util;
