@@ -135,6 +135,7 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     // One daemon per data directory: recovery must never run under a live daemon.
     let _lock = lock_data_dir(&paths)?;
     let engine = build(&paths, &config)?;
+    let mesh = start_mesh(&paths, &config, &engine).await?;
     // Bound last, so a client that can connect finds a migrated, recovered store.
     let listener = control::bind(&socket)?;
     tracing::info!(node = engine.node(), data = %paths.data_dir.display(), socket = %socket.display(), "circe is serving");
@@ -143,7 +144,6 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         engine.node(),
         socket.display()
     );
-    let mesh = start_mesh(&paths, &config, &engine).await?;
     let server = tokio::spawn(control::serve(listener, engine.clone(), mesh));
 
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;

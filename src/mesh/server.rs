@@ -340,19 +340,23 @@ async fn authenticated(
     let writer = tokio::spawn(async move {
         loop {
             tokio::select! {
+                biased;
+                _ = writer_revoked.cancelled() => break,
                 line = lines.recv() => match line {
                     Some(line) => {
                         if sink.send(Message::Text(line.into())).await.is_err() {
                             return;
                         }
                     }
-                    None => return,
+                    None => break,
                 },
-                _ = writer_revoked.cancelled() => {
-                    let _ = sink.send(close(CLOSE_REVOKED, "this device was revoked")).await;
-                    return;
-                }
             }
+        }
+        // The reader also stops on revocation and drops its sender: say why either way.
+        if writer_revoked.is_cancelled() {
+            let _ = sink
+                .send(close(CLOSE_REVOKED, "this device was revoked"))
+                .await;
         }
     });
     loop {
