@@ -23,7 +23,7 @@ impl Allowlist {
         let port = addr.port();
         let mut names: Vec<String> = Vec::new();
         if addr.ip().is_loopback() {
-            names.extend(["localhost".into(), "127.0.0.1".into(), "[::1]".into()]);
+            names.extend(["127.0.0.1".into(), "localhost".into(), "[::1]".into()]);
         } else {
             names.push(match addr.ip() {
                 std::net::IpAddr::V6(ip) => format!("[{ip}]"),

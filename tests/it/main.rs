@@ -7,6 +7,7 @@ mod director;
 mod director_eval;
 mod director_remote;
 mod mesh;
+mod mesh_browser;
 mod store;
 mod tidy;
 mod util;
