@@ -21,6 +21,8 @@ pub struct MeshConfig {
     pub listen: String,
     /// Extra host names this node answers to (exact match, e.g. an mDNS name).
     pub hosts: Vec<String>,
+    /// Live WebSockets the node accepts in total (each device may hold at most 4).
+    pub max_sockets: usize,
 }
 
 impl Default for MeshConfig {
@@ -29,6 +31,7 @@ impl Default for MeshConfig {
             enabled: true,
             listen: "127.0.0.1:7457".into(),
             hosts: Vec::new(),
+            max_sockets: 64,
         }
     }
 }

@@ -112,15 +112,7 @@ async fn start_mesh(
         .await
         .with_context(|| format!("cannot listen on {addr} ([mesh] listen)"))?;
     let addr = listener.local_addr()?;
-    let mesh = Mesh::new(
-        identity,
-        config.node.name.clone(),
-        config.node.role,
-        engine.clone(),
-        store,
-        addr,
-        &config.mesh.hosts,
-    );
+    let mesh = Mesh::new(identity, config, engine.clone(), store, addr);
     std::fs::write(paths.mesh_addr(), addr.to_string())
         .with_context(|| format!("cannot write {}", paths.mesh_addr().display()))?;
     tracing::info!(%addr, node_id = %mesh.identity.id, "mesh listening");

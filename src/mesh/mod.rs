@@ -30,9 +30,8 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-/// Live sockets a device may hold, and in total (limits table 6.3).
+/// Live sockets a device may hold (limits table 6.3); the total is `[mesh] max_sockets` (64).
 pub const MAX_SOCKETS_PER_DEVICE: usize = 4;
-pub const MAX_SOCKETS: usize = 64;
 
 /// The open pairing session and what the approval produced.
 struct Pairing {
@@ -56,6 +55,7 @@ pub struct Mesh {
     /// Live sockets by device id: each one's cancellation closes it.
     sockets: Mutex<HashMap<String, Vec<(u64, CancellationToken)>>>,
     total: AtomicUsize,
+    max_sockets: usize,
     next_socket: AtomicU64,
     submit_buckets: Mutex<HashMap<String, Bucket>>,
     /// Failed authentications and pairing offers, by peer address (never a forwarded header).
@@ -82,26 +82,26 @@ impl Drop for SocketGuard {
 }
 
 impl Mesh {
+    /// The mesh for a listener bound at `addr`, configured by `config` (`[node]` and `[mesh]`).
     pub fn new(
         identity: NodeIdentity,
-        name: String,
-        role: Role,
+        config: &crate::config::Config,
         engine: Arc<Engine>,
         store: Store,
         addr: SocketAddr,
-        hosts: &[String],
     ) -> Arc<Mesh> {
         Arc::new(Mesh {
             identity,
-            name,
-            role,
+            name: config.node.name.clone(),
+            role: config.node.role,
             engine,
-            allowlist: Allowlist::for_listener(addr, hosts),
+            allowlist: Allowlist::for_listener(addr, &config.mesh.hosts),
             addr,
             store: Mutex::new(store),
             pairing: Mutex::new(None),
             sockets: Mutex::new(HashMap::new()),
             total: AtomicUsize::new(0),
+            max_sockets: config.mesh.max_sockets,
             next_socket: AtomicU64::new(1),
             submit_buckets: Mutex::new(HashMap::new()),
             failure_buckets: Mutex::new(HashMap::new()),
@@ -170,10 +170,10 @@ impl Mesh {
         ))
     }
 
-    /// Count a socket against the total; `None` when the node already has `MAX_SOCKETS`.
+    /// Count a socket against the total; `None` when the node already has `max_sockets`.
     pub fn admit(self: &Arc<Mesh>) -> Option<TotalGuard> {
         let n = self.total.fetch_add(1, Ordering::SeqCst);
-        if n >= MAX_SOCKETS {
+        if n >= self.max_sockets {
             self.total.fetch_sub(1, Ordering::SeqCst);
             return None;
         }

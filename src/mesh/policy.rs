@@ -41,7 +41,7 @@ impl Allowlist {
     pub fn host_allowed(&self, host: Option<&str>) -> bool {
         let Some(host) = host else { return false };
         let host = normalize_host(host);
-        !host.is_empty() && self.hosts.iter().any(|h| *h == host)
+        !host.is_empty() && self.hosts.contains(&host)
     }
 
     /// The `Origin` header must be one of this listener's own origins. `None` (no header) is
