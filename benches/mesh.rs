@@ -77,6 +77,12 @@ async fn latency(served: &Served, tokens: &[String]) {
         tokio::time::sleep(Duration::from_millis(3)).await;
     }
     report("submit -> update at a subscribed WebSocket", samples);
+    // Free the devices' socket slots (4 each) for the fan-out.
+    let _ = sub.close(None).await;
+    for mut ws in submitters {
+        let _ = ws.close(None).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
 }
 
 /// 200 subscribed sockets; each round one submit, timed until every socket holds the change.
@@ -138,6 +144,7 @@ async fn json(ws: &mut Ws) -> serde_json::Value {
     loop {
         match tokio::time::timeout(Duration::from_secs(10), ws.next()).await {
             Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(&t).unwrap(),
+            Ok(Some(Ok(Message::Close(f)))) => panic!("closed by the daemon: {f:?}"),
             Ok(Some(Ok(_))) => continue,
             other => panic!("socket ended: {other:?}"),
         }

@@ -373,7 +373,13 @@ async fn authenticated(
         handle(text.as_str(), &mesh, &device, &out);
     }
     drop(out);
-    let _ = writer.await;
+    if revoked.is_cancelled() {
+        let _ = writer.await;
+    } else {
+        // The device left. A subscription still holds a sender, so the writer would wait for
+        // the next notification: stop it now, which also ends the subscription at its next send.
+        writer.abort();
+    }
     if revoked.is_cancelled() {
         // Let the close frame reach the device: wait (briefly) for its close reply, so the
         // connection is not reset with the frame still unread.
