@@ -105,7 +105,7 @@ impl Served {
         // The weather API points at a closed port: these benchmarks never reach it.
         std::fs::write(
             d.join("config/circe/config.toml"),
-            "[weather]\ngeocoding_url = \"http://127.0.0.1:9\"\nforecast_url = \"http://127.0.0.1:9\"\n",
+            "[weather]\ngeocoding_url = \"http://127.0.0.1:9\"\nforecast_url = \"http://127.0.0.1:9\"\n[mesh]\nlisten = \"127.0.0.1:0\"\n",
         )
         .unwrap();
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_circe"))

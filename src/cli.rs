@@ -9,7 +9,7 @@ use crate::daemon::{self, ServeOptions};
 use crate::model::{
     Input, InputMode, Interaction, Operation, OperationId, OperationStatus, Pending, StepResult,
 };
-use crate::protocol::{Interrupted, Notification, StateView, Submitted, Verb};
+use crate::protocol::{AdminVerb, Interrupted, Notification, StateView, Submitted, Verb};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use uuid::Uuid;
@@ -123,11 +123,36 @@ enum Command {
         #[arg(default_value = "chrome-extension://dhnfkefodfmddfnkfkkbeilnaiafageh/")]
         origin: String,
     },
+    /// Pair a phone (or another computer): shows a code and a URL, then asks you to approve.
+    Pair {
+        /// Approve without asking (only when you can see the verification code yourself).
+        #[arg(long)]
+        yes: bool,
+    },
+    /// List paired devices, or approve, deny or revoke one.
+    Devices {
+        #[command(subcommand)]
+        action: Option<DevicesAction>,
+    },
     /// Show what is ready and what is missing, with the fix.
     Doctor {
         #[arg(long, env = "CIRCE_DATA_DIR")]
         data_dir: Option<PathBuf>,
     },
+}
+
+#[derive(Subcommand, Debug)]
+enum DevicesAction {
+    /// List paired devices (the default).
+    List,
+    /// Approve the device waiting in `circe pair`.
+    Approve,
+    /// Deny the device waiting in `circe pair`.
+    Deny,
+    /// Revoke a device: it is disconnected at once and its token stops working.
+    Revoke { id: String },
+    /// Set a preference such as "my-desktop" (no value removes it).
+    Prefer { key: String, value: Option<String> },
 }
 
 /// Exit codes.
@@ -377,6 +402,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
+        Command::Pair { yes } => pair(&socket, yes, json).await,
+        Command::Devices { action } => {
+            devices(&socket, action.unwrap_or(DevicesAction::List), json).await
+        }
         Command::NativeHost { origin } => Ok(crate::browser::host::run(origin).await),
         Command::Doctor { .. } => {
             let report = crate::doctor::check_all(&paths, &socket).await;
@@ -388,6 +417,131 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             Ok(if report.ready() { 0 } else { EXIT_ERROR })
         }
     }
+}
+
+/// One administration request on the control socket.
+async fn admin(socket: &std::path::Path, verb: AdminVerb) -> anyhow::Result<serde_json::Value> {
+    let mut client = Client::connect(socket).await?;
+    Ok(client.call_admin(verb).await?)
+}
+
+async fn pair(socket: &std::path::Path, yes: bool, json: bool) -> anyhow::Result<i32> {
+    let started = admin(socket, AdminVerb::PairStart).await?;
+    let code = started["code"].as_str().unwrap_or_default();
+    let url = started["url"].as_str().unwrap_or_default();
+    if json {
+        println!("{started}");
+    } else {
+        println!(
+            "Pair a device with {}",
+            started["node"]["name"].as_str().unwrap_or_default()
+        );
+        println!("  open  {url}");
+        println!("  code  {code}   (valid for 120 s, 3 tries)");
+        if let Ok(qr) = qrcode::QrCode::new(url.as_bytes()) {
+            println!(
+                "{}",
+                qr.render::<qrcode::render::unicode::Dense1x2>()
+                    .quiet_zone(true)
+                    .build()
+            );
+        }
+        println!("Waiting for the device...");
+    }
+    let waited = admin(socket, AdminVerb::PairWait).await?;
+    if waited["stage"] != "requested" {
+        anyhow::bail!(
+            "no device offered the code in time ({}); run `circe pair` again",
+            waited["reason"].as_str().unwrap_or("expired")
+        );
+    }
+    let name = waited["name"].as_str().unwrap_or_default();
+    let verification = waited["verification"].as_str().unwrap_or_default();
+    let approve = if yes {
+        true
+    } else {
+        use std::io::Write as _;
+        print!("Pair \"{name}\"? The device shows {verification}; approve only if this one matches. [y/N] ");
+        std::io::stdout().flush()?;
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line)?;
+        matches!(line.trim(), "y" | "Y" | "yes")
+    };
+    let decided = admin(socket, AdminVerb::PairDecide { approve }).await?;
+    if json {
+        println!("{decided}");
+    } else if decided["approved"] == true {
+        println!(
+            "Paired \"{name}\" ({}).",
+            decided["device"]["id"].as_str().unwrap_or_default()
+        );
+    } else {
+        println!("Not paired.");
+    }
+    Ok(if decided["approved"] == true {
+        0
+    } else {
+        EXIT_ERROR
+    })
+}
+
+async fn devices(
+    socket: &std::path::Path,
+    action: DevicesAction,
+    json: bool,
+) -> anyhow::Result<i32> {
+    let verb = match action {
+        DevicesAction::List => AdminVerb::Devices,
+        DevicesAction::Approve => AdminVerb::PairDecide { approve: true },
+        DevicesAction::Deny => AdminVerb::PairDecide { approve: false },
+        DevicesAction::Revoke { id } => AdminVerb::Revoke { device: id },
+        DevicesAction::Prefer { key, value } => AdminVerb::SetPreference { key, value },
+    };
+    let listing = matches!(verb, AdminVerb::Devices);
+    let value = admin(socket, verb).await?;
+    if json || !listing {
+        println!("{value}");
+        return Ok(0);
+    }
+    let node = &value["node"];
+    println!(
+        "node {} ({}, {}) id {} on {}",
+        node["name"].as_str().unwrap_or_default(),
+        node["role"].as_str().unwrap_or_default(),
+        if value["devices"].as_array().is_some_and(|d| !d.is_empty()) {
+            "paired"
+        } else {
+            "no devices"
+        },
+        node["id"].as_str().unwrap_or_default(),
+        node["listen"].as_str().unwrap_or_default()
+    );
+    for d in value["devices"].as_array().into_iter().flatten() {
+        let state = if d["revokedAt"].is_null() {
+            if d["sockets"].as_u64().unwrap_or(0) > 0 {
+                "online"
+            } else {
+                "offline"
+            }
+        } else {
+            "revoked"
+        };
+        println!(
+            "  {}  {:<20} {:<8} scopes {}",
+            d["id"].as_str().unwrap_or_default(),
+            d["name"].as_str().unwrap_or_default(),
+            state,
+            d["scopes"]
+                .as_array()
+                .map(|s| s
+                    .iter()
+                    .filter_map(|v| v.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","))
+                .unwrap_or_default()
+        );
+    }
+    Ok(0)
 }
 
 async fn submit(

@@ -49,6 +49,11 @@ impl Client {
     /// Send one request and wait for its reply.
     pub async fn call(&mut self, verb: Verb) -> Result<serde_json::Value, ClientError> {
         let id = self.send(verb).await?;
+        self.reply(id).await
+    }
+
+    /// Wait for the reply to request `id` (0: an error about no request in particular).
+    async fn reply(&mut self, id: u64) -> Result<serde_json::Value, ClientError> {
         loop {
             let line = self.line().await?;
             if let Ok(reply) = serde_json::from_str::<Reply>(&line) {
@@ -60,6 +65,20 @@ impl Client {
                 }
             }
         }
+    }
+
+    /// Send one local administration request (pairing, devices) and wait for its reply.
+    pub async fn call_admin(
+        &mut self,
+        verb: crate::protocol::AdminVerb,
+    ) -> Result<serde_json::Value, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut line = serde_json::to_string(&crate::protocol::AdminRequest { id, verb })
+            .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        line.push('\n');
+        self.writer.write_all(line.as_bytes()).await?;
+        self.reply(id).await
     }
 
     /// Send a request without waiting; returns its id.

@@ -10,6 +10,7 @@ pub struct Config {
     pub weather: WeatherConfig,
     pub limits: Limits,
     pub decider: DeciderConfig,
+    pub mesh: MeshConfig,
 }
 
 /// Which decider grounds on-screen choices. The local one always runs; a remote one may add its
@@ -41,11 +42,37 @@ impl Default for DeciderConfig {
     }
 }
 
+/// The HTTP + WebSocket listener for paired devices (the phone client and other nodes).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MeshConfig {
+    pub enabled: bool,
+    /// Loopback by default. Any other address is refused until TLS is configured.
+    pub listen: String,
+    /// Extra host names this node answers to (exact match, e.g. an mDNS name).
+    pub hosts: Vec<String>,
+    /// Live WebSockets the node accepts in total (each device may hold at most 4).
+    pub max_sockets: usize,
+}
+
+impl Default for MeshConfig {
+    fn default() -> Self {
+        MeshConfig {
+            enabled: true,
+            listen: "127.0.0.1:7457".into(),
+            hosts: Vec::new(),
+            max_sockets: 64,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NodeConfig {
     /// The name people see for this device; defaults to the host name.
     pub name: String,
+    /// What this node is for: `full` (executes), `controller` or `headless`.
+    pub role: crate::mesh::identity::Role,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -73,7 +100,10 @@ pub struct Limits {
 
 impl Default for NodeConfig {
     fn default() -> Self {
-        NodeConfig { name: host_name() }
+        NodeConfig {
+            name: host_name(),
+            role: crate::mesh::identity::Role::Full,
+        }
     }
 }
 
@@ -181,6 +211,16 @@ impl Paths {
     /// Where native hosts (started by Chrome) reach the daemon.
     pub fn browser_socket(&self) -> PathBuf {
         self.runtime_dir.join("browser.sock")
+    }
+
+    /// This node's identity key (Ed25519, PKCS#8, 0600).
+    pub fn node_key(&self) -> PathBuf {
+        self.data_dir.join("node.key")
+    }
+
+    /// Where the daemon writes the mesh listener's actual address (for `listen = "...:0"`).
+    pub fn mesh_addr(&self) -> PathBuf {
+        self.runtime_dir.join("mesh.addr")
     }
 
     /// The per-install secret a native host presents to the daemon.

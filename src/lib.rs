@@ -7,6 +7,7 @@
 //! - `store`: SQLite, the only module that knows SQL;
 //! - `executor`, `weather`: the executor seam and the weather connector;
 //! - `protocol`, `client`: the control API's wire format and its client;
+//! - `mesh`: paired devices, the HTTP + WebSocket listener and the phone client;
 //! - `daemon`: the composition root (`circe serve`); `cli`: the command line.
 
 pub mod browser;
@@ -23,6 +24,7 @@ pub mod eval;
 pub mod executor;
 pub mod interaction;
 pub mod interpret;
+pub mod mesh;
 pub mod model;
 pub mod operation;
 pub mod protocol;

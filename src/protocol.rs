@@ -149,6 +149,15 @@ impl From<Refusal> for ApiError {
     }
 }
 
+/// The `verb` of a request line, if it has one.
+pub fn verb_of(line: &str) -> Option<String> {
+    serde_json::from_str::<serde_json::Value>(line)
+        .ok()?
+        .get("verb")?
+        .as_str()
+        .map(String::from)
+}
+
 /// Read one request line, with a clear error for anything malformed.
 pub fn parse_request(line: &str) -> Result<Request, ApiError> {
     serde_json::from_str(line).map_err(|e| {
@@ -157,4 +166,46 @@ pub fn parse_request(line: &str) -> Result<Request, ApiError> {
             format!("the request is not valid: {e}"),
         )
     })
+}
+
+/// The local administration verbs: served on the control socket only (this OS user), never over
+/// the mesh, where they are refused for lack of scope. They are not part of the public surface.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AdminRequest {
+    pub id: u64,
+    #[serde(flatten)]
+    pub verb: AdminVerb,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verb", rename_all = "camelCase")]
+pub enum AdminVerb {
+    /// Open a pairing session (closing any other): returns the code and the URL.
+    PairStart,
+    /// Wait (at most until the session expires) until a device offers the code.
+    PairWait,
+    /// Approve or deny the device that offered the code.
+    PairDecide { approve: bool },
+    /// List paired devices.
+    Devices,
+    /// Revoke a device: its sockets close at once.
+    Revoke { device: String },
+    /// Set or (with no value) remove a preference such as "my desktop".
+    SetPreference {
+        key: String,
+        #[serde(default)]
+        value: Option<String>,
+    },
+}
+
+impl AdminVerb {
+    /// The wire names, so a connection can tell an admin request from a control one.
+    pub const NAMES: &'static [&'static str] = &[
+        "pairStart",
+        "pairWait",
+        "pairDecide",
+        "devices",
+        "revoke",
+        "setPreference",
+    ];
 }

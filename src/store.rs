@@ -15,8 +15,10 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 
 /// The migrations, in order. A test checks this list against `migrations/`.
-pub const MIGRATIONS: &[(&str, &str)] =
-    &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("../migrations/0001_init.sql")),
+    ("0002_mesh", include_str!("../migrations/0002_mesh.sql")),
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -38,6 +40,19 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 pub struct Store {
     conn: Connection,
+}
+
+/// A paired device, as the node directory keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceRecord {
+    pub id: String,
+    pub name: String,
+    pub role: String,
+    pub scopes: Vec<crate::mesh::policy::Capability>,
+    pub created_at: Millis,
+    pub last_seen: Option<Millis>,
+    pub revoked_at: Option<Millis>,
 }
 
 /// A stored reply for an input id, used to answer a retried submit.
@@ -115,6 +130,98 @@ impl Store {
             tx.commit()?;
         }
         Ok(())
+    }
+
+    /// Add a paired device; `token_hash` is the SHA-256 of its token.
+    pub fn insert_device(&mut self, device: &DeviceRecord, token_hash: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO devices (id, name, role, scopes, token_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                device.id,
+                device.name,
+                device.role,
+                serde_json::to_string(&device.scopes)?,
+                token_hash,
+                device.created_at as i64
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn device_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DeviceRecord> {
+        let scopes: String = r.get(3)?;
+        Ok(DeviceRecord {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            role: r.get(2)?,
+            // An unreadable scope list grants nothing.
+            scopes: serde_json::from_str(&scopes).unwrap_or_default(),
+            created_at: r.get::<_, i64>(4)? as Millis,
+            last_seen: r.get::<_, Option<i64>>(5)?.map(|v| v as Millis),
+            revoked_at: r.get::<_, Option<i64>>(6)?.map(|v| v as Millis),
+        })
+    }
+
+    /// The live (not revoked) device whose token hashes to `token_hash`.
+    pub fn device_by_token(&self, token_hash: &str) -> Result<Option<DeviceRecord>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id, name, role, scopes, created_at, last_seen, revoked_at FROM devices
+                 WHERE token_hash = ?1 AND revoked_at IS NULL",
+                params![token_hash],
+                Store::device_row,
+            )
+            .optional()?)
+    }
+
+    /// Every device ever paired, revoked ones included, oldest first.
+    pub fn devices(&self) -> Result<Vec<DeviceRecord>> {
+        let mut st = self.conn.prepare(
+            "SELECT id, name, role, scopes, created_at, last_seen, revoked_at FROM devices ORDER BY created_at, id",
+        )?;
+        let rows = st.query_map([], Store::device_row)?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// Revoke a device; false when there is no such live device.
+    pub fn revoke_device(&mut self, id: &str, now: Millis) -> Result<bool> {
+        let n = self.conn.execute(
+            "UPDATE devices SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+            params![id, now as i64],
+        )?;
+        Ok(n == 1)
+    }
+
+    pub fn touch_device(&mut self, id: &str, now: Millis) -> Result<()> {
+        self.conn.execute(
+            "UPDATE devices SET last_seen = ?2 WHERE id = ?1",
+            params![id, now as i64],
+        )?;
+        Ok(())
+    }
+
+    /// Set (or with `None`, remove) a preference such as "my desktop".
+    pub fn set_preference(&mut self, key: &str, value: Option<&str>, now: Millis) -> Result<()> {
+        match value {
+            Some(v) => self.conn.execute(
+                "INSERT INTO preferences (key, value, updated_at) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(key) DO UPDATE SET value = ?2, updated_at = ?3",
+                params![key, v, now as i64],
+            )?,
+            None => self
+                .conn
+                .execute("DELETE FROM preferences WHERE key = ?1", params![key])?,
+        };
+        Ok(())
+    }
+
+    pub fn preferences(&self) -> Result<Vec<(String, String)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT key, value FROM preferences ORDER BY key")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Read a store's schema version without changing it: (applied, known to this circe).

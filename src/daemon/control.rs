@@ -6,7 +6,10 @@
 //! stop is never behind a submit, even on the same connection.
 
 use super::engine::Engine;
-use crate::protocol::{self, ApiError, Notification, Reply, ReplyBody, Request, Verb};
+use crate::mesh::Mesh;
+use crate::protocol::{
+    self, AdminRequest, AdminVerb, ApiError, Notification, Reply, ReplyBody, Request, Verb,
+};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -59,7 +62,7 @@ pub fn bind(path: &Path) -> Result<UnixListener, ControlError> {
     Ok(listener)
 }
 
-pub async fn serve(listener: UnixListener, engine: Arc<Engine>) {
+pub async fn serve(listener: UnixListener, engine: Arc<Engine>, mesh: Option<Arc<Mesh>>) {
     let me = unsafe { libc::geteuid() };
     loop {
         let (stream, _) = match listener.accept().await {
@@ -76,7 +79,7 @@ pub async fn serve(listener: UnixListener, engine: Arc<Engine>) {
                 continue;
             }
         }
-        tokio::spawn(connection(stream, engine.clone()));
+        tokio::spawn(connection(stream, engine.clone(), mesh.clone()));
     }
 }
 
@@ -111,7 +114,7 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
-async fn connection(stream: UnixStream, engine: Arc<Engine>) {
+async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Mesh>>) {
     let (read, mut write) = stream.into_split();
     let (out, mut lines) = mpsc::channel::<String>(256);
     let writer = tokio::spawn(async move {
@@ -140,6 +143,10 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>) {
         if line.trim().is_empty() {
             continue;
         }
+        if protocol::verb_of(&line).is_some_and(|v| AdminVerb::NAMES.contains(&v.as_str())) {
+            admin(&line, mesh.clone(), &out);
+            continue;
+        }
         let request = match protocol::parse_request(&line) {
             Ok(r) => r,
             Err(e) => {
@@ -153,7 +160,29 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>) {
     let _ = writer.await;
 }
 
-fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sender<String>) {
+/// A local administration request (pairing, devices): only ever from this OS user.
+fn admin(line: &str, mesh: Option<Arc<Mesh>>, out: &mpsc::Sender<String>) {
+    let out = out.clone();
+    let parsed: Result<AdminRequest, _> = serde_json::from_str(line);
+    let id = request_id(line);
+    tokio::spawn(async move {
+        let result = match (parsed, mesh) {
+            (Err(e), _) => Err(ApiError::new(
+                "malformed_request",
+                format!("the request is not valid: {e}"),
+            )),
+            (Ok(_), None) => Err(ApiError::new(
+                "mesh_disabled",
+                "the mesh is not enabled on this node ([mesh] enabled = false)",
+            )),
+            (Ok(request), Some(mesh)) => mesh.admin(request.verb).await,
+        };
+        let _ = out.send(encode(id, result)).await;
+    });
+}
+
+/// Run one control request, replying on `out`. Also used by the mesh, after its scope check.
+pub(crate) fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sender<String>) {
     let Request { id, verb } = request;
     let out = out.clone();
     match verb {
@@ -241,7 +270,7 @@ fn to_value<T: serde::Serialize>(v: T) -> Result<serde_json::Value, ApiError> {
     serde_json::to_value(v).map_err(|e| ApiError::new("internal", e.to_string()))
 }
 
-fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> String {
+pub(crate) fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> String {
     let body = match result {
         Ok(v) => ReplyBody::Ok(v),
         Err(e) => ReplyBody::Error(e),
@@ -250,7 +279,7 @@ fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> String {
 }
 
 /// The `id` of a request that failed to parse, if it has one, so the error can be matched.
-fn request_id(line: &str) -> u64 {
+pub(crate) fn request_id(line: &str) -> u64 {
     serde_json::from_str::<serde_json::Value>(line)
         .ok()
         .and_then(|v| v.get("id").and_then(|i| i.as_u64()))

@@ -113,6 +113,35 @@ fn start_browser_bridge(paths: &Paths) -> anyhow::Result<Arc<Bridge>> {
     Ok(bridge)
 }
 
+/// The mesh listener (loopback unless configured), with this node's identity and device directory.
+async fn start_mesh(
+    paths: &Paths,
+    config: &Config,
+    engine: &Arc<Engine>,
+) -> anyhow::Result<Option<Arc<crate::mesh::Mesh>>> {
+    use crate::mesh::{identity::NodeIdentity, server, Mesh};
+    if !config.mesh.enabled {
+        return Ok(None);
+    }
+    let addr = server::check_listen(&config.mesh.listen)?;
+    let key = paths.node_key();
+    let identity = NodeIdentity::load_or_create(&key)
+        .with_context(|| format!("cannot load the node key {}", key.display()))?;
+    let db = paths.database();
+    let store =
+        Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} ([mesh] listen)"))?;
+    let addr = listener.local_addr()?;
+    let mesh = Mesh::new(identity, config, engine.clone(), store, addr);
+    std::fs::write(paths.mesh_addr(), addr.to_string())
+        .with_context(|| format!("cannot write {}", paths.mesh_addr().display()))?;
+    tracing::info!(%addr, node_id = %mesh.identity.id, "mesh listening");
+    tokio::spawn(server::serve(listener, mesh.clone()));
+    Ok(Some(mesh))
+}
+
 pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     let ServeOptions { paths, config } = options;
     let socket = paths.control_socket();
@@ -120,6 +149,7 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     // One daemon per data directory: recovery must never run under a live daemon.
     let _lock = lock_data_dir(&paths)?;
     let engine = build(&paths, &config)?;
+    let mesh = start_mesh(&paths, &config, &engine).await?;
     // Bound last, so a client that can connect finds a migrated, recovered store.
     let listener = control::bind(&socket)?;
     tracing::info!(node = engine.node(), data = %paths.data_dir.display(), socket = %socket.display(), "circe is serving");
@@ -128,7 +158,7 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         engine.node(),
         socket.display()
     );
-    let server = tokio::spawn(control::serve(listener, engine.clone()));
+    let server = tokio::spawn(control::serve(listener, engine.clone(), mesh));
 
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
@@ -139,6 +169,7 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     engine.shutdown().await;
     let _ = std::fs::remove_file(&socket);
     let _ = std::fs::remove_file(paths.browser_socket());
+    let _ = std::fs::remove_file(paths.mesh_addr());
     tracing::info!("stopped");
     Ok(())
 }

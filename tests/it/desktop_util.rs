@@ -62,7 +62,12 @@ pub const PACKAGES: [(&str, &str); 8] = [
     ("xdotool", "/usr/bin/xdotool"),
 ];
 
+/// One headless desktop at a time: the AT-SPI timing checks (settling, human input) are not
+/// meant to compete with a second desktop for the machine's two cores.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 pub struct Desktop {
+    _turn: std::sync::MutexGuard<'static, ()>,
     child: Child,
     stdin: Option<std::process::ChildStdin>,
     pub env: Vec<(String, String)>,
@@ -75,6 +80,7 @@ pub struct Desktop {
 
 impl Desktop {
     pub fn start() -> Desktop {
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
         let missing: Vec<&str> = PACKAGES
             .iter()
             .filter(|(_, f)| !Path::new(f).exists())
@@ -127,6 +133,7 @@ impl Desktop {
         let docs = session_dir.join("docs");
         std::fs::create_dir_all(&docs).unwrap();
         Desktop {
+            _turn: turn,
             child,
             stdin,
             env,

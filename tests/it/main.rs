@@ -8,6 +8,8 @@ mod desktop_util;
 mod director;
 mod director_eval;
 mod director_remote;
+mod mesh;
+mod mesh_browser;
 mod store;
 mod tidy;
 mod util;

@@ -33,6 +33,12 @@ impl Daemon {
         for sub in ["data", "config/circe", "run"] {
             std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
+        // Each test daemon's mesh listens on its own free loopback port (see `mesh_addr`).
+        let config = if config.contains("[mesh]") {
+            config.to_string()
+        } else {
+            format!("{config}\n[mesh]\nlisten = \"127.0.0.1:0\"\n")
+        };
         std::fs::write(dir.path().join("config/circe/config.toml"), config).unwrap();
         let mut d = Daemon {
             dir,
@@ -104,6 +110,12 @@ impl Daemon {
 
     pub fn socket(&self) -> PathBuf {
         self.dir.path().join("run/circe/control.sock")
+    }
+
+    /// The mesh listener's address, as the daemon wrote it.
+    pub fn mesh_addr(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("run/circe/mesh.addr"))
+            .expect("the daemon writes run/circe/mesh.addr")
     }
 
     pub fn database(&self) -> PathBuf {

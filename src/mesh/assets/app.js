@@ -1,0 +1,270 @@
+// Circe's phone client. It keeps no state of its own beyond the device token: everything it
+// shows comes from the node that owns the interaction, and every input carries the revision it
+// was made against. Stop goes straight to the node, never behind anything else.
+"use strict";
+
+const TOKEN_KEY = "circe.token";
+const $ = (id) => document.getElementById(id);
+let ws = null;
+let authed = false;
+let nextId = 1;
+let state = null; // the owner's StateView, kept current by notifications
+let heard = "";
+let backoff = 500;
+const pendingReplies = new Map();
+
+function uuid() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function setOnline(online, why) {
+  const s = $("status");
+  s.textContent = online ? "online" : (why || "offline");
+  s.className = online ? "online" : "offline";
+}
+
+function connect(first) {
+  const socket = new WebSocket(`ws://${location.host}/ws`);
+  ws = socket;
+  socket.onmessage = (ev) => {
+    let m;
+    try { m = JSON.parse(ev.data); } catch { return; }
+    if (m.type === "hello") {
+      $("node").textContent = m.node.name;
+      socket.send(JSON.stringify(first()));
+    } else if (m.type === "authOk" || m.type === "paired") {
+      if (m.token) localStorage.setItem(TOKEN_KEY, m.token);
+      authed = true;
+      backoff = 500;
+      setOnline(true);
+      showControl(m.device);
+      request({ verb: "subscribe" });
+    } else if (m.type === "pairPending") {
+      $("verification").textContent = m.verification;
+      $("verification-box").hidden = false;
+    } else if (m.type === "authFailed") {
+      onAuthFailed(m);
+    } else if (m.event) {
+      onNotification(m);
+    } else if (m.id !== undefined) {
+      const done = pendingReplies.get(m.id);
+      pendingReplies.delete(m.id);
+      if (m.error) onError(m.error);
+      if (done) done(m);
+    }
+  };
+  socket.onclose = (ev) => {
+    if (ws !== socket) return;
+    const wasAuthed = authed;
+    authed = false;
+    if (ev.code === 4403) {
+      localStorage.removeItem(TOKEN_KEY);
+      setOnline(false, "revoked");
+      showBanner("This device was revoked on the desktop. Pair it again to use it.");
+      showPairing();
+      return;
+    }
+    if (!localStorage.getItem(TOKEN_KEY)) return; // pairing ended; the form says why
+    setOnline(false, wasAuthed ? "offline, reconnecting" : "offline");
+    setTimeout(() => connect(authMessage), backoff);
+    backoff = Math.min(backoff * 2, 10000);
+  };
+}
+
+function authMessage() {
+  return { type: "auth", token: localStorage.getItem(TOKEN_KEY) || "" };
+}
+
+function onAuthFailed(m) {
+  if (m.code === "unknown_device") {
+    localStorage.removeItem(TOKEN_KEY);
+    showPairing();
+  }
+  $("pair-error").textContent = m.message;
+  $("verification-box").hidden = true;
+}
+
+function request(body, done) {
+  if (!ws || ws.readyState !== WebSocket.OPEN || !authed) {
+    showBanner("Not connected to the desktop; nothing was sent.");
+    return;
+  }
+  const id = nextId++;
+  if (done) pendingReplies.set(id, done);
+  ws.send(JSON.stringify({ id, ...body }));
+}
+
+function onError(e) {
+  if (e.code === "revision_conflict") {
+    showBanner("Another device answered first; this is the current state.");
+    request({ verb: "state", operations: 0 }, (r) => { if (r.ok) { state = r.ok; render(); } });
+  } else {
+    showBanner(e.message);
+  }
+}
+
+function showBanner(text) {
+  const b = $("banner");
+  b.textContent = text;
+  b.hidden = !text;
+}
+
+function onNotification(n) {
+  if (n.event === "snapshot") {
+    state = n.state;
+  } else if (!state) {
+    return;
+  } else if (n.event === "interaction") {
+    const cur = state.interaction;
+    if (!cur || cur.id !== n.interaction.id || n.interaction.revision >= cur.revision) {
+      if (!cur || cur.id !== n.interaction.id) state.operation = null;
+      state.interaction = n.interaction;
+    }
+  } else if (n.event === "operation") {
+    const op = n.operation;
+    if (state.interaction && state.interaction.operation === op.id) state.operation = op;
+    else if (!state.operation || state.operation.id === op.id) state.operation = op;
+  }
+  if (state.interaction && state.operation && state.interaction.operation !== state.operation.id) {
+    // The interaction moved on to another operation: wait for that one.
+    if (state.interaction.operation === null) state.operation = null;
+  }
+  render();
+}
+
+const CLASSES = {
+  completed: ["done", "done"],
+  stopped: ["not done (stopped)", "not-done"],
+  blocked: ["blocked", "blocked"],
+  outcomeUnknown: ["unknown", "unknown"],
+};
+
+function render() {
+  if (!state) return;
+  const i = state.interaction;
+  const op = state.operation;
+  $("heard").textContent = heard || (i ? i.request : "—");
+  const q = i && !i.closed && i.pending && i.pending.type === "question" ? i.pending : null;
+  $("question-box").hidden = !q;
+  const list = $("choices");
+  list.replaceChildren();
+  if (q) {
+    $("question").textContent = q.prompt;
+    (q.choices || []).forEach((c, n) => {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.choice = String(n + 1);
+      b.textContent = c.label;
+      b.onclick = () => answerChoice(n + 1);
+      li.append(b);
+      list.append(li);
+    });
+  }
+  $("operation-box").hidden = !op;
+  const steps = $("steps");
+  steps.replaceChildren();
+  if (op) {
+    $("op-status").textContent = `(${op.status}${op.stop && !CLASSES[op.status] ? ", stopping" : ""})`;
+    for (const s of op.steps) {
+      const li = document.createElement("li");
+      li.textContent = `${s.action} — ${s.result || "in progress"}`;
+      steps.append(li);
+    }
+  }
+  const outcome = (op && CLASSES[op.status] && op.outcome) || (i && i.outcome && CLASSES[i.outcome.status] && i.outcome);
+  $("outcome-box").hidden = !outcome;
+  if (outcome) {
+    const [words, cls] = CLASSES[outcome.status];
+    $("outcome-class").textContent = words;
+    $("outcome-class").className = cls;
+    $("outcome").textContent = outcome.summary;
+  }
+}
+
+function submit(text, mode) {
+  const i = state && state.interaction;
+  const input = { id: uuid(), device: "phone", text, mode };
+  if (i && !i.closed) { input.interaction = i.id; input.expectedRevision = i.revision; }
+  heard = text;
+  showBanner("");
+  render();
+  request({ verb: "submit", input });
+}
+
+function answerChoice(n) {
+  const i = state.interaction;
+  showBanner("");
+  request({ verb: "submit", input: { id: uuid(), device: "phone", text: "", choice: n, mode: "typed", interaction: i.id, expectedRevision: i.revision } });
+}
+
+function stop() {
+  // Straight to the node: no confirmation, no queue, no rate limit.
+  request({ verb: "interrupt" });
+}
+
+function showControl() {
+  $("pairing").hidden = true;
+  $("control").hidden = false;
+  $("stop").hidden = false;
+}
+
+function showPairing() {
+  $("control").hidden = true;
+  $("stop").hidden = true;
+  $("pairing").hidden = false;
+}
+
+function setUpSpeech() {
+  const SR = window.SpeechRecognition || window.webkitSpeechRecognition;
+  if (!SR) return;
+  const mic = $("mic");
+  mic.hidden = false;
+  mic.onclick = () => {
+    const r = new SR();
+    r.lang = navigator.language || "en-US";
+    r.interimResults = false;
+    r.maxAlternatives = 1;
+    r.onresult = (ev) => {
+      const said = ev.results[0][0].transcript;
+      if (said.trim()) submit(said, "voice");
+    };
+    r.onerror = (ev) => showBanner(`Speech recognition: ${ev.error}`);
+    r.start();
+  };
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("say").onsubmit = (ev) => {
+    ev.preventDefault();
+    const text = $("text").value.trim();
+    if (!text) return;
+    $("text").value = "";
+    submit(text, "typed");
+  };
+  $("stop").onclick = stop;
+  $("correct").onclick = () => { $("text").value = "No, I meant "; $("text").focus(); };
+  $("pair-go").onclick = () => {
+    $("pair-error").textContent = "";
+    const code = $("pair-code").value.trim();
+    const name = $("pair-name").value.trim();
+    connect(() => ({ type: "pair", code, name }));
+  };
+  setUpSpeech();
+  if (localStorage.getItem(TOKEN_KEY)) {
+    showControl();
+    connect(authMessage);
+  } else {
+    showPairing();
+    // Learn which desktop this is without authenticating: the hello names it.
+    const peek = new WebSocket(`ws://${location.host}/ws`);
+    peek.onmessage = (ev) => {
+      try { $("node").textContent = JSON.parse(ev.data).node.name; } catch { /* not a hello */ }
+      peek.close();
+    };
+  }
+});

@@ -1,0 +1,187 @@
+//! This node's identity: an Ed25519 key pair kept 0600 in the data directory, and an id that is
+//! the base32 SHA-256 of its public key, so the id cannot be claimed without the key.
+//! Also the random tokens devices authenticate with; only their SHA-256 is ever stored.
+
+use ring::rand::{SecureRandom, SystemRandom};
+use ring::signature::{Ed25519KeyPair, KeyPair};
+use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// What a node is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Role {
+    /// Executes operations on its desktop and owns interactions.
+    Full,
+    /// Routes inputs to an authorized execution node; a phone is a controller.
+    Controller,
+    /// Executes in the background, without a person at it.
+    Headless,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Full => "full",
+            Role::Controller => "controller",
+            Role::Headless => "headless",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        [Role::Full, Role::Controller, Role::Headless]
+            .into_iter()
+            .find(|r| r.as_str() == s)
+    }
+}
+
+pub struct NodeIdentity {
+    key: Ed25519KeyPair,
+    pub id: String,
+}
+
+impl NodeIdentity {
+    /// Load the key at `path`, or create it (0600) on first start.
+    pub fn load_or_create(path: &Path) -> anyhow::Result<NodeIdentity> {
+        let pkcs8 = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let doc = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new())
+                    .map_err(|_| anyhow::anyhow!("cannot generate the node key"))?;
+                let mut f = std::fs::OpenOptions::new()
+                    .create_new(true)
+                    .write(true)
+                    .mode(0o600)
+                    .open(path)?;
+                f.write_all(doc.as_ref())?;
+                f.sync_all()?;
+                doc.as_ref().to_vec()
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let key = Ed25519KeyPair::from_pkcs8(&pkcs8)
+            .map_err(|_| anyhow::anyhow!("the node key {} is not valid", path.display()))?;
+        let id = node_id(key.public_key().as_ref());
+        Ok(NodeIdentity { key, id })
+    }
+
+    pub fn public_key(&self) -> &[u8] {
+        self.key.public_key().as_ref()
+    }
+
+    pub fn sign(&self, message: &[u8]) -> Vec<u8> {
+        self.key.sign(message).as_ref().to_vec()
+    }
+}
+
+/// `base32(SHA-256(public key))`, lower case, without padding.
+pub fn node_id(public_key: &[u8]) -> String {
+    use sha2::Digest;
+    base32(&sha2::Sha256::digest(public_key))
+}
+
+/// RFC 4648 base32 (lower case, no padding).
+pub fn base32(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
+    let mut out = String::new();
+    let (mut buffer, mut bits) = (0u32, 0u32);
+    for &b in bytes {
+        buffer = (buffer << 8) | b as u32;
+        bits += 8;
+        while bits >= 5 {
+            out.push(ALPHABET[((buffer >> (bits - 5)) & 31) as usize] as char);
+            bits -= 5;
+        }
+    }
+    if bits > 0 {
+        out.push(ALPHABET[((buffer << (5 - bits)) & 31) as usize] as char);
+    }
+    out
+}
+
+/// `n` random bytes from the OS.
+pub fn random_bytes(n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    SystemRandom::new()
+        .fill(&mut v)
+        .expect("the OS random source works");
+    v
+}
+
+/// A 256-bit device token, base32.
+pub fn new_token() -> String {
+    base32(&random_bytes(32))
+}
+
+/// A uniformly random numeric code of `digits` digits.
+pub fn numeric_code(digits: usize) -> String {
+    let mut out = String::new();
+    while out.len() < digits {
+        let b = random_bytes(1)[0];
+        // Reject 250..=255 so every digit is equally likely.
+        if b < 250 {
+            out.push(char::from(b'0' + b % 10));
+        }
+    }
+    out
+}
+
+/// What the store keeps of a token: its SHA-256.
+pub fn token_hash(token: &str) -> String {
+    crate::store::sha256(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base32_vectors() {
+        // RFC 4648 test vectors, lower case and unpadded.
+        for (input, want) in [
+            ("", ""),
+            ("f", "my"),
+            ("fo", "mzxq"),
+            ("foo", "mzxw6"),
+            ("foob", "mzxw6yq"),
+            ("fooba", "mzxw6ytb"),
+            ("foobar", "mzxw6ytboi"),
+        ] {
+            assert_eq!(base32(input.as_bytes()), want);
+        }
+    }
+
+    #[test]
+    fn ids_follow_keys() {
+        assert_eq!(node_id(&[1; 32]), node_id(&[1; 32]));
+        assert_ne!(node_id(&[1; 32]), node_id(&[2; 32]));
+        assert_eq!(node_id(&[0; 32]).len(), 52);
+    }
+
+    #[test]
+    fn the_key_is_kept_private_and_stable() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("node.key");
+        let a = NodeIdentity::load_or_create(&path).unwrap();
+        let b = NodeIdentity::load_or_create(&path).unwrap();
+        assert_eq!(a.id, b.id);
+        assert_eq!(a.id, node_id(a.public_key()));
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let sig = a.sign(b"hello");
+        let pk = ring::signature::UnparsedPublicKey::new(&ring::signature::ED25519, b.public_key());
+        assert!(pk.verify(b"hello", &sig).is_ok());
+        assert!(pk.verify(b"hellp", &sig).is_err());
+    }
+
+    #[test]
+    fn codes_and_tokens() {
+        let c = numeric_code(6);
+        assert_eq!(c.len(), 6);
+        assert!(c.bytes().all(|b| b.is_ascii_digit()));
+        assert_ne!(new_token(), new_token());
+        assert_eq!(new_token().len(), 52);
+    }
+}

@@ -1,0 +1,273 @@
+//! The pairing state machine, pure: the desktop opens a session with a short code; a phone
+//! offers the code and its name; the person at the desktop approves after comparing the
+//! verification code shown on both screens.
+//!
+//! Invariants:
+//! - a session lives 120 s and takes at most `MAX_ATTEMPTS` wrong codes, then it is closed
+//!   (a fresh `circe pair` is needed); one session at a time (the server keeps one);
+//! - no device exists until `decide(approve = true)`; a session is single-use;
+//! - the code is compared in constant time.
+
+use crate::model::Millis;
+
+/// How long a pairing session stays open.
+pub const SESSION_MS: Millis = 120_000;
+/// Wrong codes a session takes before it closes.
+pub const MAX_ATTEMPTS: u32 = 3;
+/// Digits in the short code.
+pub const CODE_DIGITS: usize = 6;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Waiting for a phone to offer the code.
+    Open,
+    /// A phone offered the right code; the desktop must approve.
+    Requested {
+        name: String,
+        verification: String,
+    },
+    Approved {
+        name: String,
+    },
+    Denied,
+    /// Too many wrong codes, or expired.
+    Closed {
+        reason: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Session {
+    pub id: String,
+    pub code: String,
+    pub expires_at: Millis,
+    pub wrong: u32,
+    pub stage: Stage,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PairError {
+    #[error("no pairing is open; run `circe pair` on the desktop")]
+    NoSession,
+    #[error("the pairing code has expired; run `circe pair` again")]
+    Expired,
+    #[error("wrong code; {left} attempts left")]
+    WrongCode { left: u32 },
+    #[error("too many wrong codes; this pairing is closed; run `circe pair` again")]
+    TooManyAttempts,
+    #[error("this pairing is already taken by another device")]
+    Taken,
+    #[error("the device name must be 1 to 64 characters")]
+    BadName,
+    #[error("nothing is waiting for approval")]
+    NothingToDecide,
+}
+
+impl PairError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            PairError::NoSession => "no_pairing",
+            PairError::Expired => "pairing_expired",
+            PairError::WrongCode { .. } => "wrong_code",
+            PairError::TooManyAttempts => "too_many_attempts",
+            PairError::Taken => "pairing_taken",
+            PairError::BadName => "bad_device_name",
+            PairError::NothingToDecide => "nothing_to_decide",
+        }
+    }
+}
+
+impl Session {
+    /// A new session; `id` and `code` come from the caller's random source.
+    pub fn open(id: String, code: String, now: Millis) -> Session {
+        Session {
+            id,
+            code,
+            expires_at: now + SESSION_MS,
+            wrong: 0,
+            stage: Stage::Open,
+        }
+    }
+
+    fn expire(&mut self, now: Millis) -> Result<(), PairError> {
+        if now >= self.expires_at {
+            if !matches!(self.stage, Stage::Approved { .. } | Stage::Denied) {
+                self.stage = Stage::Closed {
+                    reason: "expired".into(),
+                };
+            }
+            return Err(PairError::Expired);
+        }
+        Ok(())
+    }
+
+    /// A phone offers `code` and its `name`; `nonce` (random, from the server) makes the
+    /// verification code unpredictable. Returns the verification code both screens show.
+    pub fn offer(
+        &mut self,
+        code: &str,
+        name: &str,
+        nonce: &str,
+        now: Millis,
+    ) -> Result<String, PairError> {
+        if let Stage::Closed { .. } = self.stage {
+            return Err(PairError::TooManyAttempts);
+        }
+        self.expire(now)?;
+        if self.stage != Stage::Open {
+            return Err(PairError::Taken);
+        }
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 64 || name.chars().any(char::is_control) {
+            return Err(PairError::BadName);
+        }
+        if !constant_time_eq(code.trim().as_bytes(), self.code.as_bytes()) {
+            self.wrong += 1;
+            if self.wrong >= MAX_ATTEMPTS {
+                self.stage = Stage::Closed {
+                    reason: "too many wrong codes".into(),
+                };
+                return Err(PairError::TooManyAttempts);
+            }
+            return Err(PairError::WrongCode {
+                left: MAX_ATTEMPTS - self.wrong,
+            });
+        }
+        let verification = verification_code(&self.id, name, nonce);
+        self.stage = Stage::Requested {
+            name: name.into(),
+            verification: verification.clone(),
+        };
+        Ok(verification)
+    }
+
+    /// The desktop's answer. Returns the approved device name.
+    pub fn decide(&mut self, approve: bool, now: Millis) -> Result<Option<String>, PairError> {
+        self.expire(now)?;
+        let Stage::Requested { name, .. } = &self.stage else {
+            return Err(PairError::NothingToDecide);
+        };
+        let name = name.clone();
+        if approve {
+            self.stage = Stage::Approved { name: name.clone() };
+            Ok(Some(name))
+        } else {
+            self.stage = Stage::Denied;
+            Ok(None)
+        }
+    }
+}
+
+/// Four groups of the hash of the session, the device name and a server nonce: what the person
+/// compares on both screens.
+pub fn verification_code(session: &str, name: &str, nonce: &str) -> String {
+    let h = crate::store::sha256(&format!("circe-pair-v1\n{session}\n{name}\n{nonce}"));
+    h[..4].to_ascii_uppercase()
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> Session {
+        Session::open("s1".into(), "123456".into(), 1_000)
+    }
+
+    #[test]
+    fn right_code_then_approval() {
+        let mut s = session();
+        let v = s.offer("123456", "Pixel", "n", 2_000).unwrap();
+        assert_eq!(v, verification_code("s1", "Pixel", "n"));
+        assert_eq!(v.len(), 4);
+        assert_eq!(s.decide(true, 3_000).unwrap(), Some("Pixel".into()));
+        assert_eq!(
+            s.offer("123456", "Other", "n", 4_000),
+            Err(PairError::Taken)
+        );
+    }
+
+    #[test]
+    fn the_table() {
+        // (code offered, at ms, expected)
+        let cases: &[(&str, Millis, Result<(), PairError>)] = &[
+            ("123456", 2_000, Ok(())),
+            (" 123456 ", 2_000, Ok(())),
+            ("123457", 2_000, Err(PairError::WrongCode { left: 2 })),
+            ("12345", 2_000, Err(PairError::WrongCode { left: 2 })),
+            ("123456", 1_000 + SESSION_MS, Err(PairError::Expired)),
+        ];
+        for (code, at, want) in cases {
+            let mut s = session();
+            assert_eq!(
+                s.offer(code, "Pixel", "n", *at).map(|_| ()),
+                *want,
+                "{code:?} at {at}"
+            );
+        }
+    }
+
+    #[test]
+    fn attempts_are_limited_even_for_the_right_code_afterwards() {
+        let mut s = session();
+        for left in [2, 1] {
+            assert_eq!(
+                s.offer("000000", "x", "n", 2_000),
+                Err(PairError::WrongCode { left })
+            );
+        }
+        assert_eq!(
+            s.offer("000000", "x", "n", 2_000),
+            Err(PairError::TooManyAttempts)
+        );
+        assert_eq!(
+            s.offer("123456", "x", "n", 2_000),
+            Err(PairError::TooManyAttempts),
+            "a closed session never opens again"
+        );
+    }
+
+    #[test]
+    fn denial_and_expiry_of_the_approval() {
+        let mut s = session();
+        s.offer("123456", "Pixel", "n", 2_000).unwrap();
+        assert_eq!(s.decide(false, 3_000).unwrap(), None);
+        assert_eq!(s.stage, Stage::Denied);
+        let mut late = session();
+        late.offer("123456", "Pixel", "n", 2_000).unwrap();
+        assert_eq!(
+            late.decide(true, 1_000 + SESSION_MS),
+            Err(PairError::Expired)
+        );
+        assert!(matches!(late.stage, Stage::Closed { .. }));
+        assert_eq!(
+            session().decide(true, 2_000),
+            Err(PairError::NothingToDecide)
+        );
+    }
+
+    #[test]
+    fn names_are_checked() {
+        for bad in ["", "   ", "a\u{7}b", &"x".repeat(65)] {
+            assert_eq!(
+                session().offer("123456", bad, "n", 2_000),
+                Err(PairError::BadName),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn verification_depends_on_everything() {
+        let v = verification_code("s", "n", "x");
+        assert_ne!(v, verification_code("t", "n", "x"));
+        assert_ne!(v, verification_code("s", "m", "x"));
+        assert_ne!(v, verification_code("s", "n", "y"));
+    }
+}

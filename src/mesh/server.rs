@@ -1,0 +1,468 @@
+//! The HTTP + WebSocket listener: the phone client's static files, `/healthz`, and `/ws`, which
+//! carries the control API for authenticated devices.
+//!
+//! Invariants:
+//! - every request's `Host` is checked before routing; every non-GET request and every
+//!   WebSocket upgrade must carry one of this listener's own origins;
+//! - no CORS header is ever sent, no cookie is set, and no GET changes state;
+//! - WebSocket messages and frames are capped at 64 KiB (a larger one closes the socket);
+//! - the first message must be `auth` or `pair` within 5 s, or the socket is closed (4401);
+//! - stop is never rate limited; submits are limited per device (5/s, burst 20).
+
+use super::policy::{self, MessageKind};
+use super::{pairing::Stage, Mesh};
+use crate::daemon::control;
+use crate::protocol::{self, AdminVerb, ApiError, Request, Verb};
+use crate::store::DeviceRecord;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, Request as HttpRequest, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures_util::{SinkExt, StreamExt};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// The cap on one WebSocket message (and frame).
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+/// How long a new socket has to authenticate.
+pub const AUTH_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Close codes.
+pub const CLOSE_UNAUTHENTICATED: u16 = 4401;
+pub const CLOSE_REVOKED: u16 = 4403;
+pub const CLOSE_TOO_MANY: u16 = 4429;
+
+const INDEX: &str = include_str!("assets/index.html");
+const APP_JS: &str = include_str!("assets/app.js");
+const APP_CSS: &str = include_str!("assets/app.css");
+const MANIFEST: &str = include_str!("assets/manifest.webmanifest");
+const ICON: &str = include_str!("assets/icon.svg");
+
+const CSP: &str = "default-src 'self'; connect-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
+
+/// Refuse a listen address that is not loopback: beyond loopback the mesh needs TLS.
+pub fn check_listen(listen: &str) -> anyhow::Result<SocketAddr> {
+    let addr: SocketAddr = listen.parse().map_err(|_| {
+        anyhow::anyhow!("[mesh] listen = {listen:?} is not an address like \"127.0.0.1:7457\"")
+    })?;
+    if !addr.ip().is_loopback() {
+        anyhow::bail!(
+            "[mesh] listen = {listen:?} is not loopback; listening beyond loopback needs TLS with pinned certificates, which this build does not have yet; use 127.0.0.1"
+        );
+    }
+    Ok(addr)
+}
+
+pub fn router(mesh: Arc<Mesh>) -> axum::Router {
+    axum::Router::new()
+        .route(
+            "/",
+            get(|| async { page("text/html; charset=utf-8", INDEX) }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { page("text/javascript; charset=utf-8", APP_JS) }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { page("text/css; charset=utf-8", APP_CSS) }),
+        )
+        .route(
+            "/manifest.webmanifest",
+            get(|| async { page("application/manifest+json", MANIFEST) }),
+        )
+        .route("/icon.svg", get(|| async { page("image/svg+xml", ICON) }))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/ws", get(upgrade))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
+        .layer(middleware::from_fn_with_state(mesh.clone(), guard))
+        .with_state(mesh)
+}
+
+/// Serve `router` on `listener` until the task is aborted.
+pub async fn serve(listener: tokio::net::TcpListener, mesh: Arc<Mesh>) {
+    let app = router(mesh).into_make_service_with_connect_info::<SocketAddr>();
+    if let Err(e) = axum::serve(listener, app).await {
+        tracing::error!(error = %e, "the mesh listener failed");
+    }
+}
+
+fn page(kind: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// Host on every request; Origin on the upgrade and on anything but GET/HEAD; security headers
+/// on every response.
+async fn guard(State(mesh): State<Arc<Mesh>>, request: HttpRequest, next: Next) -> Response {
+    let headers = request.headers();
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    let host = text(header::HOST);
+    let mut response = if !mesh.allowlist.host_allowed(host) {
+        (StatusCode::FORBIDDEN, "host not allowed").into_response()
+    } else if (request.uri().path() == "/ws"
+        || !matches!(*request.method(), Method::GET | Method::HEAD))
+        && !mesh.allowlist.origin_allowed(text(header::ORIGIN))
+    {
+        (StatusCode::FORBIDDEN, "origin not allowed").into_response()
+    } else if !matches!(*request.method(), Method::GET | Method::HEAD) {
+        (StatusCode::METHOD_NOT_ALLOWED, "only GET is served").into_response()
+    } else {
+        next.run(request).await
+    };
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    response
+}
+
+async fn upgrade(
+    State(mesh): State<Arc<Mesh>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    _headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    ws.max_message_size(MAX_MESSAGE_BYTES)
+        .max_frame_size(MAX_MESSAGE_BYTES)
+        .max_write_buffer_size(1024 * 1024)
+        .on_upgrade(move |socket| connection(socket, mesh, peer))
+}
+
+fn json_text(v: serde_json::Value) -> Message {
+    Message::Text(v.to_string().into())
+}
+
+fn close(code: u16, reason: &str) -> Message {
+    Message::Close(Some(CloseFrame {
+        code,
+        reason: reason.to_string().into(),
+    }))
+}
+
+/// The first message on a socket.
+#[derive(serde::Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum Hello {
+    Auth { token: String },
+    Pair { code: String, name: String },
+}
+
+async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
+    let Some(_total) = mesh.admit() else {
+        let _ = socket
+            .send(close(CLOSE_TOO_MANY, "too many connections"))
+            .await;
+        return;
+    };
+    let hello = serde_json::json!({
+        "type": "hello", "protocol": 1,
+        "node": {"id": mesh.identity.id, "name": mesh.name, "role": mesh.role},
+    });
+    if socket.send(json_text(hello)).await.is_err() {
+        return;
+    }
+    let first = match tokio::time::timeout(AUTH_DEADLINE, socket.recv()).await {
+        Ok(Some(Ok(Message::Text(t)))) => t,
+        Ok(Some(Ok(_))) | Ok(Some(Err(_))) | Ok(None) => {
+            let _ = socket
+                .send(close(CLOSE_UNAUTHENTICATED, "authenticate first"))
+                .await;
+            return;
+        }
+        Err(_) => {
+            let _ = socket
+                .send(close(CLOSE_UNAUTHENTICATED, "no authentication within 5 s"))
+                .await;
+            return;
+        }
+    };
+    let ip = peer.ip();
+    if !mesh.failures_allow(ip, false) {
+        let _ = socket
+            .send(json_text(serde_json::json!({"type": "authFailed", "code": "rate_limited", "message": "too many failed attempts; wait a minute"})))
+            .await;
+        let _ = socket.send(close(CLOSE_TOO_MANY, "rate limited")).await;
+        return;
+    }
+    let device = match serde_json::from_str::<Hello>(first.as_str()) {
+        Ok(Hello::Auth { token }) => match mesh.authenticate(&token) {
+            Some(device) => {
+                let ok = serde_json::json!({"type": "authOk", "device": device});
+                if socket.send(json_text(ok)).await.is_err() {
+                    return;
+                }
+                device
+            }
+            None => {
+                mesh.failures_allow(ip, true);
+                refuse(
+                    &mut socket,
+                    "unknown_device",
+                    "this device is not paired (or was revoked); pair it again",
+                )
+                .await;
+                return;
+            }
+        },
+        Ok(Hello::Pair { code, name }) => match pair(&mut socket, &mesh, &code, &name).await {
+            Some(device) => device,
+            None => {
+                mesh.failures_allow(ip, true);
+                return;
+            }
+        },
+        Err(_) => {
+            mesh.failures_allow(ip, true);
+            refuse(
+                &mut socket,
+                "unauthenticated",
+                "the first message must be {\"type\":\"auth\"} or {\"type\":\"pair\"}",
+            )
+            .await;
+            return;
+        }
+    };
+    let Some((_registration, revoked)) = mesh.register(&device.id) else {
+        let _ = socket
+            .send(close(
+                CLOSE_TOO_MANY,
+                "too many connections for this device",
+            ))
+            .await;
+        return;
+    };
+    authenticated(socket, mesh, device, revoked).await;
+}
+
+async fn refuse(socket: &mut WebSocket, code: &str, message: &str) {
+    let _ = socket
+        .send(json_text(
+            serde_json::json!({"type": "authFailed", "code": code, "message": message}),
+        ))
+        .await;
+    let _ = socket.send(close(CLOSE_UNAUTHENTICATED, code)).await;
+}
+
+/// Offer the pairing code, then wait for the desktop's decision; on approval the socket is
+/// authenticated as the new device.
+async fn pair(
+    socket: &mut WebSocket,
+    mesh: &Arc<Mesh>,
+    code: &str,
+    name: &str,
+) -> Option<DeviceRecord> {
+    let (verification, mut changes, expires_at) = match mesh.offer(code, name) {
+        Ok(v) => v,
+        Err(e) => {
+            refuse(socket, e.code(), &e.to_string()).await;
+            return None;
+        }
+    };
+    let pending =
+        serde_json::json!({"type": "pairPending", "verification": verification, "node": mesh.name});
+    socket.send(json_text(pending)).await.ok()?;
+    let left = expires_at.saturating_sub(crate::clock::now());
+    let decided = tokio::time::timeout(Duration::from_millis(left), async {
+        changes
+            .wait_for(|s| !matches!(s, Stage::Open | Stage::Requested { .. }))
+            .await
+            .map(|s| s.clone())
+    })
+    .await;
+    let stage = match decided {
+        Ok(Ok(stage)) => stage,
+        _ => Stage::Closed {
+            reason: "expired".into(),
+        },
+    };
+    match (stage, mesh.take_approved()) {
+        (Stage::Approved { .. }, Some((device, token))) => {
+            let paired = serde_json::json!({"type": "paired", "token": token, "device": device});
+            socket.send(json_text(paired)).await.ok()?;
+            Some(device)
+        }
+        (Stage::Denied, _) => {
+            refuse(
+                socket,
+                "pairing_denied",
+                "the desktop did not approve this device",
+            )
+            .await;
+            None
+        }
+        _ => {
+            refuse(
+                socket,
+                "pairing_expired",
+                "the pairing expired before it was approved",
+            )
+            .await;
+            None
+        }
+    }
+}
+
+/// Serve the control API to an authenticated device until it leaves or is revoked.
+async fn authenticated(
+    socket: WebSocket,
+    mesh: Arc<Mesh>,
+    device: DeviceRecord,
+    revoked: tokio_util::sync::CancellationToken,
+) {
+    let (mut sink, mut stream) = socket.split();
+    let (out, mut lines) = mpsc::channel::<String>(256);
+    let writer_revoked = revoked.clone();
+    let writer = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                biased;
+                _ = writer_revoked.cancelled() => break,
+                line = lines.recv() => match line {
+                    Some(line) => {
+                        if sink.send(Message::Text(line.into())).await.is_err() {
+                            return;
+                        }
+                    }
+                    None => break,
+                },
+            }
+        }
+        // The reader also stops on revocation and drops its sender: say why either way.
+        if writer_revoked.is_cancelled() {
+            let _ = sink
+                .send(close(CLOSE_REVOKED, "this device was revoked"))
+                .await;
+        }
+    });
+    loop {
+        let message = tokio::select! {
+            m = stream.next() => m,
+            _ = revoked.cancelled() => break,
+        };
+        let text = match message {
+            Some(Ok(Message::Text(t))) => t,
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+            // Binary, close, an oversized message (the library refuses it) or a broken socket.
+            _ => break,
+        };
+        handle(text.as_str(), &mesh, &device, &out);
+    }
+    drop(out);
+    if revoked.is_cancelled() {
+        let _ = writer.await;
+    } else {
+        // The device left. A subscription still holds a sender, so the writer would wait for
+        // the next notification: stop it now, which also ends the subscription at its next send.
+        writer.abort();
+    }
+    if revoked.is_cancelled() {
+        // Let the close frame reach the device: wait (briefly) for its close reply, so the
+        // connection is not reset with the frame still unread.
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            while let Some(Ok(m)) = stream.next().await {
+                if matches!(m, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
+}
+
+/// One message from an authenticated device: scope, rate limit, then the control dispatch.
+fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sender<String>) {
+    let id = control::request_id(line);
+    let reply = |e: ApiError| {
+        let _ = out.try_send(control::encode(id, Err(e)));
+    };
+    let verb = protocol::verb_of(line).unwrap_or_default();
+    if AdminVerb::NAMES.contains(&verb.as_str()) {
+        let needs = if verb == "setPreference" {
+            policy::Capability::Settings
+        } else {
+            policy::Capability::Devices
+        };
+        if !policy::allowed(&device.scopes, MessageKind::Admin(needs)) {
+            return reply(ApiError::new(
+                "forbidden",
+                format!(
+                    "this device's scope does not include {}; do that on the desktop",
+                    needs.as_str()
+                ),
+            ));
+        }
+        return reply(ApiError::new(
+            "forbidden",
+            "administration is served on the desktop only",
+        ));
+    }
+    let request = match protocol::parse_request(line) {
+        Ok(r) => r,
+        Err(e) => return reply(e),
+    };
+    let Request { id, verb } = request;
+    let (kind, verb) = match verb {
+        Verb::Submit { mut input } => {
+            // Inputs are submitted under the authenticated device, never one it names.
+            input.device = format!("device:{}", device.id);
+            let kind = if input.choice.is_some() || input.expected_revision.is_some() {
+                MessageKind::SubmitAnswer
+            } else {
+                MessageKind::SubmitText
+            };
+            (kind, Verb::Submit { input })
+        }
+        Verb::Interrupt { operation, .. } => (
+            MessageKind::Interrupt,
+            Verb::Interrupt {
+                operation,
+                device: format!("device:{}", device.id),
+            },
+        ),
+        v @ Verb::State { .. } => (MessageKind::State, v),
+        v @ Verb::Subscribe => (MessageKind::Subscribe, v),
+    };
+    if !policy::allowed(&device.scopes, kind) {
+        return reply(ApiError::new(
+            "forbidden",
+            format!(
+                "this device's scope does not include {}",
+                policy::required(kind).as_str()
+            ),
+        ));
+    }
+    if matches!(kind, MessageKind::SubmitText | MessageKind::SubmitAnswer)
+        && !mesh.submit_allowed(&device.id)
+    {
+        return reply(ApiError::new(
+            "rate_limited",
+            "more than 5 inputs a second from this device; wait a moment",
+        ));
+    }
+    control::dispatch(Request { id, verb }, &mesh.engine, out);
+}

@@ -1,0 +1,368 @@
+//! The phone page in real headless Chromium at a phone viewport, driven over the DevTools
+//! protocol on `--remote-debugging-pipe` (fd 3 in, fd 4 out, NUL-terminated JSON; no TCP port).
+
+use crate::browser_util::{require_chromium, CHROMIUM};
+use crate::mesh::{admin, authed, call};
+use crate::util::{rt, Daemon, WeatherServer};
+use circe::protocol::AdminVerb;
+use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Chromium with one page target, attached.
+struct Phone {
+    child: Option<Child>,
+    to_chrome: std::fs::File,
+    from_chrome: mpsc::Receiver<serde_json::Value>,
+    next: u64,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+fn pipe() -> (OwnedFd, OwnedFd) {
+    let mut fds = [0; 2];
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
+}
+
+impl Phone {
+    fn start(log: &std::path::Path) -> Phone {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::process::CommandExt;
+        require_chromium();
+        let profile = tempfile::Builder::new()
+            .prefix("circe-phone")
+            .tempdir()
+            .unwrap();
+        let (cmd_r, cmd_w) = pipe();
+        let (out_r, out_w) = pipe();
+        let (a, b) = (cmd_r.as_raw_fd(), out_w.as_raw_fd());
+        let log = std::fs::File::create(log).unwrap();
+        let mut cmd = Command::new(CHROMIUM);
+        cmd.args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-default-browser-check",
+            "--disable-default-apps",
+            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
+            "--remote-debugging-pipe",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("about:blank")
+        .env("HOME", profile.path())
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log);
+        cmd.process_group(0);
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                // Move out of the way first (the pipes may be 3 or 4 themselves), then place.
+                let (x, y) = (libc::dup(a), libc::dup(b));
+                if x < 0 || y < 0 || libc::dup2(x, 3) < 0 || libc::dup2(y, 4) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().expect("start chromium");
+        drop(cmd_r);
+        drop(out_w);
+        let (tx, rx) = mpsc::channel();
+        let mut reader = std::fs::File::from(out_r);
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 65536];
+            while let Ok(n) = reader.read(&mut chunk) {
+                if n == 0 {
+                    return;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                while let Some(end) = buf.iter().position(|b| *b == 0) {
+                    let msg: Vec<u8> = buf.drain(..=end).collect();
+                    if let Ok(v) = serde_json::from_slice(&msg[..msg.len() - 1]) {
+                        if tx.send(v).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let mut phone = Phone {
+            child: Some(child),
+            to_chrome: std::fs::File::from(cmd_w),
+            from_chrome: rx,
+            next: 1,
+            session: String::new(),
+            _profile: profile,
+        };
+        let target = phone.call(
+            "Target.createTarget",
+            serde_json::json!({"url": "about:blank"}),
+        );
+        let attached = phone.call(
+            "Target.attachToTarget",
+            serde_json::json!({"targetId": target["targetId"], "flatten": true}),
+        );
+        phone.session = attached["sessionId"].as_str().unwrap().to_string();
+        // A phone: 390 x 844 CSS pixels, touch, mobile layout.
+        phone.call(
+            "Emulation.setDeviceMetricsOverride",
+            serde_json::json!({"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": true}),
+        );
+        phone.call(
+            "Emulation.setTouchEmulationEnabled",
+            serde_json::json!({"enabled": true}),
+        );
+        phone
+    }
+
+    /// One CDP command; page commands go to the attached session.
+    fn call(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        let id = self.next;
+        self.next += 1;
+        let mut msg = serde_json::json!({"id": id, "method": method, "params": params});
+        if !self.session.is_empty() {
+            msg["sessionId"] = self.session.clone().into();
+        }
+        let mut bytes = msg.to_string().into_bytes();
+        bytes.push(0);
+        self.to_chrome.write_all(&bytes).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let m = self
+                .from_chrome
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no reply to {method}"));
+            if m["id"] == id {
+                assert!(m.get("error").is_none(), "{method}: {m}");
+                return m["result"].clone();
+            }
+        }
+    }
+
+    fn eval(&mut self, js: &str) -> serde_json::Value {
+        let r = self.call(
+            "Runtime.evaluate",
+            serde_json::json!({"expression": js, "returnByValue": true, "awaitPromise": true}),
+        );
+        r["result"]["value"].clone()
+    }
+
+    /// Poll `js` until it returns something truthy (not false, null, 0 or "").
+    fn wait(&mut self, js: &str, secs: u64) -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let v = self.eval(js);
+            let truthy = !(v.is_null() || v == false || v == 0 || v == "");
+            if truthy {
+                return v;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {js}; page: {}",
+                self.eval("document.body.innerText")
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn goto(&mut self, url: &str) {
+        self.call("Page.navigate", serde_json::json!({"url": url}));
+    }
+
+    fn say(&mut self, text: &str) {
+        let js = format!(
+            "document.getElementById('text').value = {}; document.getElementById('send').click(); true",
+            serde_json::to_string(text).unwrap()
+        );
+        self.eval(&js);
+    }
+}
+
+impl Drop for Phone {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let group = child.id() as i32;
+            unsafe { libc::kill(-group, libc::SIGTERM) };
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline && child.try_wait().ok().flatten().is_none() {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+            let _ = child.wait();
+        }
+    }
+}
+
+const TEXT: &str = "(id) => (document.getElementById(id) || {}).textContent || ''";
+
+fn text_of(phone: &mut Phone, id: &str) -> String {
+    phone
+        .eval(&format!("({TEXT})({})", serde_json::to_string(id).unwrap()))
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn the_phone_page_pairs_asks_answers_stops_corrects_and_survives_a_reload() {
+    let weather = WeatherServer::start();
+    let d = Daemon::start(
+        &weather
+            .config()
+            .replace("timeout_ms = 1500", "timeout_ms = 60000"),
+    );
+    let addr = d.mesh_addr();
+    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
+    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
+    phone.goto(started["url"].as_str().unwrap());
+    assert!(started["url"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("http://{addr}/")));
+
+    // Pair: type the code and a name; both screens show the same verification code.
+    phone.wait("!document.getElementById('pairing').hidden", 10);
+    assert_eq!(phone.wait("document.getElementById('node').textContent !== '…' && document.getElementById('node').textContent", 10), "desk");
+    phone.eval(&format!(
+        "document.getElementById('pair-code').value = '{}'; document.getElementById('pair-name').value = 'Test phone'; document.getElementById('pair-go').click(); true",
+        started["code"].as_str().unwrap()
+    ));
+    let waited = rt().block_on(admin(&d, AdminVerb::PairWait)).unwrap();
+    assert_eq!(waited["name"], "Test phone");
+    let shown = phone.wait("document.getElementById('verification').textContent", 10);
+    assert_eq!(
+        shown, waited["verification"],
+        "the codes match on both screens"
+    );
+    rt().block_on(admin(&d, AdminVerb::PairDecide { approve: true }))
+        .unwrap();
+    phone.wait(
+        "document.getElementById('status').textContent === 'online'",
+        10,
+    );
+    assert_eq!(
+        phone.eval("!document.getElementById('stop').hidden"),
+        true,
+        "Stop is always there"
+    );
+    assert_eq!(phone.eval("window.innerWidth"), 390, "a phone viewport");
+
+    // Ask the weather; the question appears; answer it; the result arrives.
+    phone.say("what's the weather?");
+    phone.wait("!document.getElementById('question-box').hidden", 10);
+    assert!(
+        text_of(&mut phone, "question").contains("Which city?"),
+        "{}",
+        text_of(&mut phone, "question")
+    );
+    phone.say("Ahmedabad");
+    phone.wait(
+        "document.getElementById('outcome-class').textContent === 'done'",
+        15,
+    );
+    let outcome = text_of(&mut phone, "outcome");
+    assert!(
+        outcome.contains("Ahmedabad, Gujarat, India: 23 °C"),
+        "{outcome}"
+    );
+    assert_eq!(
+        phone.eval("document.querySelectorAll('#steps li').length"),
+        2
+    );
+    assert!(phone.eval("document.getElementById('question-box').hidden") == true);
+
+    // Reload mid-operation: the same running operation is shown, read from the owner.
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(20_000, Ordering::SeqCst);
+    phone.say("weather in Pune");
+    phone.wait(
+        "document.getElementById('steps').textContent.includes('in progress')",
+        10,
+    );
+    phone.call("Page.reload", serde_json::json!({}));
+    phone.wait("document.getElementById('status').textContent === 'online' && document.getElementById('steps').textContent.includes('in progress')", 10);
+    assert!(
+        text_of(&mut phone, "heard").contains("weather in Pune"),
+        "{}",
+        text_of(&mut phone, "heard")
+    );
+
+    // Stop during the running operation.
+    phone.eval("document.getElementById('stop').click(); true");
+    phone.wait(
+        "document.getElementById('outcome-class').textContent === 'not done (stopped)'",
+        10,
+    );
+
+    // Correction while running: "no, I meant Mumbai" replaces Pune.
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(4_000, Ordering::SeqCst);
+    phone.say("weather in Pune");
+    phone.wait(
+        "document.getElementById('steps').textContent.includes('in progress')",
+        10,
+    );
+    phone.eval("document.getElementById('correct').click(); true");
+    assert_eq!(
+        phone.eval("document.getElementById('text').value"),
+        "No, I meant "
+    );
+    phone.eval("document.getElementById('text').value += 'in Mumbai'; document.getElementById('send').click(); true");
+    phone.wait("document.getElementById('outcome-class').textContent === 'done' && document.getElementById('outcome').textContent.includes('Mumbai')", 20);
+    let ops = rt().block_on(d.state()).operations;
+    let pune = ops.iter().find(|o| {
+        o.arguments.get("place").is_some_and(|p| p == "Pune")
+            && o.stop
+                .as_ref()
+                .is_some_and(|s| s.requested_by == "correction")
+    });
+    assert!(pune.is_some(), "the correction stopped Pune: {ops:?}");
+
+    // A second paired client answers the question first; the page shows the conflict.
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(0, Ordering::SeqCst);
+    phone.say("what's the weather?");
+    phone.wait("!document.getElementById('question-box').hidden", 10);
+    rt().block_on(async {
+        let (token, _) = crate::mesh::pair(&d, "Other phone").await;
+        let mut other = authed(&d, &token).await;
+        let state = call(&mut other, 1, serde_json::json!({"verb": "state"})).await;
+        let i = &state["ok"]["interaction"];
+        // Freeze the page's view (it keeps the revision it saw), as if both tapped at once.
+        phone.eval("window.__frozen = JSON.parse(JSON.stringify(state)); true");
+        let won = call(&mut other, 2, serde_json::json!({"verb": "submit", "input": {"id": uuid::Uuid::new_v4(), "device": "x",
+            "text": "Pune", "interaction": i["id"], "expectedRevision": i["revision"]}})).await;
+        assert!(won.get("ok").is_some(), "{won}");
+    });
+    phone.eval("state = window.__frozen; submit('Ahmedabad', 'typed'); true");
+    let banner = phone.wait("!document.getElementById('banner').hidden && document.getElementById('banner').textContent", 10);
+    assert!(
+        banner
+            .as_str()
+            .unwrap()
+            .contains("Another device answered first"),
+        "{banner}"
+    );
+    phone.wait(
+        "document.getElementById('outcome').textContent.includes('Pune')",
+        15,
+    );
+}
