@@ -384,9 +384,15 @@ fn correction(
     let current = cx.current.expect("a correction needs an interaction");
     let mut arguments = proposal.arguments.clone();
     if arguments.is_empty() {
-        // "No, Pune" while asking: the corrected value fills the slot that was asked.
-        if let (Pending::Question(q), Some(v)) = (&current.pending, &proposal.value) {
-            arguments.insert(q.slot.clone(), v.clone());
+        // "No, Pune" while asking: the corrected value fills the slot that was asked; otherwise
+        // ("no, I meant Mumbai" while it runs) the goal's one required slot, when it has exactly one.
+        let slot = match (&current.pending, required_slots(current.goal)) {
+            (Pending::Question(q), _) => Some(q.slot.clone()),
+            (_, [only]) => Some(only.to_string()),
+            _ => None,
+        };
+        if let (Some(slot), Some(v)) = (slot, &proposal.value) {
+            arguments.insert(slot, v.clone());
         }
     }
     if arguments.is_empty() {
@@ -814,6 +820,19 @@ mod tests {
             "same interaction, not a new request"
         );
         assert_eq!(change.start.unwrap().arguments["place"], "Mumbai");
+    }
+
+    #[test]
+    fn a_bare_corrected_value_fills_the_goals_one_slot() {
+        let (current, status) = in_phase(Phase::Running);
+        let change = dispose(
+            &cx(current.as_ref(), status),
+            &input("no, I meant Mumbai"),
+            &relation(Relation::Correction, Some("Mumbai"), None),
+        )
+        .unwrap();
+        assert_eq!(change.start.unwrap().arguments["place"], "Mumbai");
+        assert_eq!(change.stop, current.unwrap().operation);
     }
 
     #[test]
