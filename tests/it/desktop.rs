@@ -136,3 +136,55 @@ fn a_connection_lost_after_save_is_settled_by_reading_the_file() {
     );
     assert!(steps.contains("to settle whether it was saved"), "{steps}");
 }
+
+fn answer(d: &Daemon, text: &str) -> serde_json::Value {
+    let out = d.cli(&["answer", "--json", "--wait", text]);
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "answer: {} {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn human_mouse_takeover_pauses_until_continue() {
+    let (desktop, notes) = setup();
+    desktop.select_in_file_manager(&notes);
+    let d = daemon(&desktop);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mover = {
+        let stop = stop.clone();
+        let mut cmd_env = desktop.env.clone();
+        cmd_env.retain(|(k, _)| k == "DISPLAY");
+        std::thread::spawn(move || {
+            let mut i = 0;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                i += 1;
+                let _ = std::process::Command::new("xdotool")
+                    .envs(cmd_env.iter().map(|(k, v)| (k, v)))
+                    .args(["mousemove", &(100 + (i % 50) * 10).to_string(), "300"])
+                    .status();
+                std::thread::sleep(std::time::Duration::from_millis(30));
+            }
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let v = say(&d, TASK);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    mover.join().unwrap();
+    assert!(v.to_string().contains("paused"), "{v:#}");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        NOTES,
+        "paused before changing anything"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let v = answer(&d, "continue");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        expected(),
+        "{v:#}"
+    );
+}

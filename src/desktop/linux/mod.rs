@@ -7,13 +7,15 @@
 //!   GTK modal freezes the connection the action arrived on (the probe's trap), never ours.
 //! - Every call has a short timeout; a timeout after sending is `Lost` (effect unknown).
 //! - Settling listens to AT-SPI object/window events and waits for a quiet period, bounded.
-//! - Human input: while `watch_human` is on, pointer events (`mouse:abs`, `mouse:button`) and
-//!   text changes outside this session's own action windows count as the person's input.
+//! - Human input: while `watch_human` is on, a pointer that moved (X11 position, `pointer.rs`;
+//!   Circe never moves it) and text changes outside this session's own action windows count as
+//!   the person's input.
 //! - Wayland: AT-SPI still reads the tree, but synthesized keys need the RemoteDesktop portal,
 //!   which this build does not use; on a Wayland session key synthesis is refused as unsupported.
 
 mod observe;
 
+mod pointer;
 use super::{
     translate, Act, ActReport, DesktopAction, DesktopError, DesktopObservation, DesktopResult,
     DesktopSession, Fact, Handle, HumanInput, InputTarget, Page, Readiness, SessionId, Settled,
@@ -59,7 +61,6 @@ struct Events {
     watching: AtomicBool,
     /// Events until this instant are explained by this session's own action.
     own_until: Mutex<Option<Instant>>,
-    pointer: AtomicU64,
     text: AtomicU64,
 }
 
@@ -82,6 +83,8 @@ pub struct AtspiSession {
     held: Mutex<Vec<i32>>,
     events: Arc<Events>,
     calls: AtomicU64,
+    /// The X11 pointer and where it was when watching began (see `pointer.rs`).
+    pointer: Mutex<Option<(pointer::Pointer, Option<pointer::Position>)>>,
 }
 
 impl AtspiSession {
@@ -95,6 +98,7 @@ impl AtspiSession {
             held: Mutex::new(Vec::new()),
             events: Arc::new(Events::default()),
             calls: AtomicU64::new(0),
+            pointer: Mutex::new(None),
         }
     }
 
@@ -143,7 +147,6 @@ impl AtspiSession {
         for r in [
             a11y.register_event::<atspi::events::ObjectEvents>().await,
             a11y.register_event::<atspi::events::WindowEvents>().await,
-            a11y.register_event::<atspi::events::MouseEvents>().await,
         ] {
             r.map_err(|e| DesktopError::NotConnected(format!("cannot listen to events: {e}")))?;
         }
@@ -459,21 +462,16 @@ async fn pump(
     stream: impl futures_lite::Stream<Item = Result<atspi::Event, atspi::AtspiError>>,
     events: Arc<Events>,
 ) {
-    use atspi::events::{MouseEvents, ObjectEvents};
+    use atspi::events::ObjectEvents;
     let mut stream = std::pin::pin!(stream);
     while let Some(ev) = stream.next().await {
         let Ok(ev) = ev else { continue };
         let human = events.watching.load(Ordering::SeqCst) && !events.ours_now();
         match &ev {
-            atspi::Event::Mouse(
-                MouseEvents::Abs(_) | MouseEvents::Button(_) | MouseEvents::Rel(_),
-            ) => {
-                if human {
-                    events.pointer.fetch_add(1, Ordering::SeqCst);
-                }
-                // Pointer motion is not a sign an action is still settling.
-                continue;
-            }
+            // Pointer events are neither a sign an action is still settling nor reliable evidence
+            // of a person (absent on some setups, emitted without motion on others): takeover by
+            // mouse is read from the pointer position instead (`pointer.rs`).
+            atspi::Event::Mouse(_) => continue,
             atspi::Event::Object(ObjectEvents::TextChanged(_)) if human => {
                 events.text.fetch_add(1, Ordering::SeqCst);
             }
@@ -703,15 +701,28 @@ impl DesktopSession for AtspiSession {
 
     fn watch_human(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            self.events.pointer.store(0, Ordering::SeqCst);
             self.events.text.store(0, Ordering::SeqCst);
             self.events.watching.store(true, Ordering::SeqCst);
+            let mut p = self.pointer.lock().unwrap();
+            if p.is_none() {
+                *p = pointer::Pointer::connect().map(|x| (x, None));
+            }
+            if let Some((x, start)) = p.as_mut() {
+                *start = x.position();
+            }
         })
     }
 
     fn human_input(&self) -> HumanInput {
+        // The pointer moved since watching began: Circe never moves it, so a person did.
+        let moved = self
+            .pointer
+            .lock()
+            .unwrap()
+            .as_ref()
+            .is_some_and(|(x, start)| start.is_some() && x.position() != *start);
         HumanInput {
-            pointer: self.events.pointer.load(Ordering::SeqCst),
+            pointer: u64::from(moved),
             keys_or_text: self.events.text.load(Ordering::SeqCst),
         }
     }
