@@ -188,3 +188,62 @@ fn human_mouse_takeover_pauses_until_continue() {
         "{v:#}"
     );
 }
+
+#[test]
+fn unsaved_changes_are_asked_about_then_kept() {
+    let (desktop, notes) = setup();
+    desktop.open_in_editor(&notes);
+    // As a person would: focus the window, go to the end, type. (Separate calls: GTK drops a key
+    // sent in the same instant as the activation.)
+    desktop.xdotool(&[
+        "search",
+        "--onlyvisible",
+        "--name",
+        "notes.md",
+        "windowactivate",
+        "--sync",
+    ]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    desktop.xdotool(&["key", "--delay", "50", "ctrl+End"]);
+    desktop.xdotool(&["type", "--delay", "30", "extra"]);
+    desktop.wait_window(r"^\*.*notes\.md");
+    desktop.select_in_file_manager(&notes);
+    let d = daemon(&desktop);
+    let v = say(&d, TASK);
+    assert!(v.to_string().contains("unsaved changes"), "{v:#}");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        NOTES,
+        "nothing saved before the answer"
+    );
+    let v = answer(&d, "include them");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        format!("{}extra", expected()),
+        "{v:#}"
+    );
+}
+
+#[test]
+fn an_unexpected_dialog_blocks_before_any_change() {
+    let (desktop, notes) = setup();
+    desktop.open_in_editor(&notes);
+    // A dialog the person left open: Save As (separate calls: GTK drops a key sent in the same
+    // instant as the activation).
+    desktop.xdotool(&[
+        "search",
+        "--onlyvisible",
+        "--name",
+        "notes.md",
+        "windowactivate",
+        "--sync",
+    ]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    desktop.xdotool(&["key", "--delay", "50", "ctrl+shift+s"]);
+    desktop.wait_window("Save As");
+    desktop.select_in_file_manager(&notes);
+    let d = daemon(&desktop);
+    let v = say(&d, TASK);
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), NOTES, "{v:#}");
+    assert!(v.to_string().contains("Save As"), "{v:#}");
+}
