@@ -59,6 +59,9 @@ pub trait Journal: Send + Sync {
     /// Record what the operation's target resolved to (the tab, window and profile a browser
     /// operation acts in). It narrows the accepted target on the same node; it never moves it.
     fn target(&self, target: Target) -> BoxFuture<'_, Result<(), JournalError>>;
+    /// Whether the operation is still what its interaction wants now: the interaction still points
+    /// at it and is not cancelled. Checked right before every mutation, beside `cancel`.
+    fn current(&self) -> BoxFuture<'_, bool>;
 }
 
 pub struct RunContext<'a> {

@@ -218,7 +218,8 @@ impl BrowserExecutor {
         };
         let mut said = Vec::new();
         for act in acts {
-            if cx.cancel.is_cancelled() {
+            // Cancelled, or superseded (a correction or a cancel moved the interaction on).
+            if cx.cancel.is_cancelled() || !cx.journal.current().await {
                 return Ok(ExecOutcome::Stopped);
             }
             if let Err(problem) = self.bridge.check(&handle) {

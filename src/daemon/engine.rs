@@ -744,6 +744,22 @@ impl Journal for OperationJournal {
         })
     }
 
+    fn current(&self) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            let id = self.operation;
+            self.engine
+                .db(move |s| -> Result<bool, StoreError> {
+                    let Some(op) = s.operation(id)? else {
+                        return Ok(false);
+                    };
+                    let i = s.interaction(op.interaction)?;
+                    Ok(i.is_some_and(|i| i.operation == Some(id) && !i.closed))
+                })
+                .await
+                .unwrap_or(false)
+        })
+    }
+
     fn target(&self, target: crate::model::Target) -> BoxFuture<'_, Result<(), JournalError>> {
         Box::pin(async move {
             self.record(OperationEvent::Targeted { target }, clock::now())

@@ -116,7 +116,8 @@ enum Gate {
 
 impl DesktopExecutor {
     async fn gate(&self, cx: &RunContext<'_>) -> Option<Gate> {
-        if cx.cancel.is_cancelled() {
+        // Cancelled, or superseded (a correction or a cancel moved the interaction on).
+        if cx.cancel.is_cancelled() || !cx.journal.current().await {
             return Some(Gate::Stop);
         }
         let h = self.desktop.human_input();

@@ -8,6 +8,7 @@ mod desktop_util;
 mod director;
 mod director_eval;
 mod director_remote;
+mod engine;
 mod mesh;
 mod mesh_browser;
 mod store;
