@@ -69,6 +69,36 @@ pub struct RunContext<'a> {
     pub journal: &'a dyn Journal,
 }
 
+/// Record that a step starts (durably, before its effect); returns its index.
+pub async fn begin(
+    cx: &RunContext<'_>,
+    action: &str,
+    arguments: BTreeMap<String, String>,
+    observation: Option<String>,
+    irreversible: bool,
+) -> Result<u32, String> {
+    let step = StepStart {
+        action: action.into(),
+        arguments,
+        observation,
+        irreversible,
+    };
+    cx.journal.begin(step).await.map_err(|e| e.to_string())
+}
+
+/// Record what was observed after a step.
+pub async fn end(
+    cx: &RunContext<'_>,
+    step: u32,
+    result: StepResult,
+    evidence: serde_json::Value,
+) -> Result<(), String> {
+    cx.journal
+        .end(step, result, evidence)
+        .await
+        .map_err(|e| e.to_string())
+}
+
 pub trait Executor: Send + Sync {
     fn goal(&self) -> Goal;
     fn run<'a>(

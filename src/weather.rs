@@ -5,7 +5,7 @@
 //! operation ends `blocked` with a reason a person can act on.
 
 use crate::config::WeatherConfig;
-use crate::executor::{BoxFuture, ExecOutcome, Executor, RunContext, StepStart};
+use crate::executor::{begin, end, BoxFuture, ExecOutcome, Executor, RunContext};
 use crate::model::{Goal, Operation, StepResult};
 use serde::Deserialize;
 use serde_json::json;
@@ -99,23 +99,19 @@ impl WeatherExecutor {
             Err(reason) => return failed(cx, step, reason).await,
         };
         let Some(hit) = found.results.into_iter().flatten().next() else {
-            cx.journal
-                .end(step, StepResult::NotApplied, json!({ "found": 0 }))
-                .await
-                .map_err(|e| e.to_string())?;
+            end(cx, step, StepResult::NotApplied, json!({ "found": 0 })).await?;
             return Ok(ExecOutcome::Blocked {
                 reason: format!("no place called \"{place}\" was found"),
             });
         };
         let name = hit.display_name();
-        cx.journal
-            .end(
-                step,
-                StepResult::Applied,
-                json!({ "name": name, "latitude": hit.latitude, "longitude": hit.longitude }),
-            )
-            .await
-            .map_err(|e| e.to_string())?;
+        end(
+            cx,
+            step,
+            StepResult::Applied,
+            json!({ "name": name, "latitude": hit.latitude, "longitude": hit.longitude }),
+        )
+        .await?;
 
         let step = step_with(
             cx,
@@ -160,10 +156,7 @@ impl WeatherExecutor {
             "windKmh": forecast.current.wind_speed_10m,
             "time": forecast.current.time,
         });
-        cx.journal
-            .end(step, StepResult::Applied, data.clone())
-            .await
-            .map_err(|e| e.to_string())?;
+        end(cx, step, StepResult::Applied, data.clone()).await?;
         Ok(ExecOutcome::Completed { summary, data })
     }
 
@@ -182,10 +175,7 @@ impl WeatherExecutor {
 }
 
 async fn stopped(cx: &RunContext<'_>, step: u32) -> Result<ExecOutcome, String> {
-    cx.journal
-        .end(step, StepResult::NotApplied, json!({ "stopped": true }))
-        .await
-        .map_err(|e| e.to_string())?;
+    end(cx, step, StepResult::NotApplied, json!({ "stopped": true })).await?;
     Ok(ExecOutcome::Stopped)
 }
 
@@ -196,22 +186,11 @@ async fn step_with<const N: usize>(
 ) -> Result<u32, String> {
     let arguments: BTreeMap<String, String> =
         args.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    cx.journal
-        .begin(StepStart {
-            action: action.into(),
-            arguments,
-            observation: None,
-            irreversible: false,
-        })
-        .await
-        .map_err(|e| e.to_string())
+    begin(cx, action, arguments, None, false).await
 }
 
 async fn failed(cx: &RunContext<'_>, step: u32, reason: String) -> Result<ExecOutcome, String> {
-    cx.journal
-        .end(step, StepResult::NotApplied, json!({ "error": reason }))
-        .await
-        .map_err(|e| e.to_string())?;
+    end(cx, step, StepResult::NotApplied, json!({ "error": reason })).await?;
     Ok(ExecOutcome::Blocked { reason })
 }
 

@@ -11,7 +11,7 @@ use crate::decider::remote::{decide_with, DecisionsApi, OpenAiChat};
 use crate::director::{
     self, Action, Decision, Direction, EntityRef, Envelope, Observation, Snapshot,
 };
-use crate::executor::{BoxFuture, ExecOutcome, Executor, RunContext, StepStart};
+use crate::executor::{begin, end, BoxFuture, ExecOutcome, Executor, RunContext};
 use crate::interaction::QUESTION_TTL_MS;
 use crate::model::{
     BrowserTarget, Choice, Goal, Operation, Question, StepResult, Target, TargetRef,
@@ -482,36 +482,6 @@ fn sentence(parts: &[String]) -> String {
         s = first.to_uppercase() + &s[1..];
     }
     s
-}
-
-async fn begin(
-    cx: &RunContext<'_>,
-    action: &str,
-    arguments: BTreeMap<String, String>,
-    observation: Option<String>,
-    irreversible: bool,
-) -> Result<u32, String> {
-    cx.journal
-        .begin(StepStart {
-            action: action.into(),
-            arguments,
-            observation,
-            irreversible,
-        })
-        .await
-        .map_err(|e| e.to_string())
-}
-
-async fn end(
-    cx: &RunContext<'_>,
-    step: u32,
-    result: StepResult,
-    evidence: Value,
-) -> Result<(), String> {
-    cx.journal
-        .end(step, result, evidence)
-        .await
-        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use super::{
     Transition, WindowRef,
 };
 use crate::clock;
-use crate::executor::{BoxFuture, ExecOutcome, Executor, RunContext, StepStart};
+use crate::executor::{begin, end, BoxFuture, ExecOutcome, Executor, RunContext};
 use crate::interaction::QUESTION_TTL_MS;
 use crate::model::{Choice, Goal, Operation, Question, StepResult};
 use serde_json::{json, Value};
@@ -794,34 +794,4 @@ fn sentence(parts: &[String]) -> String {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => s,
     }
-}
-
-async fn begin(
-    cx: &RunContext<'_>,
-    action: &str,
-    arguments: BTreeMap<String, String>,
-    observation: Option<String>,
-    irreversible: bool,
-) -> Result<u32, String> {
-    cx.journal
-        .begin(StepStart {
-            action: action.into(),
-            arguments,
-            observation,
-            irreversible,
-        })
-        .await
-        .map_err(|e| e.to_string())
-}
-
-async fn end(
-    cx: &RunContext<'_>,
-    step: u32,
-    result: StepResult,
-    evidence: Value,
-) -> Result<(), String> {
-    cx.journal
-        .end(step, result, evidence)
-        .await
-        .map_err(|e| e.to_string())
 }
