@@ -30,6 +30,9 @@ pub struct Cli {
     /// Print machine-readable JSON.
     #[arg(long, global = true)]
     json: bool,
+    /// Act on another node (a paired peer, by name or id), through this one's daemon.
+    #[arg(long, global = true, env = "CIRCE_NODE")]
+    node: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -134,6 +137,23 @@ enum Command {
         #[command(subcommand)]
         action: Option<DevicesAction>,
     },
+    /// Pair this node with another one (which shows the code in `circe pair`), to route
+    /// requests there with `--node NAME`.
+    Join {
+        /// The other node's address, as its `circe pair` shows it (http://HOST:PORT).
+        url: String,
+        /// The pairing code it shows.
+        #[arg(long)]
+        code: String,
+        /// The node id it shows; pairing is refused if the node at `url` is another.
+        #[arg(long)]
+        node_id: Option<String>,
+    },
+    /// List the nodes this one routes to and whether each is online, or forget one.
+    Nodes {
+        #[command(subcommand)]
+        action: Option<NodesAction>,
+    },
     /// Show what is ready and what is missing, with the fix.
     Doctor {
         #[arg(long, env = "CIRCE_DATA_DIR")]
@@ -153,6 +173,26 @@ enum DevicesAction {
     Revoke { id: String },
     /// Set a preference such as "my-desktop" (no value removes it).
     Prefer { key: String, value: Option<String> },
+}
+
+#[derive(Subcommand, Debug)]
+enum NodesAction {
+    /// List them (the default).
+    List,
+    /// Stop routing to a node and forget it (pair again with `circe join`).
+    Forget { node: String },
+}
+
+/// Where control requests go: the local daemon's socket, and the node they are for.
+struct Endpoint {
+    socket: PathBuf,
+    node: Option<String>,
+}
+
+impl Endpoint {
+    async fn client(&self) -> Result<Client, ClientError> {
+        Ok(Client::connect(&self.socket).await?.via(self.node.clone()))
+    }
 }
 
 /// Exit codes.
@@ -221,6 +261,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         socket,
         config,
         json,
+        node,
         command,
     } = cli;
     let data_dir = match &command {
@@ -229,6 +270,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     };
     let paths = Paths::from_env(data_dir, config);
     let socket = socket.unwrap_or_else(|| paths.control_socket());
+    let at = Endpoint {
+        socket: socket.clone(),
+        node,
+    };
     match command {
         Command::Serve { .. } => {
             let config = Config::load(&paths.config_file)?;
@@ -264,7 +309,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 interaction,
                 expected_revision: revision,
             };
-            submit(&socket, input, wait, json).await
+            submit(&at, input, wait, json).await
         }
         Command::Answer {
             text,
@@ -273,7 +318,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             id,
             device,
         } => {
-            let mut client = Client::connect(&socket).await?;
+            let mut client = at.client().await?;
             let state: StateView = serde_json::from_value(
                 client
                     .call(Verb::State {
@@ -296,11 +341,11 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 interaction: Some(current.id),
                 expected_revision: Some(current.revision),
             };
-            submit(&socket, input, wait, json).await
+            submit(&at, input, wait, json).await
         }
-        Command::Stop { operation, no_wait } => stop(&socket, operation, !no_wait, json).await,
+        Command::Stop { operation, no_wait } => stop(&at, operation, !no_wait, json).await,
         Command::State => {
-            let mut client = Client::connect(&socket).await?;
+            let mut client = at.client().await?;
             let value = client
                 .call(Verb::State {
                     operations: Some(0),
@@ -315,7 +360,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             Ok(0)
         }
         Command::Ops { limit } => {
-            let mut client = Client::connect(&socket).await?;
+            let mut client = at.client().await?;
             let value = client
                 .call(Verb::State {
                     operations: Some(limit),
@@ -334,7 +379,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             Ok(0)
         }
         Command::Watch => {
-            let mut sub = Client::connect(&socket).await?.subscribe().await?;
+            let mut sub = at.client().await?.subscribe().await?;
             loop {
                 let n = sub.next().await?;
                 if json {
@@ -403,6 +448,21 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             Ok(0)
         }
         Command::Pair { yes } => pair(&socket, yes, json).await,
+        Command::Join { url, code, node_id } => join(&socket, url, code, node_id, json).await,
+        Command::Nodes { action } => {
+            let verb = match action.unwrap_or(NodesAction::List) {
+                NodesAction::List => AdminVerb::Nodes,
+                NodesAction::Forget { node } => AdminVerb::Forget { node },
+            };
+            let listing = matches!(verb, AdminVerb::Nodes);
+            let value = admin(&socket, verb).await?;
+            if json || !listing {
+                println!("{value}");
+            } else {
+                print_nodes(&value);
+            }
+            Ok(0)
+        }
         Command::Devices { action } => {
             devices(&socket, action.unwrap_or(DevicesAction::List), json).await
         }
@@ -425,6 +485,61 @@ async fn admin(socket: &std::path::Path, verb: AdminVerb) -> anyhow::Result<serd
     Ok(client.call_admin(verb).await?)
 }
 
+/// Pair this node with another: offer its code, show the verification code, wait for approval.
+async fn join(
+    socket: &std::path::Path,
+    url: String,
+    code: String,
+    node: Option<String>,
+    json: bool,
+) -> anyhow::Result<i32> {
+    let started = admin(socket, AdminVerb::JoinStart { url, code, node }).await?;
+    let name = started["node"]["name"].as_str().unwrap_or_default();
+    if json {
+        println!("{started}");
+    } else {
+        println!(
+            "{name} shows the verification code {}: approve it there if it is the same.",
+            started["verification"].as_str().unwrap_or_default()
+        );
+        println!("Waiting for {name} to approve...");
+    }
+    let joined = admin(socket, AdminVerb::JoinWait).await?;
+    if json {
+        println!("{joined}");
+    } else {
+        println!(
+            "Paired with {name} ({}). Send it requests with --node {name}.",
+            joined["peer"]["id"].as_str().unwrap_or_default()
+        );
+    }
+    Ok(0)
+}
+
+fn print_nodes(value: &serde_json::Value) {
+    let empty = Vec::new();
+    let nodes = value["nodes"].as_array().unwrap_or(&empty);
+    if nodes.is_empty() {
+        println!("no nodes paired; pair one with circe join (its circe pair shows how)");
+    }
+    for n in nodes {
+        let state = if n["online"] == true {
+            "online".to_string()
+        } else {
+            format!(
+                "offline ({})",
+                n["error"].as_str().unwrap_or("not connected")
+            )
+        };
+        println!(
+            "{}  {}  {}  {state}",
+            n["name"].as_str().unwrap_or_default(),
+            n["id"].as_str().unwrap_or_default(),
+            n["url"].as_str().unwrap_or_default()
+        );
+    }
+}
+
 async fn pair(socket: &std::path::Path, yes: bool, json: bool) -> anyhow::Result<i32> {
     let started = admin(socket, AdminVerb::PairStart).await?;
     let code = started["code"].as_str().unwrap_or_default();
@@ -438,6 +553,11 @@ async fn pair(socket: &std::path::Path, yes: bool, json: bool) -> anyhow::Result
         );
         println!("  open  {url}");
         println!("  code  {code}   (valid for 120 s, 3 tries)");
+        println!(
+            "  from another computer:  circe join {} --code {code} --node-id {}",
+            url.trim_end_matches("/#pair"),
+            started["node"]["id"].as_str().unwrap_or_default()
+        );
         if let Ok(qr) = qrcode::QrCode::new(url.as_bytes()) {
             println!(
                 "{}",
@@ -544,18 +664,25 @@ async fn devices(
     Ok(0)
 }
 
-async fn submit(
-    socket: &std::path::Path,
-    input: Input,
-    wait: bool,
-    json: bool,
-) -> anyhow::Result<i32> {
-    let mut sub = subscribe_if(socket, wait).await?;
-    let mut client = Client::connect(socket).await?;
+async fn submit(at: &Endpoint, input: Input, wait: bool, json: bool) -> anyhow::Result<i32> {
+    let mut sub = subscribe_if(at, wait).await?;
+    let mut client = at.client().await?;
     let value = client.call(Verb::Submit { input }).await?;
     let submitted: Submitted = serde_json::from_value(value.clone())?;
     let operation = match (&mut sub, &submitted.operation) {
-        (Some(sub), Some(op)) => Some(wait_for(sub, op.id).await?),
+        (Some(sub), Some(op)) => match wait_for(sub, op.id).await {
+            Ok(op) => Some(op),
+            Err(ClientError::Api(e)) if e.code == "node_offline" => {
+                if json {
+                    println!("{}", serde_json::json!({"submitted": value, "error": e}));
+                } else {
+                    print_submitted(&submitted, Some(op));
+                    println!("unknown: {}", e.message);
+                }
+                return Ok(EXIT_NOT_DONE);
+            }
+            Err(e) => return Err(e.into()),
+        },
         _ => None,
     };
     // After waiting, show the interaction as it is now (its outcome, or the question it asks).
@@ -599,12 +726,9 @@ async fn submit(
 }
 
 /// Subscribe (before acting, so no change is missed) when the command will wait.
-async fn subscribe_if(
-    socket: &std::path::Path,
-    wait: bool,
-) -> Result<Option<Subscription>, ClientError> {
+async fn subscribe_if(at: &Endpoint, wait: bool) -> Result<Option<Subscription>, ClientError> {
     Ok(if wait {
-        Some(Client::connect(socket).await?.subscribe().await?)
+        Some(at.client().await?.subscribe().await?)
     } else {
         None
     })
@@ -616,6 +740,17 @@ async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, 
     loop {
         let op = match sub.next().await? {
             Notification::Operation { operation } if operation.id == id => operation,
+            Notification::Node { node } if !node.online => {
+                return Err(ClientError::Api(crate::protocol::ApiError::new(
+                    "node_offline",
+                    format!(
+                        "{} went offline while this was running ({}); whether it took effect is unknown until {} is back",
+                        node.name,
+                        node.error.as_deref().unwrap_or("no reason known"),
+                        node.name
+                    ),
+                )));
+            }
             Notification::Snapshot { state } => {
                 match state.operations.into_iter().find(|o| o.id == id) {
                     Some(op) => op,
@@ -637,13 +772,13 @@ async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, 
 }
 
 async fn stop(
-    socket: &std::path::Path,
+    at: &Endpoint,
     operation: Option<Uuid>,
     wait: bool,
     json: bool,
 ) -> anyhow::Result<i32> {
-    let mut sub = subscribe_if(socket, wait).await?;
-    let mut client = Client::connect(socket).await?;
+    let mut sub = subscribe_if(at, wait).await?;
+    let mut client = at.client().await?;
     let value = client
         .call(Verb::Interrupt {
             operation,
@@ -776,6 +911,17 @@ fn print_operation(op: &Operation) {
 }
 
 fn print_state(state: &StateView) {
+    for n in &state.nodes {
+        let seen = if n.online { "online" } else { "offline" };
+        println!(
+            "node {} {seen}{}",
+            n.name,
+            n.error
+                .as_ref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default()
+        );
+    }
     println!("node {}", state.node);
     if let Some(b) = state.executors.get("browser") {
         match b["profile"]["label"].as_str() {
@@ -820,6 +966,20 @@ fn print_notification(n: &Notification) {
                 interaction.id, interaction.revision
             );
             print_interaction(interaction);
+        }
+        Notification::Node { node } => {
+            if node.online {
+                println!("node {} is online", node.name);
+            } else {
+                println!(
+                    "node {} is offline{}",
+                    node.name,
+                    node.error
+                        .as_ref()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default()
+                );
+            }
         }
         Notification::Operation { operation } => {
             println!("operation {} → {}", operation.id, operation.status.as_str());

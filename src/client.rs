@@ -26,6 +26,8 @@ pub struct Client {
     reader: BufReader<OwnedReadHalf>,
     writer: OwnedWriteHalf,
     next_id: u64,
+    /// The node every request is for (`None`: the local one).
+    node: Option<String>,
 }
 
 impl Client {
@@ -43,7 +45,15 @@ impl Client {
             reader: BufReader::new(read),
             writer,
             next_id: 1,
+            node: None,
         })
+    }
+
+    /// Send every request of this connection to `node` (a peer, by name or id), through the
+    /// local daemon.
+    pub fn via(mut self, node: Option<String>) -> Client {
+        self.node = node;
+        self
     }
 
     /// Send one request and wait for its reply.
@@ -85,8 +95,12 @@ impl Client {
     pub async fn send(&mut self, verb: Verb) -> Result<u64, ClientError> {
         let id = self.next_id;
         self.next_id += 1;
-        let mut line = serde_json::to_string(&Request { id, verb })
-            .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let mut line = serde_json::to_string(&Request {
+            id,
+            node: self.node.clone(),
+            verb,
+        })
+        .map_err(|e| ClientError::Protocol(e.to_string()))?;
         line.push('\n');
         self.writer.write_all(line.as_bytes()).await?;
         Ok(id)

@@ -13,6 +13,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     pub id: u64,
+    /// The node (name or id) the request is for, when it is not this one: the local daemon
+    /// carries it to that peer over the mesh. Only the local control socket routes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
     #[serde(flatten)]
     pub verb: Verb,
 }
@@ -91,6 +95,23 @@ pub struct StateView {
     pub interaction: Option<Interaction>,
     pub operation: Option<Operation>,
     pub operations: Vec<Operation>,
+    /// The peers this node routes to, and whether each is online (local state only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeStatus>,
+}
+
+/// Whether a peer node is reachable now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeStatus {
+    pub id: String,
+    pub name: String,
+    pub online: bool,
+    /// Since when it has been online (or offline).
+    pub since: crate::model::Millis,
+    /// Why it is offline, when it is.
+    #[serde(default)]
+    pub error: Option<String>,
 }
 
 /// One message on a subscription.
@@ -106,6 +127,11 @@ pub enum Notification {
     },
     Operation {
         operation: Operation,
+    },
+    /// A routed subscription's node went online or offline. While it is offline nothing it
+    /// owns can be observed: its last state is not its current one.
+    Node {
+        node: NodeStatus,
     },
 }
 
@@ -196,6 +222,20 @@ pub enum AdminVerb {
         #[serde(default)]
         value: Option<String>,
     },
+    /// Offer another node's pairing code (shown there by `circe pair`), as this node; `node` is
+    /// the id it must have. Returns the verification code both nodes show.
+    JoinStart {
+        url: String,
+        code: String,
+        #[serde(default)]
+        node: Option<String>,
+    },
+    /// Wait for the other node's decision; on approval it becomes a peer.
+    JoinWait,
+    /// The nodes this one routes to, and whether each is online.
+    Nodes,
+    /// Stop routing to a node and forget it.
+    Forget { node: String },
 }
 
 impl AdminVerb {
@@ -207,5 +247,9 @@ impl AdminVerb {
         "devices",
         "revoke",
         "setPreference",
+        "joinStart",
+        "joinWait",
+        "nodes",
+        "forget",
     ];
 }

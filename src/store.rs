@@ -18,6 +18,7 @@ use std::path::Path;
 pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../migrations/0001_init.sql")),
     ("0002_mesh", include_str!("../migrations/0002_mesh.sql")),
+    ("0003_nodes", include_str!("../migrations/0003_nodes.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +54,23 @@ pub struct DeviceRecord {
     pub created_at: Millis,
     pub last_seen: Option<Millis>,
     pub revoked_at: Option<Millis>,
+    /// A node device's hex Ed25519 public key (it authenticates by signature); `None` for a
+    /// phone, which holds a token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_key: Option<String>,
+}
+
+/// Another node this one routes requests to, pinned by its public key.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerRecord {
+    /// Its node id: base32(SHA-256(public key)).
+    pub id: String,
+    pub name: String,
+    pub url: String,
+    /// Hex Ed25519 public key: the pin.
+    pub public_key: String,
+    pub added_at: Millis,
 }
 
 /// A stored reply for an input id, used to answer a retried submit.
@@ -132,20 +150,83 @@ impl Store {
         Ok(())
     }
 
-    /// Add a paired device; `token_hash` is the SHA-256 of its token.
+    /// Add a paired device; `token_hash` is the SHA-256 of its token. A node device (one with a
+    /// public key) gets `"key:" || id` instead, which no token hashes to. Pairing a node again
+    /// replaces its earlier (revoked or live) record.
     pub fn insert_device(&mut self, device: &DeviceRecord, token_hash: &str) -> Result<()> {
-        self.conn.execute(
-            "INSERT INTO devices (id, name, role, scopes, token_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        let token_hash = match &device.public_key {
+            Some(_) => format!("key:{}", device.id),
+            None => token_hash.to_string(),
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if device.public_key.is_some() {
+            tx.execute("DELETE FROM devices WHERE id = ?1", params![device.id])?;
+        }
+        tx.execute(
+            "INSERT INTO devices (id, name, role, scopes, token_hash, created_at, public_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 device.id,
                 device.name,
                 device.role,
                 serde_json::to_string(&device.scopes)?,
                 token_hash,
-                device.created_at as i64
+                device.created_at as i64,
+                device.public_key,
             ],
         )?;
+        tx.commit()?;
         Ok(())
+    }
+
+    /// The live node device with this id (a node authenticates by its key, not a token).
+    pub fn node_device(&self, id: &str) -> Result<Option<DeviceRecord>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id, name, role, scopes, created_at, last_seen, revoked_at, public_key FROM devices
+                 WHERE id = ?1 AND public_key IS NOT NULL AND revoked_at IS NULL",
+                params![id],
+                Store::device_row,
+            )
+            .optional()?)
+    }
+
+    /// Add (or replace) a peer this node routes to.
+    pub fn upsert_peer(&mut self, peer: &PeerRecord) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO peers (id, name, url, public_key, added_at) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT(id) DO UPDATE SET name = ?2, url = ?3, public_key = ?4, added_at = ?5, removed_at = NULL",
+            params![peer.id, peer.name, peer.url, peer.public_key, peer.added_at as i64],
+        )?;
+        Ok(())
+    }
+
+    /// The peers not removed, oldest first.
+    pub fn peers(&self) -> Result<Vec<PeerRecord>> {
+        let mut st = self.conn.prepare(
+            "SELECT id, name, url, public_key, added_at FROM peers WHERE removed_at IS NULL ORDER BY added_at, id",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(PeerRecord {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                url: r.get(2)?,
+                public_key: r.get(3)?,
+                added_at: r.get::<_, i64>(4)? as Millis,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// Remove a peer; false when there is no such peer.
+    pub fn remove_peer(&mut self, id: &str, now: Millis) -> Result<bool> {
+        let n = self.conn.execute(
+            "UPDATE peers SET removed_at = ?2 WHERE id = ?1 AND removed_at IS NULL",
+            params![id, now as i64],
+        )?;
+        Ok(n == 1)
     }
 
     fn device_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DeviceRecord> {
@@ -159,6 +240,7 @@ impl Store {
             created_at: r.get::<_, i64>(4)? as Millis,
             last_seen: r.get::<_, Option<i64>>(5)?.map(|v| v as Millis),
             revoked_at: r.get::<_, Option<i64>>(6)?.map(|v| v as Millis),
+            public_key: r.get(7)?,
         })
     }
 
@@ -167,7 +249,7 @@ impl Store {
         Ok(self
             .conn
             .query_row(
-                "SELECT id, name, role, scopes, created_at, last_seen, revoked_at FROM devices
+                "SELECT id, name, role, scopes, created_at, last_seen, revoked_at, public_key FROM devices
                  WHERE token_hash = ?1 AND revoked_at IS NULL",
                 params![token_hash],
                 Store::device_row,
@@ -178,7 +260,7 @@ impl Store {
     /// Every device ever paired, revoked ones included, oldest first.
     pub fn devices(&self) -> Result<Vec<DeviceRecord>> {
         let mut st = self.conn.prepare(
-            "SELECT id, name, role, scopes, created_at, last_seen, revoked_at FROM devices ORDER BY created_at, id",
+            "SELECT id, name, role, scopes, created_at, last_seen, revoked_at, public_key FROM devices ORDER BY created_at, id",
         )?;
         let rows = st.query_map([], Store::device_row)?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)

@@ -6,7 +6,7 @@
 //! stop is never behind a submit, even on the same connection.
 
 use super::engine::Engine;
-use crate::mesh::Mesh;
+use crate::mesh::{peer::Link, Mesh};
 use crate::protocol::{
     self, AdminRequest, AdminVerb, ApiError, Notification, Reply, ReplyBody, Request, Verb,
 };
@@ -154,10 +154,31 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
                 continue;
             }
         };
-        dispatch(request, &engine, &out);
+        let reading = matches!(request.verb, Verb::State { .. } | Verb::Subscribe);
+        match mesh
+            .as_ref()
+            .map(|m| m.route(request.node.as_deref(), reading))
+        {
+            Some(Err(e)) => {
+                let _ = out.send(encode(request.id, Err(e))).await;
+            }
+            Some(Ok(Some(link))) => forward(request, link, &out),
+            Some(Ok(None)) if matches!(request.verb, Verb::State { .. }) => {
+                state_with_nodes(request, &engine, mesh.clone(), &out)
+            }
+            _ => dispatch(request, &engine, &out),
+        }
     }
     drop(out);
-    let _ = writer.await;
+    // Let replies already produced go out; a subscription still holds a sender, so after a
+    // moment stop the writer, which ends the subscription too (it watches `out.closed()`).
+    let mut writer = writer;
+    if tokio::time::timeout(std::time::Duration::from_secs(1), &mut writer)
+        .await
+        .is_err()
+    {
+        writer.abort();
+    }
 }
 
 /// A local administration request (pairing, devices): only ever from this OS user.
@@ -183,7 +204,7 @@ fn admin(line: &str, mesh: Option<Arc<Mesh>>, out: &mpsc::Sender<String>) {
 
 /// Run one control request, replying on `out`. Also used by the mesh, after its scope check.
 pub(crate) fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sender<String>) {
-    let Request { id, verb } = request;
+    let Request { id, verb, .. } = request;
     let out = out.clone();
     match verb {
         Verb::Submit { input } => {
@@ -221,6 +242,109 @@ pub(crate) fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sende
     }
 }
 
+/// This node's state, with whether each of its peers is online.
+fn state_with_nodes(
+    request: Request,
+    engine: &Arc<Engine>,
+    mesh: Option<Arc<Mesh>>,
+    out: &mpsc::Sender<String>,
+) {
+    let Verb::State { operations } = request.verb else {
+        return dispatch(request, engine, out);
+    };
+    let (engine, out, id) = (engine.clone(), out.clone(), request.id);
+    tokio::spawn(async move {
+        let result = engine
+            .state(operations.unwrap_or(10).min(500))
+            .await
+            .map(|mut view| {
+                view.nodes = mesh.map(|m| m.peers.statuses()).unwrap_or_default();
+                view
+            })
+            .and_then(to_value);
+        let _ = out.send(encode(id, result)).await;
+    });
+}
+
+/// Carry a request to the peer that owns what it is about, and its reply back.
+fn forward(request: Request, link: Arc<Link>, out: &mpsc::Sender<String>) {
+    let Request { id, verb, .. } = request;
+    let out = out.clone();
+    match verb {
+        Verb::Subscribe => {
+            tokio::spawn(routed_subscription(id, link, out));
+        }
+        verb => {
+            tokio::spawn(async move {
+                let result = link.request(verb).await;
+                let _ = out.send(encode(id, result)).await;
+            });
+        }
+    }
+}
+
+/// A subscription to a peer: its status first, then its current state (when online), then every
+/// change it sends and every change of its status. After a reconnect the peer's first
+/// notification is a fresh snapshot; nothing from before is replayed.
+async fn routed_subscription(id: u64, link: Arc<Link>, out: mpsc::Sender<String>) {
+    let mut status = link.watch();
+    let mut events = link.events();
+    let ok = encode(id, Ok(serde_json::json!({ "subscribed": true })));
+    let node = status.borrow_and_update().clone();
+    if out.send(ok).await.is_err()
+        || out
+            .send(notification(&Notification::Node { node: node.clone() }))
+            .await
+            .is_err()
+    {
+        return;
+    }
+    if node.online && !send_peer_snapshot(&link, &out).await {
+        return;
+    }
+    loop {
+        tokio::select! {
+            changed = status.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                let node = status.borrow_and_update().clone();
+                if out.send(notification(&Notification::Node { node })).await.is_err() {
+                    return;
+                }
+            }
+            line = events.recv() => match line {
+                Ok(line) => {
+                    if out.send(line).await.is_err() {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    if !send_peer_snapshot(&link, &out).await {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+            _ = out.closed() => return,
+        }
+    }
+}
+
+/// Read the peer's current state and send it as a snapshot; false when the client is gone.
+async fn send_peer_snapshot(link: &Link, out: &mpsc::Sender<String>) -> bool {
+    let Ok(state) = link.request(Verb::State { operations: None }).await else {
+        return true;
+    };
+    let Ok(state) = serde_json::from_value(state) else {
+        return true;
+    };
+    let snapshot = Notification::Snapshot {
+        state: Box::new(state),
+    };
+    out.send(notification(&snapshot)).await.is_ok()
+}
+
 /// Send the current state, then every change; a subscriber that falls behind gets a fresh snapshot.
 async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>) {
     let mut rx = engine.subscribe();
@@ -249,7 +373,12 @@ async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>) {
             return;
         }
         loop {
-            match rx.recv().await {
+            // A client that left ends its subscription now, not at the next change.
+            let received = tokio::select! {
+                r = rx.recv() => r,
+                _ = out.closed() => return,
+            };
+            match received {
                 Ok(n) => {
                     if out.send(notification(&n)).await.is_err() {
                         return;

@@ -257,6 +257,7 @@ impl Engine {
                 interaction,
                 operation,
                 operations: store.operations(operations)?,
+                nodes: Vec::new(),
             })
         })
         .await

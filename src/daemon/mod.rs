@@ -135,6 +135,8 @@ async fn start_mesh(
         .with_context(|| format!("cannot listen on {addr} ([mesh] listen)"))?;
     let addr = listener.local_addr()?;
     let mesh = Mesh::new(identity, config, engine.clone(), store, addr);
+    mesh.start_peers()
+        .context("cannot read the paired nodes from the store")?;
     std::fs::write(paths.mesh_addr(), addr.to_string())
         .with_context(|| format!("cannot write {}", paths.mesh_addr().display()))?;
     tracing::info!(%addr, node_id = %mesh.identity.id, "mesh listening");

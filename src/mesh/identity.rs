@@ -127,6 +127,49 @@ pub fn numeric_code(digits: usize) -> String {
     out
 }
 
+/// Lower-case hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Decode lower- or upper-case hex; `None` for anything else.
+pub fn unhex(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 || !text.is_ascii() {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
+        .collect()
+}
+
+/// Whether `signature` (hex) is `public_key`'s (hex Ed25519) signature of `message`.
+pub fn verify(public_key: &str, message: &[u8], signature: &str) -> bool {
+    let (Some(key), Some(sig)) = (unhex(public_key), unhex(signature)) else {
+        return false;
+    };
+    ring::signature::UnparsedPublicKey::new(&ring::signature::ED25519, key)
+        .verify(message, &sig)
+        .is_ok()
+}
+
+/// The node handshake's signed statements. Each names its purpose, both nodes and the nonce the
+/// *other* side chose, so a signature is good for exactly one handshake in one direction.
+pub mod proof {
+    /// A node pairing with `server`: "I hold the key of `client`", for this pairing code.
+    pub fn pair(server: &str, challenge: &str, code: &str, client: &str) -> Vec<u8> {
+        format!("circe-node-pair-v1\n{server}\n{challenge}\n{code}\n{client}").into_bytes()
+    }
+    /// A paired node authenticating to `server`, answering the server's `challenge`.
+    pub fn client(server: &str, challenge: &str, client: &str) -> Vec<u8> {
+        format!("circe-node-client-v1\n{server}\n{challenge}\n{client}").into_bytes()
+    }
+    /// The server's answer: "I hold the key of `server`", for the client's `nonce`.
+    pub fn server(client: &str, nonce: &str, server: &str) -> Vec<u8> {
+        format!("circe-node-server-v1\n{client}\n{nonce}\n{server}").into_bytes()
+    }
+}
+
 /// What the store keeps of a token: its SHA-256.
 pub fn token_hash(token: &str) -> String {
     crate::store::sha256(token)
@@ -174,6 +217,38 @@ mod tests {
         let pk = ring::signature::UnparsedPublicKey::new(&ring::signature::ED25519, b.public_key());
         assert!(pk.verify(b"hello", &sig).is_ok());
         assert!(pk.verify(b"hellp", &sig).is_err());
+    }
+
+    #[test]
+    fn hex_round_trips_and_refuses_garbage() {
+        assert_eq!(hex(&[0, 1, 0xab, 0xff]), "0001abff");
+        assert_eq!(unhex("0001abff"), Some(vec![0, 1, 0xab, 0xff]));
+        assert_eq!(unhex("0001ABFF"), Some(vec![0, 1, 0xab, 0xff]));
+        for bad in ["0", "zz", "0g", "é0"] {
+            assert_eq!(unhex(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn proofs_verify_only_for_their_key_purpose_and_nonce() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = NodeIdentity::load_or_create(&dir.path().join("a.key")).unwrap();
+        let b = NodeIdentity::load_or_create(&dir.path().join("b.key")).unwrap();
+        let (ka, kb) = (hex(a.public_key()), hex(b.public_key()));
+        let statement = proof::client(&b.id, "n1", &a.id);
+        let sig = hex(&a.sign(&statement));
+        assert!(verify(&ka, &statement, &sig));
+        assert!(!verify(&kb, &statement, &sig), "another key");
+        assert!(
+            !verify(&ka, &proof::client(&b.id, "n2", &a.id), &sig),
+            "another nonce"
+        );
+        assert!(
+            !verify(&ka, &proof::server(&b.id, "n1", &a.id), &sig),
+            "another purpose"
+        );
+        assert!(!verify(&ka, &statement, "00"), "a short signature");
+        assert!(!verify("zz", &statement, &sig), "a bad key");
     }
 
     #[test]

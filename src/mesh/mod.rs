@@ -12,6 +12,7 @@
 
 pub mod identity;
 pub mod pairing;
+pub mod peer;
 pub mod policy;
 pub mod server;
 
@@ -41,10 +42,19 @@ struct Pairing {
     changes: watch::Sender<Stage>,
     /// The new device and its token, once approved, until the waiting phone takes it.
     approved: Option<(DeviceRecord, String)>,
+    /// When a node (not a phone) offered the code: its public key and role.
+    node: Option<NodeOffer>,
+}
+
+/// A node offering the pairing code proves it holds this key; its id is the key's hash.
+#[derive(Clone, Debug)]
+pub struct NodeOffer {
+    pub public_key: String,
+    pub role: Role,
 }
 
 pub struct Mesh {
-    pub identity: NodeIdentity,
+    pub identity: Arc<NodeIdentity>,
     pub name: String,
     pub role: Role,
     pub engine: Arc<Engine>,
@@ -60,7 +70,21 @@ pub struct Mesh {
     submit_buckets: Mutex<HashMap<String, Bucket>>,
     /// Failed authentications and pairing offers, by peer address (never a forwarded header).
     failure_buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    /// The links to the nodes this one routes to.
+    pub peers: peer::Peers,
+    /// A pairing with another node that this one started (`circe join`), awaiting approval there.
+    joining: tokio::sync::Mutex<Option<Joining>>,
 }
+
+/// This node's side of pairing with another node: the socket waits for the other's decision.
+struct Joining {
+    url: String,
+    node: serde_json::Value,
+    socket: peer::Ws,
+}
+
+/// The preference naming the node a controller sends requests to when none is named.
+pub const MY_DESKTOP: &str = "my desktop";
 
 /// A live socket's registration; dropping it unregisters.
 pub struct SocketGuard {
@@ -91,7 +115,7 @@ impl Mesh {
         addr: SocketAddr,
     ) -> Arc<Mesh> {
         Arc::new(Mesh {
-            identity,
+            identity: Arc::new(identity),
             name: config.node.name.clone(),
             role: config.node.role,
             engine,
@@ -105,7 +129,161 @@ impl Mesh {
             next_socket: AtomicU64::new(1),
             submit_buckets: Mutex::new(HashMap::new()),
             failure_buckets: Mutex::new(HashMap::new()),
+            peers: peer::Peers::default(),
+            joining: tokio::sync::Mutex::new(None),
         })
+    }
+
+    /// Start the links to every stored peer.
+    pub fn start_peers(&self) -> Result<(), crate::store::StoreError> {
+        for p in self.db(|s| s.peers())? {
+            self.peers.start(self.identity.clone(), p);
+        }
+        Ok(())
+    }
+
+    /// Where a request for `node` goes: `None` is this node; otherwise the link to that peer.
+    /// A controller with no node named sends to its "my desktop" preference; without one it
+    /// still reads its own state (`reading`), but acts nowhere.
+    pub fn route(
+        &self,
+        node: Option<&str>,
+        reading: bool,
+    ) -> Result<Option<Arc<peer::Link>>, ApiError> {
+        let named = match node {
+            Some(n) if n == self.name || n == self.identity.id => return Ok(None),
+            Some(n) => n.to_string(),
+            None if self.role == Role::Controller => {
+                let preferred = self
+                    .db(|s| s.preferences())
+                    .map_err(|e| ApiError::new("store_error", e.to_string()))?
+                    .into_iter()
+                    .find(|(k, _)| k == MY_DESKTOP)
+                    .map(|(_, v)| v);
+                match preferred {
+                    Some(n) => n,
+                    None if reading => return Ok(None),
+                    None => {
+                        return Err(ApiError::new(
+                            "no_target_node",
+                            format!("this node is a controller: name the node to act on (--node NAME) or set the \"{MY_DESKTOP}\" preference (circe devices prefer \"{MY_DESKTOP}\" NAME)"),
+                        ))
+                    }
+                }
+            }
+            None => return Ok(None),
+        };
+        self.peers.find(&named).map(Some).ok_or_else(|| {
+            ApiError::new(
+                "unknown_node",
+                format!("no node named {named} is paired with this one (see circe nodes; pair with circe join)"),
+            )
+        })
+    }
+
+    /// Offer another node's pairing code (`circe join`): returns the verification code to compare
+    /// with the one that node shows. The socket then waits for its decision (`join_wait`).
+    async fn join_start(
+        &self,
+        url: &str,
+        code: &str,
+        expect: Option<&str>,
+    ) -> Result<serde_json::Value, ApiError> {
+        let fail = |code: &str, e: String| ApiError::new(code, e);
+        let url = peer::socket_url(url).ok_or_else(|| {
+            fail(
+                "bad_url",
+                format!("{url} is not a node address like http://HOST:PORT"),
+            )
+        })?;
+        let (mut socket, hello) = peer::open(&url)
+            .await
+            .map_err(|e| fail("node_unreachable", format!("{url}: {e}")))?;
+        let node = hello["node"].clone();
+        let (id, key) = (
+            node["id"].as_str().unwrap_or_default().to_string(),
+            node["publicKey"].as_str().unwrap_or_default().to_string(),
+        );
+        let key_id = identity::unhex(&key).map(|k| identity::node_id(&k));
+        if key_id.as_deref() != Some(id.as_str()) {
+            return Err(fail(
+                "bad_node",
+                format!("the node at {url} gives an id that is not its key's"),
+            ));
+        }
+        if expect.is_some_and(|e| e != id) {
+            return Err(fail(
+                "wrong_node",
+                format!("the node at {url} is {id}, not the node id you gave; nothing was paired"),
+            ));
+        }
+        let challenge = hello["challenge"].as_str().unwrap_or_default();
+        let statement = identity::proof::pair(&id, challenge, code, &self.identity.id);
+        let offer = serde_json::json!({
+            "type": "pairNode", "code": code, "name": self.name, "role": self.role,
+            "publicKey": identity::hex(self.identity.public_key()),
+            "signature": identity::hex(&self.identity.sign(&statement)),
+        });
+        use futures_util::SinkExt;
+        socket
+            .send(tokio_tungstenite::tungstenite::Message::Text(
+                offer.to_string().into(),
+            ))
+            .await
+            .map_err(|e| fail("node_unreachable", e.to_string()))?;
+        let answer = peer::next_json(&mut socket, std::time::Duration::from_secs(10))
+            .await
+            .map_err(|e| fail("node_unreachable", e))?;
+        if answer["type"] != "pairPending" {
+            return Err(fail(
+                answer["code"].as_str().unwrap_or("pairing_refused"),
+                answer["message"]
+                    .as_str()
+                    .unwrap_or("the node refused the pairing")
+                    .to_string(),
+            ));
+        }
+        let out = serde_json::json!({"verification": answer["verification"], "node": node});
+        *self.joining.lock().await = Some(Joining { url, node, socket });
+        Ok(out)
+    }
+
+    /// Wait for the other node's decision; on approval it becomes a peer and its link starts.
+    async fn join_wait(&self) -> Result<serde_json::Value, ApiError> {
+        let Some(mut j) = self.joining.lock().await.take() else {
+            return Err(ApiError::new(
+                "no_pairing",
+                "no pairing with another node is waiting; run circe join first",
+            ));
+        };
+        let answer = peer::next_json(
+            &mut j.socket,
+            std::time::Duration::from_millis(pairing::SESSION_MS + 5_000),
+        )
+        .await
+        .map_err(|e| ApiError::new("pairing_expired", e))?;
+        if answer["type"] != "paired" {
+            return Err(ApiError::new(
+                answer["code"].as_str().unwrap_or("pairing_denied"),
+                answer["message"]
+                    .as_str()
+                    .unwrap_or("the other node did not approve")
+                    .to_string(),
+            ));
+        }
+        let record = crate::store::PeerRecord {
+            id: j.node["id"].as_str().unwrap_or_default().to_string(),
+            name: j.node["name"].as_str().unwrap_or_default().to_string(),
+            url: j.url,
+            public_key: j.node["publicKey"].as_str().unwrap_or_default().to_string(),
+            added_at: clock::now(),
+        };
+        let r = record.clone();
+        self.db(move |s| s.upsert_peer(&r))
+            .map_err(|e| ApiError::new("store_error", e.to_string()))?;
+        self.peers.start(self.identity.clone(), record.clone());
+        tracing::info!(peer = %record.name, id = %record.id, "paired with a node");
+        Ok(serde_json::json!({"peer": record}))
     }
 
     fn db<T>(&self, f: impl FnOnce(&mut Store) -> T) -> T {
@@ -116,6 +294,22 @@ impl Mesh {
     pub fn authenticate(&self, token: &str) -> Option<DeviceRecord> {
         let hash = identity::token_hash(token);
         let device = self.db(|s| s.device_by_token(&hash)).ok().flatten()?;
+        let _ = self.db(|s| s.touch_device(&device.id, clock::now()));
+        Some(device)
+    }
+
+    /// The live node device `node`, if `signature` proves it answered `challenge` with its key.
+    pub fn authenticate_node(
+        &self,
+        node: &str,
+        challenge: &str,
+        signature: &str,
+    ) -> Option<DeviceRecord> {
+        let device = self.db(|s| s.node_device(node)).ok().flatten()?;
+        let statement = identity::proof::client(&self.identity.id, challenge, node);
+        if !identity::verify(device.public_key.as_deref()?, &statement, signature) {
+            return None;
+        }
         let _ = self.db(|s| s.touch_device(&device.id, clock::now()));
         Some(device)
     }
@@ -186,6 +380,7 @@ impl Mesh {
         &self,
         code: &str,
         name: &str,
+        node: Option<NodeOffer>,
     ) -> Result<(String, watch::Receiver<Stage>, Millis), PairError> {
         let mut pairing = self.pairing.lock().unwrap_or_else(|p| p.into_inner());
         let Some(p) = pairing.as_mut() else {
@@ -195,6 +390,7 @@ impl Mesh {
         let result = p.session.offer(code, name, &nonce, clock::now());
         p.changes.send_replace(p.session.stage.clone());
         let verification = result?;
+        p.node = node;
         Ok((verification, p.changes.subscribe(), p.session.expires_at))
     }
 
@@ -227,6 +423,7 @@ impl Mesh {
             session,
             changes,
             approved: None,
+            node: None,
         });
         out
     }
@@ -273,14 +470,28 @@ impl Mesh {
             }
         };
         let token = identity::new_token();
+        // A node is known by its key (its id is the key's hash); a phone by a random id and token.
+        let (id, role, public_key) = match &p.node {
+            Some(n) => (
+                identity::node_id(&identity::unhex(&n.public_key).unwrap_or_default()),
+                n.role,
+                Some(n.public_key.clone()),
+            ),
+            None => (
+                identity::base32(&identity::random_bytes(10)),
+                Role::Controller,
+                None,
+            ),
+        };
         let device = DeviceRecord {
-            id: identity::base32(&identity::random_bytes(10)),
+            id,
             name,
-            role: Role::Controller.as_str().into(),
+            role: role.as_str().into(),
             scopes: policy::PHONE_SCOPE.to_vec(),
             created_at: now,
             last_seen: None,
             revoked_at: None,
+            public_key,
         };
         self.db(|s| s.insert_device(&device, &identity::token_hash(&token)))
             .map_err(|e| ApiError::new("store_error", e.to_string()))?;
@@ -344,6 +555,48 @@ impl Mesh {
                 }))
             }
             AdminVerb::Revoke { device } => self.revoke(&device),
+            AdminVerb::JoinStart { url, code, node } => {
+                self.join_start(&url, &code, node.as_deref()).await
+            }
+            AdminVerb::JoinWait => self.join_wait().await,
+            AdminVerb::Nodes => {
+                let peers = self.db(|s| s.peers()).map_err(store_err)?;
+                let statuses = self.peers.statuses();
+                let nodes: Vec<serde_json::Value> = peers
+                    .into_iter()
+                    .map(|p| {
+                        let mut v = serde_json::to_value(&p).unwrap_or_default();
+                        if let Some(s) = statuses.iter().find(|s| s.id == p.id) {
+                            v["online"] = s.online.into();
+                            v["since"] = s.since.into();
+                            v["error"] = serde_json::to_value(&s.error).unwrap_or_default();
+                        }
+                        v
+                    })
+                    .collect();
+                Ok(serde_json::json!({
+                    "node": {"id": self.identity.id, "name": self.name, "role": self.role},
+                    "nodes": nodes,
+                }))
+            }
+            AdminVerb::Forget { node } => {
+                let id = self
+                    .peers
+                    .find(&node)
+                    .map(|l| l.peer.id.clone())
+                    .unwrap_or(node.clone());
+                let removed = self
+                    .db(|s| s.remove_peer(&id, clock::now()))
+                    .map_err(store_err)?;
+                self.peers.stop(&id);
+                if !removed {
+                    return Err(ApiError::new(
+                        "unknown_node",
+                        format!("no node {node} is paired with this one"),
+                    ));
+                }
+                Ok(serde_json::json!({"forgotten": id}))
+            }
             AdminVerb::SetPreference { key, value } => {
                 if key.is_empty()
                     || key.len() > 64

@@ -168,8 +168,26 @@ fn close(code: u16, reason: &str) -> Message {
 #[derive(serde::Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 enum Hello {
+    /// A phone (or browser) with the token it got at pairing.
     Auth { token: String },
+    /// A phone offering the pairing code.
     Pair { code: String, name: String },
+    /// A paired node: its signature of the hello's challenge, and a nonce for this node to sign.
+    #[serde(rename_all = "camelCase")]
+    Node {
+        node: String,
+        signature: String,
+        nonce: String,
+    },
+    /// A node offering the pairing code, proving it holds the key it will be known by.
+    #[serde(rename_all = "camelCase")]
+    PairNode {
+        code: String,
+        name: String,
+        role: super::identity::Role,
+        public_key: String,
+        signature: String,
+    },
 }
 
 async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
@@ -179,9 +197,15 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
             .await;
         return;
     };
+    // The challenge a node signs to authenticate; phones ignore it.
+    let challenge = super::identity::base32(&super::identity::random_bytes(16));
     let hello = serde_json::json!({
         "type": "hello", "protocol": 1,
-        "node": {"id": mesh.identity.id, "name": mesh.name, "role": mesh.role},
+        "node": {
+            "id": mesh.identity.id, "name": mesh.name, "role": mesh.role,
+            "publicKey": super::identity::hex(mesh.identity.public_key()),
+        },
+        "challenge": challenge,
     });
     if socket.send(json_text(hello)).await.is_err() {
         return;
@@ -229,13 +253,76 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
                 return;
             }
         },
-        Ok(Hello::Pair { code, name }) => match pair(&mut socket, &mesh, &code, &name).await {
-            Some(device) => device,
-            None => {
+        Ok(Hello::Pair { code, name }) => {
+            match pair(&mut socket, &mesh, &code, &name, None).await {
+                Some(device) => device,
+                None => {
+                    mesh.failures_allow(ip, true);
+                    return;
+                }
+            }
+        }
+        Ok(Hello::Node {
+            node,
+            signature,
+            nonce,
+        }) => match mesh.authenticate_node(&node, &challenge, &signature) {
+            Some(device) if nonce.len() >= 16 && nonce.len() <= 128 => {
+                let proof = super::identity::proof::server(&node, &nonce, &mesh.identity.id);
+                let ok = serde_json::json!({
+                    "type": "authOk", "device": device,
+                    "signature": super::identity::hex(&mesh.identity.sign(&proof)),
+                });
+                if socket.send(json_text(ok)).await.is_err() {
+                    return;
+                }
+                device
+            }
+            _ => {
                 mesh.failures_allow(ip, true);
+                refuse(
+                    &mut socket,
+                    "unknown_device",
+                    "this node is not paired here (or was revoked), or its signature is wrong",
+                )
+                .await;
                 return;
             }
         },
+        Ok(Hello::PairNode {
+            code,
+            name,
+            role,
+            public_key,
+            signature,
+        }) => {
+            let id = super::identity::unhex(&public_key)
+                .filter(|k| k.len() == 32)
+                .map(|k| super::identity::node_id(&k));
+            let proven = id.as_ref().is_some_and(|id| {
+                let statement =
+                    super::identity::proof::pair(&mesh.identity.id, &challenge, &code, id);
+                super::identity::verify(&public_key, &statement, &signature)
+            });
+            if !proven {
+                mesh.failures_allow(ip, true);
+                refuse(
+                    &mut socket,
+                    "bad_signature",
+                    "the pairing offer is not signed by the key it names",
+                )
+                .await;
+                return;
+            }
+            let offer = super::NodeOffer { public_key, role };
+            match pair(&mut socket, &mesh, &code, &name, Some(offer)).await {
+                Some(device) => device,
+                None => {
+                    mesh.failures_allow(ip, true);
+                    return;
+                }
+            }
+        }
         Err(_) => {
             mesh.failures_allow(ip, true);
             refuse(
@@ -275,8 +362,9 @@ async fn pair(
     mesh: &Arc<Mesh>,
     code: &str,
     name: &str,
+    node: Option<super::NodeOffer>,
 ) -> Option<DeviceRecord> {
-    let (verification, mut changes, expires_at) = match mesh.offer(code, name) {
+    let (verification, mut changes, expires_at) = match mesh.offer(code, name, node) {
         Ok(v) => v,
         Err(e) => {
             refuse(socket, e.code(), &e.to_string()).await;
@@ -302,7 +390,12 @@ async fn pair(
     };
     match (stage, mesh.take_approved()) {
         (Stage::Approved { .. }, Some((device, token))) => {
-            let paired = serde_json::json!({"type": "paired", "token": token, "device": device});
+            // A node authenticates by its key from now on: it gets no token.
+            let paired = if device.public_key.is_some() {
+                serde_json::json!({"type": "paired", "device": device})
+            } else {
+                serde_json::json!({"type": "paired", "token": token, "device": device})
+            };
             socket.send(json_text(paired)).await.ok()?;
             Some(device)
         }
@@ -425,7 +518,15 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
         Ok(r) => r,
         Err(e) => return reply(e),
     };
-    let Request { id, verb } = request;
+    let Request { id, node, verb } = request;
+    if node.is_some_and(|n| n != mesh.name && n != mesh.identity.id) {
+        // Routing is for this node's own user, on its control socket: a device's request is never
+        // carried on to a third node.
+        return reply(ApiError::new(
+            "not_routed",
+            "this node does not carry a device's requests to other nodes; connect to that node",
+        ));
+    }
     let (kind, verb) = match verb {
         Verb::Submit { mut input } => {
             // Inputs are submitted under the authenticated device, never one it names.
@@ -464,5 +565,13 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
             "more than 5 inputs a second from this device; wait a moment",
         ));
     }
-    control::dispatch(Request { id, verb }, &mesh.engine, out);
+    control::dispatch(
+        Request {
+            id,
+            node: None,
+            verb,
+        },
+        &mesh.engine,
+        out,
+    );
 }

@@ -393,6 +393,7 @@ fn stop_overtakes_a_hundred_queued_inputs() {
         for n in 0..100u64 {
             let req = circe::protocol::Request {
                 id: n + 1,
+                node: None,
                 verb: Verb::Submit {
                     input: input("what's the weather?"),
                 },
@@ -402,6 +403,7 @@ fn stop_overtakes_a_hundred_queued_inputs() {
         }
         let stop = circe::protocol::Request {
             id: 1000,
+            node: None,
             verb: Verb::Interrupt {
                 operation: Some(op),
                 device: "phone".into(),

@@ -1,0 +1,331 @@
+//! Two nodes on this machine: a controller (the "laptop") pairs with an execution node (the
+//! "desk") and routes requests there with `--node`. The desk owns the interaction and the
+//! operation; the laptop only carries inputs there and state back.
+
+use crate::mesh::{connect, next_json, send};
+use crate::util::{rt, stderr, stdout, Daemon, WeatherServer};
+use circe::protocol::AdminVerb;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// A free loopback port (so a restarted node comes back at the same address).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn desk_config(weather: &WeatherServer, port: u16) -> String {
+    format!(
+        "[node]\nname = \"desk\"\n[weather]\ngeocoding_url = \"{0}\"\nforecast_url = \"{0}\"\ntimeout_ms = 60000\n[mesh]\nlisten = \"127.0.0.1:{port}\"\n",
+        weather.url
+    )
+}
+
+const LAPTOP: &str = "[node]\nname = \"laptop\"\nrole = \"controller\"\n";
+
+async fn admin(d: &Daemon, verb: AdminVerb) -> Result<serde_json::Value, String> {
+    d.client()
+        .await
+        .call_admin(verb)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Pair `laptop` with `desk` the way `circe pair` / `circe join` do; returns the laptop's node id
+/// as the desk knows it.
+async fn join(desk: &Daemon, laptop: &Daemon, port: u16) -> String {
+    let started = admin(desk, AdminVerb::PairStart).await.unwrap();
+    let code = started["code"].as_str().unwrap().to_string();
+    let desk_id = started["node"]["id"].as_str().unwrap().to_string();
+    let offered = admin(
+        laptop,
+        AdminVerb::JoinStart {
+            url: format!("http://127.0.0.1:{port}"),
+            code,
+            node: Some(desk_id.clone()),
+        },
+    )
+    .await
+    .unwrap();
+    let waited = admin(desk, AdminVerb::PairWait).await.unwrap();
+    assert_eq!(waited["name"], "laptop", "{waited}");
+    assert_eq!(
+        waited["verification"], offered["verification"],
+        "both nodes show the same verification code"
+    );
+    let decided = admin(desk, AdminVerb::PairDecide { approve: true })
+        .await
+        .unwrap();
+    assert_eq!(decided["approved"], true, "{decided}");
+    let joined = admin(laptop, AdminVerb::JoinWait).await.unwrap();
+    assert_eq!(joined["peer"]["id"], desk_id.as_str(), "{joined}");
+    assert_eq!(joined["peer"]["name"], "desk");
+    let laptop_id = decided["device"]["id"].as_str().unwrap().to_string();
+    assert_eq!(decided["device"]["role"], "controller");
+    assert!(
+        decided["device"]["publicKey"].as_str().is_some(),
+        "a node device is known by its key: {decided}"
+    );
+    laptop_id
+}
+
+/// Wait until the laptop sees the desk online (or offline).
+fn wait_online(laptop: &Daemon, online: bool, secs: u64) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let out = laptop.cli(&["nodes", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap_or_default();
+        let desk = v["nodes"]
+            .as_array()
+            .and_then(|n| n.iter().find(|n| n["name"] == "desk"))
+            .cloned()
+            .unwrap_or_default();
+        if desk["online"] == online {
+            return desk;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the desk is not {} after {secs} s: {v}\n{}",
+            if online { "online" } else { "offline" },
+            laptop.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn json_of(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_str(stdout(out).trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
+}
+
+#[test]
+fn a_controller_routes_requests_to_the_execution_node_which_owns_them() {
+    let weather = WeatherServer::start();
+    let port = free_port();
+    let desk = Daemon::start(&desk_config(&weather, port));
+    let laptop = Daemon::start(LAPTOP);
+    let laptop_id = rt().block_on(join(&desk, &laptop, port));
+    wait_online(&laptop, true, 10);
+
+    // A controller acts nowhere by itself: with no node named and no preference it says so.
+    let out = laptop.cli(&["say", "what's the weather?"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("--node"), "{}", stderr(&out));
+
+    // The question is asked by the desk and answered from the laptop, against the desk's state.
+    let out = laptop.cli(&["say", "--node", "desk", "--json", "what's the weather?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let asked = json_of(&out);
+    assert_eq!(asked["interaction"]["owner"], "desk", "{asked}");
+    assert_eq!(
+        asked["interaction"]["pending"]["type"], "question",
+        "{asked}"
+    );
+    let out = laptop.cli(&["answer", "--node", "desk", "--wait", "--json", "Ahmedabad"]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let answered = json_of(&out);
+    assert_eq!(answered["operation"]["status"], "completed", "{answered}");
+    assert_eq!(weather.forecasts.load(Ordering::SeqCst), 1);
+
+    // The desk holds the interaction and the operation, under the laptop's authenticated id;
+    // the laptop holds neither.
+    let desk_state = rt().block_on(desk.state());
+    let op = desk_state
+        .operations
+        .first()
+        .expect("the desk has the operation");
+    assert_eq!(op.status.as_str(), "completed");
+    let laptop_state = rt().block_on(laptop.state());
+    assert!(
+        laptop_state.interaction.is_none(),
+        "no interaction on the laptop"
+    );
+    assert!(
+        laptop_state.operations.is_empty(),
+        "no operation on the laptop"
+    );
+    assert!(
+        laptop_state
+            .nodes
+            .iter()
+            .any(|n| n.name == "desk" && n.online),
+        "{:?}",
+        laptop_state.nodes
+    );
+    let inputs = desk_inputs(&desk);
+    assert!(
+        inputs.iter().all(|d| d == &format!("device:{laptop_id}")),
+        "the desk took the inputs as the laptop's: {inputs:?}"
+    );
+
+    // With the preference set, the controller's requests go to its desktop without --node.
+    let out = laptop.cli(&["devices", "prefer", "my desktop", "desk"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = laptop.cli(&["state", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json_of(&out)["node"], "desk");
+
+    // Stop travels to the desk and is confirmed there.
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(30_000, Ordering::SeqCst);
+    let out = laptop.cli(&["say", "--node", "desk", "weather in Pune"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    wait_forecast_requests(&weather, 2);
+    let out = laptop.cli(&["stop", "--node", "desk", "--json"]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let stopped = json_of(&out);
+    assert_eq!(stopped["operation"]["status"], "stopped", "{stopped}");
+    assert!(
+        stopped["operation"]["stop"]["confirmedAt"].is_u64(),
+        "{stopped}"
+    );
+}
+
+/// The device each stored input came from, on the desk.
+fn desk_inputs(desk: &Daemon) -> Vec<String> {
+    let db = rusqlite::Connection::open(desk.database()).unwrap();
+    let mut st = db.prepare("SELECT device FROM inputs").unwrap();
+    let rows = st.query_map([], |r| r.get::<_, String>(0)).unwrap();
+    rows.map(|r| r.unwrap()).collect()
+}
+
+fn wait_forecast_requests(weather: &WeatherServer, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while weather.forecasts.load(Ordering::SeqCst) < n {
+        assert!(
+            Instant::now() < deadline,
+            "the forecast was never requested"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn killing_the_execution_node_shows_it_offline_and_nothing_completes_falsely() {
+    let weather = WeatherServer::start();
+    let port = free_port();
+    let mut desk = Daemon::start(&desk_config(&weather, port));
+    let laptop = Daemon::start(LAPTOP);
+    rt().block_on(join(&desk, &laptop, port));
+    wait_online(&laptop, true, 10);
+
+    // A lookup that is in flight at the weather server when the desk dies.
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(60_000, Ordering::SeqCst);
+    let waiting = laptop
+        .command()
+        .args([
+            "say",
+            "--node",
+            "desk",
+            "--wait",
+            "--json",
+            "weather in Pune",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_forecast_requests(&weather, 1);
+    desk.signal(libc::SIGKILL);
+
+    let out = waiting.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "not done: {}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let said = json_of(&out);
+    assert_eq!(said["error"]["code"], "node_offline", "{said}");
+    assert!(
+        said["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown"),
+        "{said}"
+    );
+    let offline = wait_online(&laptop, false, 5);
+    assert!(offline["error"].is_string(), "why it is offline: {offline}");
+    let out = laptop.cli(&["state", "--node", "desk"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("desk is offline"), "{}", stderr(&out));
+    // Nothing took the desk's place: the laptop has no interaction of its own.
+    assert!(rt().block_on(laptop.state()).interaction.is_none());
+
+    // The desk comes back: the laptop reconnects and reads the current state, in which the
+    // interrupted lookup is outcomeUnknown, never completed.
+    desk.spawn();
+    wait_online(&laptop, true, 15);
+    let out = laptop.cli(&["state", "--node", "desk", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let state = json_of(&out);
+    assert_eq!(state["operation"]["status"], "outcomeUnknown", "{state}");
+}
+
+#[test]
+fn only_the_paired_key_authenticates_a_node_and_revoking_it_drops_the_link() {
+    let weather = WeatherServer::start();
+    let port = free_port();
+    let desk = Daemon::start(&desk_config(&weather, port));
+    let laptop = Daemon::start(LAPTOP);
+    let laptop_id = rt().block_on(join(&desk, &laptop, port));
+    wait_online(&laptop, true, 10);
+
+    rt().block_on(async {
+        // Claiming the laptop's id without its key: the signature cannot be right.
+        let mut ws = connect(&desk).await;
+        send(
+            &mut ws,
+            serde_json::json!({"type": "node", "node": laptop_id, "signature": "00".repeat(64), "nonce": "n".repeat(26)}),
+        )
+        .await;
+        let refused = next_json(&mut ws).await;
+        assert_eq!(refused["type"], "authFailed", "{refused}");
+        // A pairing offer signed by another key than the one it names.
+        let started = admin(&desk, AdminVerb::PairStart).await.unwrap();
+        let mut ws = connect(&desk).await;
+        send(
+            &mut ws,
+            serde_json::json!({"type": "pairNode", "code": started["code"], "name": "mallory",
+                "role": "controller", "publicKey": "11".repeat(32), "signature": "22".repeat(64)}),
+        )
+        .await;
+        let refused = next_json(&mut ws).await;
+        assert_eq!(refused["code"], "bad_signature", "{refused}");
+    });
+
+    // A device of the desk cannot make the desk carry its requests on to a third node.
+    rt().block_on(async {
+        let (token, _) = crate::mesh::pair(&desk, "phone").await;
+        let mut ws = connect(&desk).await;
+        send(&mut ws, serde_json::json!({"type": "auth", "token": token})).await;
+        assert_eq!(next_json(&mut ws).await["type"], "authOk");
+        send(
+            &mut ws,
+            serde_json::json!({"id": 7, "node": "elsewhere", "verb": "state"}),
+        )
+        .await;
+        let reply = next_json(&mut ws).await;
+        assert_eq!(reply["error"]["code"], "not_routed", "{reply}");
+    });
+
+    // Revoked on the desk: the laptop's link is closed at once and stays refused.
+    let out = desk.cli(&["devices", "revoke", &laptop_id]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let offline = wait_online(&laptop, false, 5);
+    assert!(offline["error"].is_string(), "{offline}");
+    std::thread::sleep(Duration::from_millis(800));
+    let out = laptop.cli(&["say", "--node", "desk", "what's the weather?"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("offline"), "{}", stderr(&out));
+    assert!(rt().block_on(desk.state()).interaction.is_none());
+}
