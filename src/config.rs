@@ -53,6 +53,9 @@ pub struct MeshConfig {
     pub hosts: Vec<String>,
     /// Live WebSockets the node accepts in total (each device may hold at most 4).
     pub max_sockets: usize,
+    /// A ping goes out on every device socket and peer link this often; one that has sent
+    /// nothing for three of these is closed (a phone that left the network frees its socket).
+    pub keepalive_ms: u64,
 }
 
 impl Default for MeshConfig {
@@ -62,6 +65,7 @@ impl Default for MeshConfig {
             listen: "127.0.0.1:7457".into(),
             hosts: Vec::new(),
             max_sockets: 64,
+            keepalive_ms: 15_000,
         }
     }
 }

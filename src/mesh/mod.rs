@@ -60,6 +60,8 @@ pub struct Mesh {
     pub engine: Arc<Engine>,
     pub allowlist: Allowlist,
     pub addr: SocketAddr,
+    /// How often a ping goes out on each socket; three silent periods close it.
+    pub keepalive: std::time::Duration,
     store: Mutex<Store>,
     pairing: Mutex<Option<Pairing>>,
     /// Live sockets by device id: each one's cancellation closes it.
@@ -121,6 +123,7 @@ impl Mesh {
             engine,
             allowlist: Allowlist::for_listener(addr, &config.mesh.hosts),
             addr,
+            keepalive: std::time::Duration::from_millis(config.mesh.keepalive_ms.max(100)),
             store: Mutex::new(store),
             pairing: Mutex::new(None),
             sockets: Mutex::new(HashMap::new()),
@@ -137,7 +140,7 @@ impl Mesh {
     /// Start the links to every stored peer.
     pub fn start_peers(&self) -> Result<(), crate::store::StoreError> {
         for p in self.db(|s| s.peers())? {
-            self.peers.start(self.identity.clone(), p);
+            self.peers.start(self.identity.clone(), p, self.keepalive);
         }
         Ok(())
     }
@@ -281,7 +284,8 @@ impl Mesh {
         let r = record.clone();
         self.db(move |s| s.upsert_peer(&r))
             .map_err(|e| ApiError::new("store_error", e.to_string()))?;
-        self.peers.start(self.identity.clone(), record.clone());
+        self.peers
+            .start(self.identity.clone(), record.clone(), self.keepalive);
         tracing::info!(peer = %record.name, id = %record.id, "paired with a node");
         Ok(serde_json::json!({"peer": record}))
     }

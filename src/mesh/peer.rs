@@ -7,8 +7,8 @@
 //! operation; this node only carries inputs there and state back.
 //!
 //! Invariants:
-//! - a peer is online only between a verified handshake and the socket's end (or 30 s of
-//!   silence); its status changes are published, so a client sees "offline" instead of a stale
+//! - a peer is online only between a verified handshake and the socket's end (or three
+//!   keepalive periods of silence, `[mesh] keepalive_ms`); its status changes are published, so a client sees "offline" instead of a stale
 //!   "running";
 //! - nothing is replayed after a reconnect: the link subscribes again and the peer's first
 //!   notification is its current state;
@@ -34,9 +34,6 @@ use tokio_util::sync::CancellationToken;
 
 /// How long a request over a link may wait for its reply.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-/// A ping goes out this often; a link silent for `SILENCE_LIMIT` is dropped.
-pub const PING_EVERY: Duration = Duration::from_secs(10);
-pub const SILENCE_LIMIT: Duration = Duration::from_secs(30);
 /// Reconnection backoff: from the first to the last, doubling.
 const BACKOFF_FIRST: Duration = Duration::from_millis(200);
 const BACKOFF_LAST: Duration = Duration::from_secs(5);
@@ -59,6 +56,8 @@ pub struct Link {
     events: broadcast::Sender<String>,
     next_id: AtomicU64,
     stop: CancellationToken,
+    /// A ping goes out this often; a link silent for three of these is dropped.
+    keepalive: Duration,
 }
 
 impl Link {
@@ -165,7 +164,12 @@ pub struct Peers {
 
 impl Peers {
     /// Start (or restart) the link to `peer`.
-    pub fn start(&self, identity: Arc<NodeIdentity>, peer: PeerRecord) -> Arc<Link> {
+    pub fn start(
+        &self,
+        identity: Arc<NodeIdentity>,
+        peer: PeerRecord,
+        keepalive: Duration,
+    ) -> Arc<Link> {
         let (status, _) = watch::channel(NodeStatus {
             id: peer.id.clone(),
             name: peer.name.clone(),
@@ -182,6 +186,7 @@ impl Peers {
             events,
             next_id: AtomicU64::new(1),
             stop: CancellationToken::new(),
+            keepalive,
         });
         if let Some(old) = self
             .links
@@ -416,7 +421,8 @@ async fn serve_once(link: &Arc<Link>, identity: &NodeIdentity, refused: &mut boo
     *link.out.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
     link.set(true, None);
     tracing::info!(peer = %peer.name, "peer link up");
-    let mut ping = tokio::time::interval(PING_EVERY);
+    let mut ping = tokio::time::interval(link.keepalive);
+    let silence = 3 * link.keepalive;
     ping.tick().await;
     let mut heard: Millis = clock::now();
     loop {
@@ -443,8 +449,8 @@ async fn serve_once(link: &Arc<Link>, identity: &NodeIdentity, refused: &mut boo
                 }
             }
             _ = ping.tick() => {
-                if clock::now().saturating_sub(heard) > SILENCE_LIMIT.as_millis() as Millis {
-                    return format!("{} sent nothing for {} s", peer.name, SILENCE_LIMIT.as_secs());
+                if clock::now().saturating_sub(heard) > silence.as_millis() as Millis {
+                    return format!("{} sent nothing for {} ms", peer.name, silence.as_millis());
                 }
                 if ws.send(Message::Ping(Vec::new().into())).await.is_err() {
                     return "the connection failed".into();

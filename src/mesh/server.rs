@@ -430,11 +430,19 @@ async fn authenticated(
     let (mut sink, mut stream) = socket.split();
     let (out, mut lines) = mpsc::channel::<String>(256);
     let writer_revoked = revoked.clone();
+    let keepalive = mesh.keepalive;
     let writer = tokio::spawn(async move {
+        let mut ping = tokio::time::interval(keepalive);
+        ping.tick().await;
         loop {
             tokio::select! {
                 biased;
                 _ = writer_revoked.cancelled() => break,
+                _ = ping.tick() => {
+                    if sink.send(Message::Ping(Vec::new().into())).await.is_err() {
+                        return;
+                    }
+                }
                 line = lines.recv() => match line {
                     Some(line) => {
                         if sink.send(Message::Text(line.into())).await.is_err() {
@@ -452,10 +460,16 @@ async fn authenticated(
                 .await;
         }
     });
+    // A device that sent nothing (not even a pong) for three keepalive periods is gone.
+    let silence = 3 * mesh.keepalive;
     loop {
         let message = tokio::select! {
             m = stream.next() => m,
             _ = revoked.cancelled() => break,
+            _ = tokio::time::sleep(silence) => {
+                tracing::info!(device = %device.id, "closing a silent socket");
+                break;
+            }
         };
         let text = match message {
             Some(Ok(Message::Text(t))) => t,

@@ -502,3 +502,45 @@ fn two_devices_answer_the_same_question_one_wins() {
         assert!(conflicts[0]["error"]["currentRevision"].as_u64().unwrap() > i["revision"].as_u64().unwrap());
     });
 }
+
+#[test]
+fn a_silent_socket_is_closed_and_a_live_one_is_kept() {
+    let d = Daemon::start("[mesh]\nlisten = \"127.0.0.1:0\"\nkeepalive_ms = 200\n");
+    rt().block_on(async {
+        let (token, id) = pair(&d, "Pixel").await;
+        let mut silent = authed(&d, &token).await;
+        let mut live = authed(&d, &token).await;
+        // The live client reads (and so answers every ping) for 1.5 s: it stays connected.
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(1500);
+        let mut pings = 0;
+        loop {
+            match tokio::time::timeout_at(deadline, live.next()).await {
+                Err(_) => break,
+                Ok(Some(Ok(Message::Ping(_)))) => pings += 1,
+                Ok(Some(Ok(Message::Text(_) | Message::Pong(_)))) => {}
+                Ok(other) => panic!("the live socket ended: {other:?}"),
+            }
+        }
+        assert!(pings >= 3, "pings every 200 ms: {pings}");
+        // The silent one never answered: the node has closed it.
+        let ended = tokio::time::timeout(Duration::from_secs(5), async {
+            while let Some(Ok(Message::Ping(_) | Message::Text(_))) = silent.next().await {}
+        })
+        .await;
+        assert!(ended.is_ok(), "the silent socket was closed");
+        let listed = admin(&d, AdminVerb::Devices).await.unwrap();
+        let device = listed["devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["id"] == id.as_str())
+            .unwrap()
+            .clone();
+        assert_eq!(
+            device["sockets"], 1,
+            "only the live socket counts: {device}"
+        );
+        let r = call(&mut live, 9, serde_json::json!({"verb": "state"})).await;
+        assert!(r["ok"]["node"].is_string(), "{r}");
+    });
+}
