@@ -412,6 +412,16 @@ impl Store {
         Ok(ops)
     }
 
+    /// The interactions that inputs from `device` went to.
+    pub fn interactions_from(&self, device: &str) -> Result<Vec<String>> {
+        let mut st = self.conn.prepare(
+            "SELECT DISTINCT json_extract(reply, '$.interaction.id') FROM inputs
+             WHERE device = ?1 AND json_extract(reply, '$.interaction.id') IS NOT NULL",
+        )?;
+        let rows = st.query_map([device], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
     pub fn stored_input(&self, device: &str, id: &str) -> Result<Option<StoredInput>> {
         let row: Option<(String, String)> = self
             .conn

@@ -242,6 +242,30 @@ impl Engine {
         })
     }
 
+    /// Stop every running operation of an interaction that `device` sent inputs to (its
+    /// revocation: what a lost phone started does not go on). Returns what was stopped.
+    pub async fn stop_from_device(
+        self: &Arc<Engine>,
+        device: &str,
+        by: &str,
+    ) -> Result<Vec<OperationId>, ApiError> {
+        let from = device.to_string();
+        let ops = self
+            .db(move |s| -> Result<Vec<OperationId>, StoreError> {
+                let interactions = s.interactions_from(&from)?;
+                Ok(s.active_operations()?
+                    .into_iter()
+                    .filter(|o| interactions.contains(&o.interaction.to_string()))
+                    .map(|o| o.id)
+                    .collect())
+            })
+            .await?;
+        for id in &ops {
+            self.interrupt(Some(*id), by.to_string()).await?;
+        }
+        Ok(ops)
+    }
+
     pub async fn state(&self, operations: usize) -> Result<StateView, ApiError> {
         let node = self.node.clone();
         let executors = self.executors.status();

@@ -504,8 +504,8 @@ impl Mesh {
         Ok(serde_json::json!({"approved": true, "device": device}))
     }
 
-    /// Revoke `id` and close its sockets now.
-    pub fn revoke(&self, id: &str) -> Result<serde_json::Value, ApiError> {
+    /// Revoke `id`, close its sockets now, and stop what it started that is still running.
+    pub async fn revoke(&self, id: &str) -> Result<serde_json::Value, ApiError> {
         let revoked = self
             .db(|s| s.revoke_device(id, clock::now()))
             .map_err(|e| ApiError::new("store_error", e.to_string()))?;
@@ -524,8 +524,22 @@ impl Mesh {
         for (_, token) in &closed {
             token.cancel();
         }
-        tracing::info!(device = id, sockets = closed.len(), "device revoked");
-        Ok(serde_json::json!({"revoked": id, "closedSockets": closed.len()}))
+        let stopped = self
+            .engine
+            .stop_from_device(
+                &format!("device:{id}"),
+                &format!("revocation of device:{id}"),
+            )
+            .await?;
+        tracing::info!(
+            device = id,
+            sockets = closed.len(),
+            stopped = stopped.len(),
+            "device revoked"
+        );
+        Ok(
+            serde_json::json!({"revoked": id, "closedSockets": closed.len(), "stoppedOperations": stopped}),
+        )
     }
 
     /// A local administration request (from the control socket: this OS user only).
@@ -558,7 +572,7 @@ impl Mesh {
                     "preferences": preferences.into_iter().collect::<std::collections::BTreeMap<_, _>>(),
                 }))
             }
-            AdminVerb::Revoke { device } => self.revoke(&device),
+            AdminVerb::Revoke { device } => self.revoke(&device).await,
             AdminVerb::JoinStart { url, code, node } => {
                 self.join_start(&url, &code, node.as_deref()).await
             }

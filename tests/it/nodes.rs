@@ -318,14 +318,33 @@ fn only_the_paired_key_authenticates_a_node_and_revoking_it_drops_the_link() {
         assert_eq!(reply["error"]["code"], "not_routed", "{reply}");
     });
 
-    // Revoked on the desk: the laptop's link is closed at once and stays refused.
-    let out = desk.cli(&["devices", "revoke", &laptop_id]);
+    // Revoked on the desk while a lookup it asked for runs: the laptop's link is closed at once
+    // and stays refused, and what it started is stopped.
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(30_000, Ordering::SeqCst);
+    let out = laptop.cli(&["say", "--node", "desk", "weather in Pune"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    wait_forecast_requests(&weather, 1);
+    let out = desk.cli(&["devices", "revoke", &laptop_id, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let revoked = json_of(&out);
+    assert_eq!(
+        revoked["stoppedOperations"].as_array().map(Vec::len),
+        Some(1),
+        "{revoked}"
+    );
+    let op = rt().block_on(desk.state()).operations.remove(0);
+    let stop = op.stop.expect("a stop was requested");
+    assert!(stop.requested_by.starts_with("revocation"), "{stop:?}");
     let offline = wait_online(&laptop, false, 5);
     assert!(offline["error"].is_string(), "{offline}");
     std::thread::sleep(Duration::from_millis(800));
     let out = laptop.cli(&["say", "--node", "desk", "what's the weather?"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("offline"), "{}", stderr(&out));
-    assert!(rt().block_on(desk.state()).interaction.is_none());
+    let after = rt().block_on(desk.state());
+    assert_eq!(after.operations.len(), 1, "nothing new reached the desk");
+    assert_eq!(after.operations[0].status.as_str(), "stopped");
 }
