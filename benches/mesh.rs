@@ -1,5 +1,6 @@
-//! Mesh benchmarks: submit → state update at a subscribed WebSocket client over loopback, and
-//! 200 concurrent subscribed clients (update latency at every client, daemon memory).
+//! Mesh benchmarks: submit → state update at a subscribed WebSocket client over loopback,
+//! 200 concurrent subscribed clients (update latency at every client, daemon memory), and the
+//! same submit routed through a controller node to the desk (`--node`).
 //!
 //! Run with `cargo bench --bench mesh`. Prints distributions (p50/p95/max). Results:
 //! docs/BENCHMARKS.md ("Mesh").
@@ -14,8 +15,12 @@ use tokio_tungstenite::tungstenite::Message;
 type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
+const DESK: &str = "[node]\nname = \"desk\"\n[weather]\ngeocoding_url = \"http://127.0.0.1:9\"\nforecast_url = \"http://127.0.0.1:9\"\n[mesh]\nlisten = \"127.0.0.1:0\"\nmax_sockets = 256\n";
+const CONTROLLER: &str =
+    "[node]\nname = \"laptop\"\nrole = \"controller\"\n[mesh]\nlisten = \"127.0.0.1:0\"\n";
+
 fn main() {
-    let served = Served::start();
+    let served = Served::start(DESK);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -29,7 +34,79 @@ fn main() {
         }
         latency(&served, &tokens).await;
         fan_out(&served, &tokens).await;
+        routed(&served).await;
     });
+}
+
+/// Submit on a controller's control socket for the desk, time until a routed subscription on the
+/// controller holds the change (controller → desk over the mesh link → back).
+async fn routed(desk: &Served) {
+    let laptop = Served::start(CONTROLLER);
+    let mut admin = Client::connect(&desk.socket()).await.unwrap();
+    let started = admin.call_admin(AdminVerb::PairStart).await.unwrap();
+    let mut joiner = Client::connect(&laptop.socket()).await.unwrap();
+    joiner
+        .call_admin(AdminVerb::JoinStart {
+            url: format!("http://{}", desk.mesh_addr()),
+            code: started["code"].as_str().unwrap().to_string(),
+            node: None,
+        })
+        .await
+        .unwrap();
+    admin.call_admin(AdminVerb::PairWait).await.unwrap();
+    admin
+        .call_admin(AdminVerb::PairDecide { approve: true })
+        .await
+        .unwrap();
+    joiner.call_admin(AdminVerb::JoinWait).await.unwrap();
+    let desk_node = Some("desk".to_string());
+    let mut sub = loop {
+        let client = Client::connect(&laptop.socket()).await.unwrap();
+        let mut sub = client.via(desk_node.clone()).subscribe().await.unwrap();
+        // The first notification is the desk's status; wait until the link is up.
+        if let circe::protocol::Notification::Node { node } = sub.next().await.unwrap() {
+            if node.online {
+                break sub;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let mut client = Client::connect(&laptop.socket())
+        .await
+        .unwrap()
+        .via(desk_node);
+    let mut samples = Vec::new();
+    for _ in 0..120 {
+        let input = circe::model::Input {
+            id: uuid::Uuid::new_v4(),
+            device: "bench".into(),
+            text: "what's the weather?".into(),
+            choice: None,
+            mode: Default::default(),
+            interaction: None,
+            expected_revision: None,
+        };
+        let t0 = Instant::now();
+        let id = client
+            .send(circe::protocol::Verb::Submit { input })
+            .await
+            .unwrap();
+        loop {
+            if let circe::protocol::Notification::Interaction { .. } = sub.next().await.unwrap() {
+                break;
+            }
+        }
+        samples.push(t0.elapsed());
+        // The reply, so the connection never backs up.
+        while serde_json::from_str::<serde_json::Value>(&client.line().await.unwrap())
+            .ok()
+            .and_then(|v| v["id"].as_u64())
+            != Some(id)
+        {}
+        // Under the desk's 5/s submit limit for the controller's device.
+        tokio::time::sleep(Duration::from_millis(210)).await;
+    }
+    report("routed submit -> update via the controller", samples);
 }
 
 fn report(name: &str, mut samples: Vec<Duration>) {
@@ -202,15 +279,11 @@ struct Served {
 }
 
 impl Served {
-    fn start() -> Served {
+    fn start(config: &str) -> Served {
         let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
         let d = dir.path();
         std::fs::create_dir_all(d.join("config/circe")).unwrap();
-        std::fs::write(
-            d.join("config/circe/config.toml"),
-            "[weather]\ngeocoding_url = \"http://127.0.0.1:9\"\nforecast_url = \"http://127.0.0.1:9\"\n[mesh]\nlisten = \"127.0.0.1:0\"\nmax_sockets = 256\n",
-        )
-        .unwrap();
+        std::fs::write(d.join("config/circe/config.toml"), config).unwrap();
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_circe"))
             .arg("serve")
             .env("XDG_DATA_HOME", d.join("data"))

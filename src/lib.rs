@@ -27,6 +27,7 @@ pub mod interpret;
 pub mod mesh;
 pub mod model;
 pub mod operation;
+pub mod preferences;
 pub mod protocol;
 pub mod store;
 pub mod weather;

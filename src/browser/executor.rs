@@ -29,6 +29,7 @@ pub struct BrowserExecutor {
     bridge: Arc<Bridge>,
     node: String,
     remote: Remote,
+    preferences: Arc<crate::preferences::Preferences>,
 }
 
 /// The remote decider, if one is configured (the composition root picks it).
@@ -39,12 +40,34 @@ pub enum Remote {
 }
 
 impl BrowserExecutor {
-    pub fn new(bridge: Arc<Bridge>, node: String, remote: Remote) -> BrowserExecutor {
+    pub fn new(
+        bridge: Arc<Bridge>,
+        node: String,
+        remote: Remote,
+        preferences: Arc<crate::preferences::Preferences>,
+    ) -> BrowserExecutor {
         BrowserExecutor {
             bridge,
             node,
             remote,
+            preferences,
         }
+    }
+
+    /// With a "chrome profile" preference, only that profile may be acted in: another connected
+    /// profile is refused before anything is observed or done.
+    fn wrong_profile(&self) -> Option<String> {
+        let wanted = self.preferences.get(crate::preferences::CHROME_PROFILE)?;
+        let info = self.bridge.info();
+        if !info.connected {
+            return None;
+        }
+        let label = info.profile.map(|p| p.label).unwrap_or_default();
+        (!label.trim().eq_ignore_ascii_case(wanted.trim())).then(|| {
+            format!(
+                "the \"chrome profile\" preference asks for the Chrome profile \"{wanted}\", but the connected one is \"{label}\"; nothing was done"
+            )
+        })
     }
 
     /// Ground with the local decider, joined by the remote one when configured.
@@ -85,6 +108,9 @@ impl Executor for BrowserExecutor {
 
 impl BrowserExecutor {
     async fn run_steps(&self, op: &Operation, cx: &RunContext<'_>) -> Result<ExecOutcome, String> {
+        if let Some(reason) = self.wrong_profile() {
+            return Ok(ExecOutcome::Blocked { reason });
+        }
         let request = op.arguments.get("request").cloned().unwrap_or_default();
         // 1. Observe.
         let step = begin(cx, "observe the page", BTreeMap::new(), None, false).await?;

@@ -13,6 +13,7 @@ use crate::config::{Config, Paths};
 use crate::decider::remote::{DecisionsApi, OpenAiChat};
 use crate::desktop::executor::DesktopExecutor;
 use crate::executor::Executors;
+use crate::preferences::Preferences;
 use crate::store::Store;
 use crate::weather::WeatherExecutor;
 use anyhow::Context as _;
@@ -52,7 +53,7 @@ fn lock_data_dir(paths: &Paths) -> anyhow::Result<std::fs::File> {
 }
 
 /// Build the engine from its adapters: the store at `paths`, and this node's executors.
-pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
+pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<(Arc<Engine>, Arc<Preferences>)> {
     std::fs::create_dir_all(&paths.data_dir).with_context(|| {
         format!(
             "cannot create the data directory {}",
@@ -62,6 +63,11 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
     let db = paths.database();
     let store =
         Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
+    let preferences = Arc::new(Preferences::from_stored(
+        store
+            .preferences()
+            .context("cannot read the stored preferences")?,
+    ));
     let bridge = start_browser_bridge(paths)?;
     let executors = Executors::default()
         .with(Box::new(
@@ -71,17 +77,19 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<Arc<Engine>> {
             bridge,
             config.node.name.clone(),
             remote_decider(config)?,
+            preferences.clone(),
         )))
         .with(Box::new(DesktopExecutor::new(
             crate::desktop::platform_session(&config.node.name),
             config.node.name.clone(),
         )));
-    Ok(Engine::start(
+    let engine = Engine::start(
         config.node.name.clone(),
         store,
         executors,
         config.limits.clone(),
-    )?)
+    )?;
+    Ok((engine, preferences))
 }
 
 /// The remote decider the config asks for (none by default).
@@ -118,6 +126,7 @@ async fn start_mesh(
     paths: &Paths,
     config: &Config,
     engine: &Arc<Engine>,
+    preferences: Arc<Preferences>,
 ) -> anyhow::Result<Option<Arc<crate::mesh::Mesh>>> {
     use crate::mesh::{identity::NodeIdentity, server, Mesh};
     if !config.mesh.enabled {
@@ -134,7 +143,7 @@ async fn start_mesh(
         .await
         .with_context(|| format!("cannot listen on {addr} ([mesh] listen)"))?;
     let addr = listener.local_addr()?;
-    let mesh = Mesh::new(identity, config, engine.clone(), store, addr);
+    let mesh = Mesh::new(identity, config, engine.clone(), store, addr, preferences);
     mesh.start_peers()
         .context("cannot read the paired nodes from the store")?;
     std::fs::write(paths.mesh_addr(), addr.to_string())
@@ -150,8 +159,8 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     control::refuse_if_serving(&socket)?;
     // One daemon per data directory: recovery must never run under a live daemon.
     let _lock = lock_data_dir(&paths)?;
-    let engine = build(&paths, &config)?;
-    let mesh = start_mesh(&paths, &config, &engine).await?;
+    let (engine, preferences) = build(&paths, &config)?;
+    let mesh = start_mesh(&paths, &config, &engine, preferences).await?;
     // Bound last, so a client that can connect finds a migrated, recovered store.
     let listener = control::bind(&socket)?;
     tracing::info!(node = engine.node(), data = %paths.data_dir.display(), socket = %socket.display(), "circe is serving");

@@ -74,6 +74,8 @@ pub struct Mesh {
     failure_buckets: Mutex<HashMap<IpAddr, Bucket>>,
     /// The links to the nodes this one routes to.
     pub peers: peer::Peers,
+    /// The stored preferences, as the executors read them.
+    preferences: Arc<Preferences>,
     /// A pairing with another node that this one started (`circe join`), awaiting approval there.
     joining: tokio::sync::Mutex<Option<Joining>>,
 }
@@ -85,8 +87,7 @@ struct Joining {
     socket: peer::Ws,
 }
 
-/// The preference naming the node a controller sends requests to when none is named.
-pub const MY_DESKTOP: &str = "my desktop";
+use crate::preferences::{Preferences, MY_DESKTOP};
 
 /// A live socket's registration; dropping it unregisters.
 pub struct SocketGuard {
@@ -115,6 +116,7 @@ impl Mesh {
         engine: Arc<Engine>,
         store: Store,
         addr: SocketAddr,
+        preferences: Arc<Preferences>,
     ) -> Arc<Mesh> {
         Arc::new(Mesh {
             identity: Arc::new(identity),
@@ -133,6 +135,7 @@ impl Mesh {
             submit_buckets: Mutex::new(HashMap::new()),
             failure_buckets: Mutex::new(HashMap::new()),
             peers: peer::Peers::default(),
+            preferences,
             joining: tokio::sync::Mutex::new(None),
         })
     }
@@ -157,13 +160,7 @@ impl Mesh {
             Some(n) if n == self.name || n == self.identity.id => return Ok(None),
             Some(n) => n.to_string(),
             None if self.role == Role::Controller => {
-                let preferred = self
-                    .db(|s| s.preferences())
-                    .map_err(|e| ApiError::new("store_error", e.to_string()))?
-                    .into_iter()
-                    .find(|(k, _)| k == MY_DESKTOP)
-                    .map(|(_, v)| v);
-                match preferred {
+                match self.preferences.get(MY_DESKTOP) {
                     Some(n) => n,
                     None if reading => return Ok(None),
                     None => {
@@ -627,6 +624,7 @@ impl Mesh {
                 }
                 self.db(|s| s.set_preference(&key, value.as_deref(), clock::now()))
                     .map_err(store_err)?;
+                self.preferences.set(&key, value.as_deref());
                 Ok(serde_json::json!({"key": key, "value": value}))
             }
         }

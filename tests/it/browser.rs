@@ -400,3 +400,29 @@ fn an_unreachable_remote_decider_changes_nothing() {
         d.log()
     );
 }
+
+#[test]
+fn the_chrome_profile_preference_refuses_another_profile_and_does_nothing() {
+    let (sites, d, _b) = setup("/news/index.html");
+    let out = d.cli(&["devices", "prefer", "chrome profile", "Work"]);
+    assert!(out.status.success(), "{}", crate::util::stderr(&out));
+    let v = say(&d, "upvote the third story");
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    let reason = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(
+        reason.contains("\"Work\"") && reason.contains("\"Chrome\""),
+        "names both profiles: {reason}"
+    );
+    assert!(sites.actions().is_empty(), "{:?}", sites.actions());
+    // The extension's profile is labelled "Chrome" until the person renames it.
+    let out = d.cli(&["devices", "prefer", "chrome profile", "chrome"]);
+    assert!(out.status.success(), "{}", crate::util::stderr(&out));
+    let v = say(&d, "upvote the third story");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    // Removed, any connected profile will do again.
+    let out = d.cli(&["devices", "prefer", "chrome profile"]);
+    assert!(out.status.success(), "{}", crate::util::stderr(&out));
+    let v = say(&d, "hide the fifth story");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(sites.actions().len(), 2, "{:?}", sites.actions());
+}
