@@ -14,6 +14,7 @@ pub mod identity;
 pub mod pairing;
 pub mod policy;
 pub mod server;
+pub mod tls;
 
 use crate::clock;
 use crate::daemon::engine::Engine;
