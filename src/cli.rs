@@ -558,6 +558,10 @@ async fn pair(socket: &std::path::Path, yes: bool, json: bool) -> anyhow::Result
             url.trim_end_matches("/#pair"),
             started["node"]["id"].as_str().unwrap_or_default()
         );
+        if let Some(fingerprint) = started["fingerprint"].as_str() {
+            println!("  certificate  SHA-256 of its key (SPKI, base64) {fingerprint}");
+            println!("               the browser warns about this self-signed certificate: accept it only if its key's SHA-256 matches");
+        }
         if let Ok(qr) = qrcode::QrCode::new(url.as_bytes()) {
             println!(
                 "{}",
@@ -634,8 +638,14 @@ async fn devices(
             "no devices"
         },
         node["id"].as_str().unwrap_or_default(),
-        node["listen"].as_str().unwrap_or_default()
+        node["origin"]
+            .as_str()
+            .or(node["listen"].as_str())
+            .unwrap_or_default()
     );
+    if let Some(fingerprint) = node["fingerprint"].as_str() {
+        println!("  TLS certificate key SHA-256 (SPKI, base64) {fingerprint}");
+    }
     for d in value["devices"].as_array().into_iter().flatten() {
         let state = if d["revokedAt"].is_null() {
             if d["sockets"].as_u64().unwrap_or(0) > 0 {

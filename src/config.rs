@@ -47,8 +47,11 @@ impl Default for DeciderConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct MeshConfig {
     pub enabled: bool,
-    /// Loopback by default. Any other address is refused until TLS is configured.
+    /// Loopback by default. Any other address is served over TLS only.
     pub listen: String,
+    /// `auto` (the default: TLS exactly when `listen` is not loopback), `on` (TLS on loopback
+    /// too) or `off` (refused with a non-loopback `listen`).
+    pub tls: TlsMode,
     /// Extra host names this node answers to (exact match, e.g. an mDNS name).
     pub hosts: Vec<String>,
     /// Live WebSockets the node accepts in total (each device may hold at most 4).
@@ -63,9 +66,42 @@ impl Default for MeshConfig {
         MeshConfig {
             enabled: true,
             listen: "127.0.0.1:7457".into(),
+            tls: TlsMode::Auto,
             hosts: Vec::new(),
             max_sockets: 64,
             keepalive_ms: 15_000,
+        }
+    }
+}
+
+/// `[mesh] tls`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TlsMode {
+    Auto,
+    On,
+    Off,
+}
+
+impl TlsMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TlsMode::Auto => "auto",
+            TlsMode::On => "on",
+            TlsMode::Off => "off",
+        }
+    }
+
+    /// Whether a listener on `ip` serves TLS; `Err` for `off` beyond loopback, with a message
+    /// that names the setting.
+    pub fn enabled_for(self, ip: std::net::IpAddr) -> Result<bool, String> {
+        match self {
+            TlsMode::On => Ok(true),
+            TlsMode::Auto => Ok(!ip.is_loopback()),
+            TlsMode::Off if ip.is_loopback() => Ok(false),
+            TlsMode::Off => Err(format!(
+                "[mesh] tls = \"off\" with [mesh] listen on {ip}, which is not loopback: beyond loopback the mesh is served over TLS only; remove [mesh] tls (or set it to \"auto\"), or listen on 127.0.0.1"
+            )),
         }
     }
 }
@@ -217,12 +253,14 @@ impl Paths {
         self.runtime_dir.join("browser.sock")
     }
 
-    /// This node's identity key (Ed25519, PKCS#8, 0600).
+    /// This node's identity key (Ed25519, PKCS#8, 0600); the browser certificate's key
+    /// (`tls.key`, ECDSA P-256) lives beside it.
     pub fn node_key(&self) -> PathBuf {
         self.data_dir.join("node.key")
     }
 
-    /// Where the daemon writes the mesh listener's actual address (for `listen = "...:0"`).
+    /// Where the daemon writes the mesh listener's actual address (for `listen = "...:0"`):
+    /// `127.0.0.1:PORT` for plain HTTP, `https://127.0.0.1:PORT` behind TLS.
     pub fn mesh_addr(&self) -> PathBuf {
         self.runtime_dir.join("mesh.addr")
     }
@@ -273,6 +311,24 @@ mod tests {
             (c.decider.remote.as_str(), c.decider.timeout_ms),
             ("openai", 1500)
         );
+    }
+
+    #[test]
+    fn mesh_tls_follows_the_listen_address() {
+        let c = Config::parse("").unwrap();
+        assert_eq!(c.mesh.tls, TlsMode::Auto);
+        let (lo, lan): (std::net::IpAddr, std::net::IpAddr) =
+            ("127.0.0.1".parse().unwrap(), "0.0.0.0".parse().unwrap());
+        assert_eq!(TlsMode::Auto.enabled_for(lo), Ok(false));
+        assert_eq!(TlsMode::Auto.enabled_for(lan), Ok(true));
+        assert_eq!(TlsMode::On.enabled_for(lo), Ok(true));
+        assert_eq!(TlsMode::Off.enabled_for(lo), Ok(false));
+        let err = TlsMode::Off.enabled_for(lan).unwrap_err();
+        assert!(err.contains("[mesh] tls"), "{err}");
+        let c = Config::parse("[mesh]\ntls = \"on\"\n").unwrap();
+        assert_eq!(c.mesh.tls, TlsMode::On);
+        let err = Config::parse("[mesh]\ntls = \"maybe\"\n").unwrap_err();
+        assert!(err.contains("tls") && err.contains("auto"), "{err}");
     }
 
     #[test]

@@ -128,11 +128,11 @@ async fn start_mesh(
     engine: &Arc<Engine>,
     preferences: Arc<Preferences>,
 ) -> anyhow::Result<Option<Arc<crate::mesh::Mesh>>> {
-    use crate::mesh::{identity::NodeIdentity, server, Mesh};
+    use crate::mesh::{identity::NodeIdentity, server, tls, Mesh};
     if !config.mesh.enabled {
         return Ok(None);
     }
-    let addr = server::check_listen(&config.mesh.listen)?;
+    let (addr, tls_on) = server::check_listen(&config.mesh.listen, config.mesh.tls)?;
     let key = paths.node_key();
     let identity = NodeIdentity::load_or_create(&key)
         .with_context(|| format!("cannot load the node key {}", key.display()))?;
@@ -143,13 +143,27 @@ async fn start_mesh(
         .await
         .with_context(|| format!("cannot listen on {addr} ([mesh] listen)"))?;
     let addr = listener.local_addr()?;
+    let tls_config = if tls_on {
+        let names = tls::listener_names(addr, &config.mesh.hosts);
+        Some(tls::server_config(&identity, &names).with_context(|| {
+            format!("cannot make the mesh TLS certificate for {names:?} ([mesh] hosts)")
+        })?)
+    } else {
+        None
+    };
     let mesh = Mesh::new(identity, config, engine.clone(), store, addr, preferences);
     mesh.start_peers()
         .context("cannot read the paired nodes from the store")?;
-    std::fs::write(paths.mesh_addr(), addr.to_string())
+    // A bare address means plain HTTP (loopback only); behind TLS the file says `https://`.
+    let written = if tls_on {
+        format!("https://{addr}")
+    } else {
+        addr.to_string()
+    };
+    std::fs::write(paths.mesh_addr(), written)
         .with_context(|| format!("cannot write {}", paths.mesh_addr().display()))?;
-    tracing::info!(%addr, node_id = %mesh.identity.id, "mesh listening");
-    tokio::spawn(server::serve(listener, mesh.clone()));
+    tracing::info!(%addr, tls = tls_on, fingerprint = mesh.fingerprint.as_deref().unwrap_or("-"), node_id = %mesh.identity.id, "mesh listening");
+    tokio::spawn(server::serve(listener, mesh.clone(), tls_config));
     Ok(Some(mesh))
 }
 

@@ -1,5 +1,6 @@
 //! This node's identity: an Ed25519 key pair kept 0600 in the data directory, and an id that is
-//! the base32 SHA-256 of its public key, so the id cannot be claimed without the key.
+//! the base32 SHA-256 of its public key, so the id cannot be claimed without the key; beside it,
+//! the ECDSA P-256 key of the certificate browsers see (they do not speak Ed25519 in TLS).
 //! Also the random tokens devices authenticate with; only their SHA-256 is ever stored.
 
 use ring::rand::{SecureRandom, SystemRandom};
@@ -38,32 +39,44 @@ impl Role {
 
 pub struct NodeIdentity {
     key: Ed25519KeyPair,
+    /// The node key's PKCS#8 document, so the node certificate's key is the node key itself.
+    pkcs8: Vec<u8>,
+    /// The key of the certificate browsers see (ECDSA P-256, PKCS#8): browsers do not offer
+    /// Ed25519 in TLS, so the page is served under this one (see `tls`).
+    web_pkcs8: Vec<u8>,
     pub id: String,
 }
 
+/// The file beside `node.key` that holds the browser certificate's key.
+pub const WEB_KEY_FILE: &str = "tls.key";
+
 impl NodeIdentity {
-    /// Load the key at `path`, or create it (0600) on first start.
+    /// Load the key at `path`, or create it (0600) on first start; the same for the browser
+    /// certificate's key, `tls.key` beside it.
     pub fn load_or_create(path: &Path) -> anyhow::Result<NodeIdentity> {
-        let pkcs8 = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let doc = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new())
-                    .map_err(|_| anyhow::anyhow!("cannot generate the node key"))?;
-                let mut f = std::fs::OpenOptions::new()
-                    .create_new(true)
-                    .write(true)
-                    .mode(0o600)
-                    .open(path)?;
-                f.write_all(doc.as_ref())?;
-                f.sync_all()?;
-                doc.as_ref().to_vec()
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let pkcs8 = load_or_create_pkcs8(path, || {
+            Ed25519KeyPair::generate_pkcs8(&SystemRandom::new())
+                .map(|doc| doc.as_ref().to_vec())
+                .map_err(|_| anyhow::anyhow!("cannot generate the node key"))
+        })?;
         let key = Ed25519KeyPair::from_pkcs8(&pkcs8)
             .map_err(|_| anyhow::anyhow!("the node key {} is not valid", path.display()))?;
+        let web_path = path.with_file_name(WEB_KEY_FILE);
+        let alg = &ring::signature::ECDSA_P256_SHA256_ASN1_SIGNING;
+        let web_pkcs8 = load_or_create_pkcs8(&web_path, || {
+            ring::signature::EcdsaKeyPair::generate_pkcs8(alg, &SystemRandom::new())
+                .map(|doc| doc.as_ref().to_vec())
+                .map_err(|_| anyhow::anyhow!("cannot generate the TLS key"))
+        })?;
+        ring::signature::EcdsaKeyPair::from_pkcs8(alg, &web_pkcs8, &SystemRandom::new())
+            .map_err(|_| anyhow::anyhow!("the TLS key {} is not valid", web_path.display()))?;
         let id = node_id(key.public_key().as_ref());
-        Ok(NodeIdentity { key, id })
+        Ok(NodeIdentity {
+            key,
+            pkcs8,
+            web_pkcs8,
+            id,
+        })
     }
 
     pub fn public_key(&self) -> &[u8] {
@@ -72,6 +85,38 @@ impl NodeIdentity {
 
     pub fn sign(&self, message: &[u8]) -> Vec<u8> {
         self.key.sign(message).as_ref().to_vec()
+    }
+
+    /// The node key (Ed25519) as PKCS#8, for the node certificate.
+    pub(crate) fn pkcs8(&self) -> &[u8] {
+        &self.pkcs8
+    }
+
+    /// The browser certificate's key (ECDSA P-256) as PKCS#8.
+    pub(crate) fn web_pkcs8(&self) -> &[u8] {
+        &self.web_pkcs8
+    }
+}
+
+/// Read the PKCS#8 key at `path`, or write a new one (0600, never over an existing file).
+fn load_or_create_pkcs8(
+    path: &Path,
+    generate: impl FnOnce() -> anyhow::Result<Vec<u8>>,
+) -> anyhow::Result<Vec<u8>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let doc = generate()?;
+            let mut f = std::fs::OpenOptions::new()
+                .create_new(true)
+                .write(true)
+                .mode(0o600)
+                .open(path)?;
+            f.write_all(&doc)?;
+            f.sync_all()?;
+            Ok(doc)
+        }
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -211,8 +256,15 @@ mod tests {
         let b = NodeIdentity::load_or_create(&path).unwrap();
         assert_eq!(a.id, b.id);
         assert_eq!(a.id, node_id(a.public_key()));
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
+        for file in ["node.key", WEB_KEY_FILE] {
+            let mode = std::fs::metadata(dir.path().join(file))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777;
+            assert_eq!(mode, 0o600, "{file}");
+        }
+        assert_eq!(a.web_pkcs8(), b.web_pkcs8(), "the TLS key is kept too");
         let sig = a.sign(b"hello");
         let pk = ring::signature::UnparsedPublicKey::new(&ring::signature::ED25519, b.public_key());
         assert!(pk.verify(b"hello", &sig).is_ok());

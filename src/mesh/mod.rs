@@ -8,13 +8,15 @@
 //!   within 5 s; every message after that is checked against the device's scope;
 //! - a device's input is submitted under its own device id, never under one it claims;
 //! - revoking a device closes its sockets at once; tokens are stored only as SHA-256;
-//! - the listener is loopback unless configured otherwise, and then refuses to start without TLS.
+//! - the listener is loopback unless configured otherwise, and beyond loopback it serves TLS only
+//!   (`[mesh] tls`, see `tls`): then every origin it accepts is `https://`.
 
 pub mod identity;
 pub mod pairing;
 pub mod peer;
 pub mod policy;
 pub mod server;
+pub mod tls;
 
 use crate::clock;
 use crate::daemon::engine::Engine;
@@ -62,6 +64,10 @@ pub struct Mesh {
     pub addr: SocketAddr,
     /// How often a ping goes out on each socket; three silent periods close it.
     pub keepalive: std::time::Duration,
+    /// Whether the listener serves TLS (`[mesh] tls` and the listen address).
+    pub tls: bool,
+    /// With TLS: the browser certificate's fingerprint (`tls::spki_sha256_base64`).
+    pub fingerprint: Option<String>,
     store: Mutex<Store>,
     pairing: Mutex<Option<Pairing>>,
     /// Live sockets by device id: each one's cancellation closes it.
@@ -118,14 +124,19 @@ impl Mesh {
         addr: SocketAddr,
         preferences: Arc<Preferences>,
     ) -> Arc<Mesh> {
+        // `check_listen` refused `off` beyond loopback already; never fall back to plaintext.
+        let tls = config.mesh.tls.enabled_for(addr.ip()).unwrap_or(true);
+        let fingerprint = tls.then(|| tls::spki_sha256_base64(&identity));
         Arc::new(Mesh {
             identity: Arc::new(identity),
             name: config.node.name.clone(),
             role: config.node.role,
             engine,
-            allowlist: Allowlist::for_listener(addr, &config.mesh.hosts),
+            allowlist: Allowlist::for_listener(addr, &config.mesh.hosts, tls),
             addr,
             keepalive: std::time::Duration::from_millis(config.mesh.keepalive_ms.max(100)),
+            tls,
+            fingerprint,
             store: Mutex::new(store),
             pairing: Mutex::new(None),
             sockets: Mutex::new(HashMap::new()),
@@ -196,7 +207,13 @@ impl Mesh {
                 format!("{url} is not a node address like http://HOST:PORT"),
             )
         })?;
-        let (mut socket, hello) = peer::open(&url)
+        if url.starts_with("wss://") && expect.is_none() {
+            return Err(fail(
+                "node_id_required",
+                format!("{url} is served over TLS: give the node id its circe pair shows (--node-id), which pins its certificate"),
+            ));
+        }
+        let (mut socket, hello) = peer::open(&url, expect)
             .await
             .map_err(|e| fail("node_unreachable", format!("{url}: {e}")))?;
         let node = hello["node"].clone();
@@ -418,6 +435,8 @@ impl Mesh {
             "url": url,
             "expiresAt": session.expires_at,
             "node": {"id": self.identity.id, "name": self.name},
+            "tls": self.tls,
+            "fingerprint": self.fingerprint,
         });
         // One session at a time: a new one replaces (and closes) the old.
         *self.pairing.lock().unwrap_or_else(|p| p.into_inner()) = Some(Pairing {
@@ -564,7 +583,8 @@ impl Mesh {
                     })
                     .collect();
                 Ok(serde_json::json!({
-                    "node": {"id": self.identity.id, "name": self.name, "role": self.role, "listen": self.addr.to_string()},
+                    "node": {"id": self.identity.id, "name": self.name, "role": self.role, "listen": self.addr.to_string(),
+                        "origin": self.allowlist.own_origin(), "tls": self.tls, "fingerprint": self.fingerprint},
                     "devices": devices,
                     "preferences": preferences.into_iter().collect::<std::collections::BTreeMap<_, _>>(),
                 }))

@@ -27,8 +27,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
@@ -294,24 +292,15 @@ pub fn socket_url(address: &str) -> Option<String> {
     Some(format!("{scheme}://{host}/ws"))
 }
 
-/// Open a WebSocket to a peer's listener and read its hello.
-pub async fn open(url: &str) -> Result<(Ws, serde_json::Value), String> {
+/// Open a WebSocket to a peer's listener and read its hello. Over `wss://` the certificate is
+/// pinned to `expected` (a node id); plain `ws://` goes to loopback only.
+pub async fn open(url: &str, expected: Option<&str>) -> Result<(Ws, serde_json::Value), String> {
     let origin = origin_of(url).ok_or_else(|| format!("{url} is not a ws:// or wss:// URL"))?;
-    let mut request = url
-        .into_client_request()
-        .map_err(|e| format!("{url} is not a WebSocket URL: {e}"))?;
-    request.headers_mut().insert(
-        "Origin",
-        origin.parse().map_err(|_| format!("bad origin {origin}"))?,
-    );
-    let config = WebSocketConfig::default()
-        .max_message_size(Some(super::server::MAX_MESSAGE_BYTES))
-        .max_frame_size(Some(super::server::MAX_MESSAGE_BYTES));
-    let connect = tokio_tungstenite::connect_async_with_config(request, Some(config), false);
-    let (mut ws, _) = tokio::time::timeout(Duration::from_secs(10), connect)
+    let connect = super::tls::connect_ws(url, &origin, expected);
+    let mut ws = tokio::time::timeout(Duration::from_secs(10), connect)
         .await
         .map_err(|_| "no connection within 10 s".to_string())?
-        .map_err(|e| format!("cannot connect: {e}"))?;
+        .map_err(|e| format!("cannot connect: {e:#}"))?;
     let hello = next_json(&mut ws, Duration::from_secs(10)).await?;
     if hello["type"] != "hello" {
         return Err(format!("not a Circe node: {hello}"));
@@ -369,7 +358,7 @@ async fn connect_and_serve(link: &Arc<Link>, identity: &NodeIdentity) -> (String
 /// Returns why it ended.
 async fn serve_once(link: &Arc<Link>, identity: &NodeIdentity, refused: &mut bool) -> String {
     let peer = &link.peer;
-    let (mut ws, hello) = match open(&peer.url).await {
+    let (mut ws, hello) = match open(&peer.url, Some(&peer.id)).await {
         Ok(v) => v,
         Err(e) => return e,
     };

@@ -5,6 +5,7 @@
 //! - Host and Origin are compared exactly (case-insensitive, port included, one trailing dot
 //!   tolerated); never by suffix or prefix, and never "Origin equals Host".
 //! - A missing Origin is refused on the device WebSocket; `null` is refused everywhere.
+//! - Behind TLS only `https://` origins are accepted; without it only `http://` ones.
 //! - `required` is an exhaustive match: a new message kind cannot compile without a capability.
 //! - `stop` is never rate limited.
 
@@ -19,7 +20,9 @@ pub struct Allowlist {
 
 impl Allowlist {
     /// For a listener on `addr`: on loopback, `localhost`, `127.0.0.1` and `[::1]` at its port.
-    pub fn for_listener(addr: SocketAddr, extra_hosts: &[String]) -> Allowlist {
+    /// With `tls` its origins are `https://…` only (no `http://` origin is accepted then).
+    pub fn for_listener(addr: SocketAddr, extra_hosts: &[String], tls: bool) -> Allowlist {
+        let scheme = if tls { "https" } else { "http" };
         let port = addr.port();
         let mut names: Vec<String> = Vec::new();
         if addr.ip().is_loopback() {
@@ -33,7 +36,10 @@ impl Allowlist {
         names.extend(extra_hosts.iter().map(|h| h.to_ascii_lowercase()));
         Allowlist {
             hosts: names.iter().map(|n| format!("{n}:{port}")).collect(),
-            origins: names.iter().map(|n| format!("http://{n}:{port}")).collect(),
+            origins: names
+                .iter()
+                .map(|n| format!("{scheme}://{n}:{port}"))
+                .collect(),
         }
     }
 
@@ -193,7 +199,7 @@ mod tests {
     use super::*;
 
     fn local() -> Allowlist {
-        Allowlist::for_listener("127.0.0.1:7457".parse().unwrap(), &[])
+        Allowlist::for_listener("127.0.0.1:7457".parse().unwrap(), &[], false)
     }
 
     #[test]
@@ -242,10 +248,40 @@ mod tests {
 
     #[test]
     fn lan_listener_names_only_its_address() {
-        let lan = Allowlist::for_listener("192.168.1.5:7457".parse().unwrap(), &[]);
+        let lan = Allowlist::for_listener("192.168.1.5:7457".parse().unwrap(), &[], true);
         assert!(lan.host_allowed(Some("192.168.1.5:7457")));
         assert!(!lan.host_allowed(Some("localhost:7457")));
-        assert!(lan.origin_allowed(Some("http://192.168.1.5:7457")));
+        assert!(lan.origin_allowed(Some("https://192.168.1.5:7457")));
+        assert!(!lan.origin_allowed(Some("http://192.168.1.5:7457")));
+        assert_eq!(lan.own_origin(), "https://192.168.1.5:7457");
+    }
+
+    #[test]
+    fn behind_tls_only_https_origins() {
+        let hosts = ["desk.local".to_string()];
+        let tls = Allowlist::for_listener("127.0.0.1:7457".parse().unwrap(), &hosts, true);
+        let cases: &[(Option<&str>, bool)] = &[
+            (Some("https://127.0.0.1:7457"), true),
+            (Some("https://localhost:7457"), true),
+            (Some("https://desk.local:7457"), true),
+            (Some("HTTPS://LOCALHOST:7457/"), true),
+            (Some("http://127.0.0.1:7457"), false),
+            (Some("http://localhost:7457"), false),
+            (Some("http://desk.local:7457"), false),
+            (Some("https://localhost:7458"), false),
+            (Some("https://localhost"), false),
+            (Some("wss://localhost:7457"), false),
+            (Some("https://desk.local.evil.example:7457"), false),
+            (Some("null"), false),
+            (None, false),
+        ];
+        for (origin, want) in cases {
+            assert_eq!(tls.origin_allowed(*origin), *want, "{origin:?}");
+        }
+        assert_eq!(tls.own_origin(), "https://127.0.0.1:7457");
+        // Host is the same with or without TLS.
+        assert!(tls.host_allowed(Some("desk.local:7457")));
+        assert!(!tls.host_allowed(Some("evil.example:7457")));
     }
 
     #[test]

@@ -7,10 +7,13 @@
 //! - no CORS header is ever sent, no cookie is set, and no GET changes state;
 //! - WebSocket messages and frames are capped at 64 KiB (a larger one closes the socket);
 //! - the first message must be `auth` or `pair` within 5 s, or the socket is closed (4401);
+//! - with TLS on, nothing is served before a completed TLS handshake (10 s at most each);
 //! - stop is never rate limited; submits are limited per device (5/s, burst 20).
 
 use super::policy::{self, MessageKind};
+use super::tls::TlsListener;
 use super::{pairing::Stage, Mesh};
+use crate::config::TlsMode;
 use crate::daemon::control;
 use crate::protocol::{self, AdminVerb, ApiError, Request, Verb};
 use crate::store::DeviceRecord;
@@ -20,6 +23,7 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt as _;
 use futures_util::{SinkExt, StreamExt};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -44,17 +48,15 @@ const ICON: &str = include_str!("assets/icon.svg");
 
 const CSP: &str = "default-src 'self'; connect-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
-/// Refuse a listen address that is not loopback: beyond loopback the mesh needs TLS.
-pub fn check_listen(listen: &str) -> anyhow::Result<SocketAddr> {
+/// Parse `[mesh] listen` and decide TLS from `[mesh] tls`: beyond loopback the listener is
+/// served over TLS only, so `off` with a non-loopback address is refused (naming the setting).
+/// Returns the address and whether TLS is on.
+pub fn check_listen(listen: &str, tls: TlsMode) -> anyhow::Result<(SocketAddr, bool)> {
     let addr: SocketAddr = listen.parse().map_err(|_| {
         anyhow::anyhow!("[mesh] listen = {listen:?} is not an address like \"127.0.0.1:7457\"")
     })?;
-    if !addr.ip().is_loopback() {
-        anyhow::bail!(
-            "[mesh] listen = {listen:?} is not loopback; listening beyond loopback needs TLS with pinned certificates, which this build does not have yet; use 127.0.0.1"
-        );
-    }
-    Ok(addr)
+    let on = tls.enabled_for(addr.ip()).map_err(|e| anyhow::anyhow!(e))?;
+    Ok((addr, on))
 }
 
 pub fn router(mesh: Arc<Mesh>) -> axum::Router {
@@ -83,10 +85,24 @@ pub fn router(mesh: Arc<Mesh>) -> axum::Router {
         .with_state(mesh)
 }
 
-/// Serve `router` on `listener` until the task is aborted.
-pub async fn serve(listener: tokio::net::TcpListener, mesh: Arc<Mesh>) {
+/// Serve `router` on `listener` until the task is aborted; with `tls`, every connection first
+/// completes a TLS handshake (`tls::TlsListener`; a plaintext client is dropped).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    mesh: Arc<Mesh>,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) {
     let app = router(mesh).into_make_service_with_connect_info::<SocketAddr>();
-    if let Err(e) = axum::serve(listener, app).await {
+    let served = match tls {
+        None => axum::serve(listener, app).await,
+        Some(config) => match TlsListener::new(listener, config) {
+            // `tap_io` only so axum's `ConnectInfo<SocketAddr>` applies to this listener (it is
+            // implemented for `TapIo<L, _>` whose address is a `SocketAddr`).
+            Ok(l) => axum::serve(l.tap_io(|_| {}), app).await,
+            Err(e) => Err(e),
+        },
+    };
+    if let Err(e) = served {
         tracing::error!(error = %e, "the mesh listener failed");
     }
 }
@@ -588,4 +604,27 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
         &mesh.engine,
         out,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_and_tls() {
+        let on = |listen: &str, tls: TlsMode| check_listen(listen, tls).map(|(_, on)| on);
+        assert!(!on("127.0.0.1:7457", TlsMode::Auto).unwrap());
+        assert!(on("127.0.0.1:7457", TlsMode::On).unwrap());
+        assert!(!on("[::1]:7457", TlsMode::Off).unwrap());
+        // Beyond loopback: allowed, with TLS.
+        assert!(on("0.0.0.0:7457", TlsMode::Auto).unwrap());
+        assert!(on("192.168.1.5:7457", TlsMode::On).unwrap());
+        let err = on("0.0.0.0:0", TlsMode::Off).unwrap_err().to_string();
+        assert!(
+            err.contains("[mesh] tls") && err.contains("not loopback"),
+            "{err}"
+        );
+        let err = on("localhost:7457", TlsMode::Auto).unwrap_err().to_string();
+        assert!(err.contains("[mesh] listen"), "{err}");
+    }
 }

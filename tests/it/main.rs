@@ -11,6 +11,7 @@ mod director_remote;
 mod engine;
 mod mesh;
 mod mesh_browser;
+mod mesh_tls;
 mod nodes;
 mod store;
 mod tidy;

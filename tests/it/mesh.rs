@@ -46,20 +46,32 @@ pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> (
     (code, text)
 }
 
-const UPGRADE: &[(&str, &str)] = &[
+pub const UPGRADE: &[(&str, &str)] = &[
     ("Upgrade", "websocket"),
     ("Connection", "Upgrade"),
     ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
     ("Sec-WebSocket-Version", "13"),
 ];
 
-/// A WebSocket to the daemon's mesh with its own origin; the hello is read.
+/// A WebSocket to the daemon's mesh with its own origin; the hello is read. Behind TLS it is
+/// `wss://`, pinned to the daemon's node id.
 pub async fn connect(d: &Daemon) -> Ws {
     let addr = d.mesh_addr();
-    let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
-    req.headers_mut()
-        .insert("Origin", format!("http://{addr}").parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let mut ws = if d.mesh_tls() {
+        let node = node_id(d).await;
+        circe::mesh::tls::connect_ws(
+            &format!("wss://{addr}/ws"),
+            &format!("https://{addr}"),
+            Some(&node),
+        )
+        .await
+        .unwrap()
+    } else {
+        let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+        req.headers_mut()
+            .insert("Origin", format!("http://{addr}").parse().unwrap());
+        tokio_tungstenite::connect_async(req).await.unwrap().0
+    };
     let hello = next_json(&mut ws).await;
     assert_eq!(hello["type"], "hello", "{hello}");
     ws
@@ -100,6 +112,12 @@ pub async fn close_code(ws: &mut Ws) -> Option<u16> {
             None => return None,
         }
     }
+}
+
+/// The daemon's node id, as the control socket reports it.
+pub async fn node_id(d: &Daemon) -> String {
+    let listed = admin(d, AdminVerb::Devices).await.unwrap();
+    listed["node"]["id"].as_str().unwrap().to_string()
 }
 
 pub async fn admin(d: &Daemon, verb: AdminVerb) -> Result<serde_json::Value, String> {

@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Chromium with one page target, attached.
-struct Phone {
+pub struct Phone {
     child: Option<Child>,
     to_chrome: std::fs::File,
     from_chrome: mpsc::Receiver<serde_json::Value>,
@@ -29,7 +29,12 @@ fn pipe() -> (OwnedFd, OwnedFd) {
 }
 
 impl Phone {
-    fn start(log: &std::path::Path) -> Phone {
+    pub fn start(log: &std::path::Path) -> Phone {
+        Phone::start_with(log, &[])
+    }
+
+    /// Chromium with `extra` command-line flags (e.g. `--ignore-certificate-errors-spki-list`).
+    pub fn start_with(log: &std::path::Path, extra: &[String]) -> Phone {
         use std::os::fd::AsRawFd;
         use std::os::unix::process::CommandExt;
         require_chromium();
@@ -56,6 +61,7 @@ impl Phone {
             "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
             "--remote-debugging-pipe",
         ])
+        .args(extra)
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("about:blank")
         .env("HOME", profile.path())
@@ -127,7 +133,7 @@ impl Phone {
     }
 
     /// One CDP command; page commands go to the attached session.
-    fn call(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+    pub fn call(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
         let id = self.next;
         self.next += 1;
         let mut msg = serde_json::json!({"id": id, "method": method, "params": params});
@@ -151,7 +157,7 @@ impl Phone {
         }
     }
 
-    fn eval(&mut self, js: &str) -> serde_json::Value {
+    pub fn eval(&mut self, js: &str) -> serde_json::Value {
         let r = self.call(
             "Runtime.evaluate",
             serde_json::json!({"expression": js, "returnByValue": true, "awaitPromise": true}),
@@ -160,7 +166,7 @@ impl Phone {
     }
 
     /// Poll `js` until it returns something truthy (not false, null, 0 or "").
-    fn wait(&mut self, js: &str, secs: u64) -> serde_json::Value {
+    pub fn wait(&mut self, js: &str, secs: u64) -> serde_json::Value {
         let deadline = Instant::now() + Duration::from_secs(secs);
         loop {
             let v = self.eval(js);
@@ -177,11 +183,11 @@ impl Phone {
         }
     }
 
-    fn goto(&mut self, url: &str) {
+    pub fn goto(&mut self, url: &str) {
         self.call("Page.navigate", serde_json::json!({"url": url}));
     }
 
-    fn say(&mut self, text: &str) {
+    pub fn say(&mut self, text: &str) {
         let js = format!(
             "document.getElementById('text').value = {}; document.getElementById('send').click(); true",
             serde_json::to_string(text).unwrap()
@@ -207,7 +213,7 @@ impl Drop for Phone {
 
 const TEXT: &str = "(id) => (document.getElementById(id) || {}).textContent || ''";
 
-fn text_of(phone: &mut Phone, id: &str) -> String {
+pub fn text_of(phone: &mut Phone, id: &str) -> String {
     phone
         .eval(&format!("({TEXT})({})", serde_json::to_string(id).unwrap()))
         .as_str()

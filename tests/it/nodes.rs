@@ -37,13 +37,17 @@ async fn admin(d: &Daemon, verb: AdminVerb) -> Result<serde_json::Value, String>
 /// Pair `laptop` with `desk` the way `circe pair` / `circe join` do; returns the laptop's node id
 /// as the desk knows it.
 async fn join(desk: &Daemon, laptop: &Daemon, port: u16) -> String {
+    join_at(desk, laptop, &format!("http://127.0.0.1:{port}")).await
+}
+
+async fn join_at(desk: &Daemon, laptop: &Daemon, url: &str) -> String {
     let started = admin(desk, AdminVerb::PairStart).await.unwrap();
     let code = started["code"].as_str().unwrap().to_string();
     let desk_id = started["node"]["id"].as_str().unwrap().to_string();
     let offered = admin(
         laptop,
         AdminVerb::JoinStart {
-            url: format!("http://127.0.0.1:{port}"),
+            url: url.to_string(),
             code,
             node: Some(desk_id.clone()),
         },
@@ -347,4 +351,56 @@ fn only_the_paired_key_authenticates_a_node_and_revoking_it_drops_the_link() {
     let after = rt().block_on(desk.state());
     assert_eq!(after.operations.len(), 1, "nothing new reached the desk");
     assert_eq!(after.operations[0].status.as_str(), "stopped");
+}
+
+#[test]
+fn over_tls_the_link_is_pinned_to_the_node_id() {
+    let weather = WeatherServer::start();
+    let port = free_port();
+    let config = desk_config(&weather, port).replace("[mesh]\n", "[mesh]\ntls = \"on\"\n");
+    let desk = Daemon::start(&config);
+    let laptop = Daemon::start(LAPTOP);
+    let url = format!("https://127.0.0.1:{port}");
+    rt().block_on(async {
+        let started = admin(&desk, AdminVerb::PairStart).await.unwrap();
+        let code = started["code"].as_str().unwrap().to_string();
+        assert!(
+            started["url"].as_str().unwrap().starts_with("https://"),
+            "{started}"
+        );
+        // Without the node id there is nothing to pin: refused before connecting.
+        let e = admin(
+            &laptop,
+            AdminVerb::JoinStart {
+                url: url.clone(),
+                code: code.clone(),
+                node: None,
+            },
+        )
+        .await
+        .unwrap_err();
+        assert!(e.contains("--node-id"), "{e}");
+        // Pinned to another node (the laptop's own id): the TLS handshake fails.
+        let own = admin(&laptop, AdminVerb::Nodes).await.unwrap();
+        let e = admin(
+            &laptop,
+            AdminVerb::JoinStart {
+                url: url.clone(),
+                code,
+                node: own["node"]["id"].as_str().map(String::from),
+            },
+        )
+        .await
+        .unwrap_err();
+        assert!(e.contains("pinned"), "{e}");
+        join_at(&desk, &laptop, &url).await;
+    });
+    let online = wait_online(&laptop, true, 10);
+    assert!(
+        online["url"].as_str().unwrap().starts_with("wss://"),
+        "{online}"
+    );
+    let out = laptop.cli(&["say", "--node", "desk", "--json", "what's the weather?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json_of(&out)["interaction"]["pending"]["type"], "question");
 }

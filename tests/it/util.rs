@@ -112,10 +112,21 @@ impl Daemon {
         self.dir.path().join("run/circe/control.sock")
     }
 
-    /// The mesh listener's address, as the daemon wrote it.
+    /// The mesh listener's address (`127.0.0.1:PORT`), as the daemon wrote it, without a scheme.
     pub fn mesh_addr(&self) -> String {
+        let file = self.mesh_file();
+        file.strip_prefix("https://").unwrap_or(&file).to_string()
+    }
+
+    /// What the daemon wrote: `127.0.0.1:PORT`, or `https://127.0.0.1:PORT` behind TLS.
+    pub fn mesh_file(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("run/circe/mesh.addr"))
             .expect("the daemon writes run/circe/mesh.addr")
+    }
+
+    /// Whether the mesh listener serves TLS.
+    pub fn mesh_tls(&self) -> bool {
+        self.mesh_file().starts_with("https://")
     }
 
     pub fn database(&self) -> PathBuf {
@@ -146,6 +157,52 @@ impl Daemon {
         unsafe { libc::kill(child.id() as i32, sig) };
         child.wait().unwrap()
     }
+}
+
+/// Run `circe serve` with `config` in fresh directories and expect it to refuse to start:
+/// returns its stderr (panics if it is still running after 20 s or exits 0).
+pub fn serve_refusal(config: &str) -> String {
+    let dir = tempfile::Builder::new()
+        .prefix("circe-it")
+        .tempdir()
+        .unwrap();
+    for sub in ["data", "config/circe", "run"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+    }
+    std::fs::write(dir.path().join("config/circe/config.toml"), config).unwrap();
+    let d = dir.path();
+    let mut child = Command::new(CIRCE)
+        .arg("serve")
+        .env("XDG_DATA_HOME", d.join("data"))
+        .env("XDG_CONFIG_HOME", d.join("config"))
+        .env("XDG_RUNTIME_DIR", d.join("run"))
+        .env_remove("CIRCE_SOCKET")
+        .env_remove("CIRCE_DATA_DIR")
+        .env_remove("CIRCE_CONFIG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn circe serve");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("circe serve kept running with {config:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(
+        !status.success(),
+        "circe serve started with {config:?}: {err}"
+    );
+    err
 }
 
 impl Drop for Daemon {

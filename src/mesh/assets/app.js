@@ -27,8 +27,13 @@ function setOnline(online, why) {
   s.className = online ? "online" : "offline";
 }
 
+// The socket follows the page: wss:// when the page came over https (the mesh behind TLS).
+function wsUrl() {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+}
+
 function connect(first) {
-  const socket = new WebSocket(`ws://${location.host}/ws`);
+  const socket = new WebSocket(wsUrl());
   ws = socket;
   socket.onmessage = (ev) => {
     let m;
@@ -261,7 +266,7 @@ document.addEventListener("DOMContentLoaded", () => {
   } else {
     showPairing();
     // Learn which desktop this is without authenticating: the hello names it.
-    const peek = new WebSocket(`ws://${location.host}/ws`);
+    const peek = new WebSocket(wsUrl());
     peek.onmessage = (ev) => {
       try { $("node").textContent = JSON.parse(ev.data).node.name; } catch { /* not a hello */ }
       peek.close();
