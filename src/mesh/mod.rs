@@ -234,6 +234,7 @@ impl Mesh {
                 format!("the node at {url} is {id}, not the node id you gave; nothing was paired"),
             ));
         }
+        self.name_free(node["name"].as_str().unwrap_or_default(), &id)?;
         let challenge = hello["challenge"].as_str().unwrap_or_default();
         let statement = identity::proof::pair(&id, challenge, code, &self.identity.id);
         let offer = serde_json::json!({
@@ -263,6 +264,22 @@ impl Mesh {
         let out = serde_json::json!({"verification": answer["verification"], "node": node});
         *self.joining.lock().await = Some(Joining { url, node, socket });
         Ok(out)
+    }
+
+    /// `--node NAME` must name exactly one node: this one, or one peer.
+    fn name_free(&self, name: &str, id: &str) -> Result<(), ApiError> {
+        let clash = self
+            .db(|s| s.peers())
+            .map_err(|e| ApiError::new("store_error", e.to_string()))?
+            .into_iter()
+            .any(|p| p.name == name && p.id != id);
+        if name.is_empty() || name == self.name || clash {
+            return Err(ApiError::new(
+                "node_name_taken",
+                format!("this node or one of its peers is already called {name:?}: rename one ([node] name) and pair again; nothing was paired"),
+            ));
+        }
+        Ok(())
     }
 
     /// Wait for the other node's decision; on approval it becomes a peer and its link starts.

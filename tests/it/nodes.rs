@@ -394,6 +394,20 @@ fn over_tls_the_link_is_pinned_to_the_node_id() {
         .unwrap_err();
         assert!(e.contains("pinned"), "{e}");
         join_at(&desk, &laptop, &url).await;
+        // Another node by the same name cannot be paired: `--node desk` must mean one node.
+        let twin = Daemon::start(&desk_config(&weather, free_port()));
+        let started = admin(&twin, AdminVerb::PairStart).await.unwrap();
+        let e = admin(
+            &laptop,
+            AdminVerb::JoinStart {
+                url: format!("http://{}", twin.mesh_addr()),
+                code: started["code"].as_str().unwrap().to_string(),
+                node: None,
+            },
+        )
+        .await
+        .unwrap_err();
+        assert!(e.contains("already called"), "{e}");
     });
     let online = wait_online(&laptop, true, 10);
     assert!(
