@@ -166,6 +166,13 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
             Some(Ok(None)) if matches!(request.verb, Verb::State { .. }) => {
                 state_with_nodes(request, &engine, mesh.clone(), &out)
             }
+            None if request.node.as_deref().is_some_and(|n| n != engine.node()) => {
+                let e = ApiError::new(
+                    "mesh_disabled",
+                    "the mesh is not enabled on this node ([mesh] enabled = false), so it reaches no other node",
+                );
+                let _ = out.send(encode(request.id, Err(e))).await;
+            }
             _ => dispatch(request, &engine, &out),
         }
     }

@@ -418,3 +418,23 @@ fn over_tls_the_link_is_pinned_to_the_node_id() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(json_of(&out)["interaction"]["pending"]["type"], "question");
 }
+
+#[test]
+fn without_the_mesh_a_request_for_another_node_is_refused_not_run_here() {
+    let weather = WeatherServer::start();
+    let lone = Daemon::start(&format!("{}[mesh]\nenabled = false\n", weather.config()));
+    let out = lone.cli(&["say", "--node", "elsewhere", "what's the weather?"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("mesh is not enabled"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        rt().block_on(lone.state()).interaction.is_none(),
+        "nothing ran here"
+    );
+    // Naming this node itself is fine.
+    let out = lone.cli(&["say", "--node", "desk", "what's the weather?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
