@@ -163,7 +163,7 @@ async fn read_app(
             missing.push(path.clone());
         }
     }
-    // Tables and tree views manage their descendants: walk them (bounded). The five reads of a
+    // Tables and tree views manage their descendants: walk them (bounded). The four reads of a
     // child, and the children of one container, go out together: the bus pipelines them, so a
     // container costs about one round trip per batch instead of five per child.
     let mut budget = 2000usize;
@@ -186,7 +186,7 @@ async fn read_app(
                 let Some((node, count)) = node? else {
                     continue;
                 };
-                *calls += 5;
+                *calls += 4;
                 if count > 0 && !nodes.contains_key(&node.path) {
                     missing.push(node.path.clone());
                 }
@@ -204,22 +204,37 @@ async fn read_app(
 /// How many children are read at once.
 const READ_BATCH: usize = 256;
 
-/// One child's role, name, states, interfaces and child count, read at once; `None` when any
-/// read failed (the child went away meanwhile).
+/// One child's role, states, interfaces, and (in one `Properties.GetAll`) its name and child
+/// count, read at once: four calls; `None` when any failed (the child went away meanwhile).
 async fn read_node(conn: &Conn, k: &ObjectRefOwned) -> DesktopResult<Option<(Node, i32)>> {
     let acc = proxy(conn, k).await?;
-    let (role, name, states, ifaces, count) = tokio::join!(
+    let props = zbus::fdo::PropertiesProxy::builder(conn.a11y.connection())
+        .destination(k.name_as_str().unwrap_or_default().to_string())
+        .and_then(|b| b.path(k.path_as_str().to_string()))
+        .map_err(refused)?
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .map_err(refused)?;
+    let accessible = zbus::names::InterfaceName::from_static_str_unchecked(ACCESSIBLE);
+    let (role, all, states, ifaces) = tokio::join!(
         timed(acc.get_role()),
-        timed(acc.name()),
+        timed(async { props.get_all(accessible).await.map_err(zbus::Error::from) }),
         timed(acc.get_state()),
         timed(acc.get_interfaces()),
-        timed(acc.child_count()),
     );
-    let (Ok(role), Ok(name), Ok(states), Ok(ifaces), Ok(count)) =
-        (role, name, states, ifaces, count)
-    else {
+    let (Ok(role), Ok(all), Ok(states), Ok(ifaces)) = (role, all, states, ifaces) else {
         return Ok(None);
     };
+    let name = all
+        .get("Name")
+        .and_then(|v| <&str>::try_from(&**v).ok())
+        .unwrap_or_default()
+        .to_string();
+    let count = all
+        .get("ChildCount")
+        .and_then(|v| i32::try_from(&**v).ok())
+        .unwrap_or(0);
     let node = Node {
         path: k.path_as_str().to_string(),
         role: role.name().to_string(),
@@ -230,6 +245,8 @@ async fn read_node(conn: &Conn, k: &ObjectRefOwned) -> DesktopResult<Option<(Nod
     };
     Ok(Some((node, count)))
 }
+
+const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 
 /// Observe one window (and its app's modal dialog) as one page of eval elements.
 pub(crate) async fn observe(
