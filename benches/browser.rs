@@ -65,6 +65,7 @@ fn main() {
         let _b = Browser::start(&d, &format!("{}{page}", sites.url));
         wait_connected(&d, Duration::from_secs(30));
         let (mut scan, mut whole, mut elements) = (Vec::new(), Vec::new(), 0);
+        let mut parts: [Vec<f64>; 3] = Default::default();
         rt.block_on(async {
             for _ in 0..40 {
                 let (_, op) = run(&d, "scroll up").await;
@@ -76,9 +77,18 @@ fn main() {
                         .expect("the extension reports scan time"),
                 );
                 whole.push((op.steps[0].finished_at.unwrap() - op.steps[0].started_at) as f64);
+                for (i, part) in ["collectMs", "loopMs", "contextMs"].iter().enumerate() {
+                    parts[i].push(ev["timing"][part].as_f64().unwrap_or(0.0));
+                }
             }
         });
         report(&format!("scan in page, {page} ({elements} elements)"), scan);
+        for (i, part) in ["collect", "hit-test + describe loop", "of which context"]
+            .iter()
+            .enumerate()
+        {
+            report(&format!("  {part}"), std::mem::take(&mut parts[i]));
+        }
         report(
             &format!("observe step, daemon side (ms clock), {page}"),
             whole,

@@ -235,7 +235,8 @@
       let c = sibCache.get(parent);
       if (!c) {
         const kids = [...(parent.children || [])];
-        c = { kids, sigs: kids.map(signature), index: new Map(kids.map((k, i) => [k, i])), groups: new Map() };
+        const sigs = kids.map(signature);
+        c = { kids, sigs, profile: C.siblingProfile(sigs), index: new Map(kids.map((k, i) => [k, i])), groups: new Map() };
         sibCache.set(parent, c);
       }
       return c;
@@ -261,7 +262,7 @@
           let nodes = null;
           if (idx >= 0) {
             let g = sib.groups.get(idx);
-            if (g === undefined) { g = sib.kids.length >= 3 ? C.itemGroup(sib.sigs, idx, 3) : null; sib.groups.set(idx, g); }
+            if (g === undefined) { g = sib.kids.length >= 3 ? C.itemGroupIn(sib.profile, idx, 3) : null; sib.groups.set(idx, g); }
             if (g) nodes = sib.kids.slice(g[0], g[1]);
           }
           const role = (node.getAttribute('role') || '').toLowerCase();
@@ -270,18 +271,20 @@
             const t = groupText(nodes);
             if (t.length >= minLen) return C.contextText(t);
           } else if (!fallback && node !== el) {
-            // Cached per node: on flat pages every element walks up to the same big containers.
+            // Cached per node: on flat pages every element walks up to the same big containers,
+            // so their text is read, normalized and cut to a context once per scan.
             let t = nodeText.get(node);
             if (t === undefined) {
-              t = C.normText(textOf(node));
+              const text = C.normText(textOf(node));
+              t = { length: text.length, context: C.contextText(text) };
               nodeText.set(node, t);
             }
-            if (t.length >= minLen + 8) fallback = t;
+            if (t.length >= minLen + 8) fallback = t.context;
           }
         }
         node = parent;
       }
-      return fallback ? C.contextText(fallback) : '';
+      return fallback;
     };
   }
 

@@ -126,15 +126,35 @@
    * that sequence that occurs first. Returns null when `idx` is not part of a repeated item.
    */
   function itemGroup(sigs, idx, minRepeat = 3) {
+    return itemGroupIn(siblingProfile(sigs), idx, minRepeat);
+  }
+
+  /**
+   * What `itemGroup` needs to know about all of a parent's children, computed once per parent:
+   * how often each signature occurs and where it first does. A flat page (hundreds of buttons in
+   * one container) would otherwise recount every sibling for every child.
+   */
+  function siblingProfile(sigs) {
     const counts = new Map();
     const first = new Map();
     sigs.forEach((s, i) => { counts.set(s, (counts.get(s) || 0) + 1); if (!first.has(s)) first.set(s, i); });
+    return { sigs, counts, first, periodic: new Map() };
+  }
+
+  function itemGroupIn(profile, idx, minRepeat = 3) {
+    const { sigs, counts, first } = profile;
     const own = sigs[idx];
     const n = counts.get(own) || 0;
     if (n < minRepeat) return null;
-    const similar = (m) => m >= minRepeat && Math.abs(m - n) <= Math.max(2, Math.round(n * 0.2));
-    const periodic = new Set();
-    for (const [s, m] of counts) if (similar(m)) periodic.add(s);
+    // The signatures that repeat about as often as this one (cached per count).
+    const key = n + '/' + minRepeat;
+    let periodic = profile.periodic.get(key);
+    if (!periodic) {
+      const similar = (m) => m >= minRepeat && Math.abs(m - n) <= Math.max(2, Math.round(n * 0.2));
+      periodic = new Set();
+      for (const [s, m] of counts) if (similar(m)) periodic.add(s);
+      profile.periodic.set(key, periodic);
+    }
     // The group starts at the periodic signature that appears first among the children.
     let startSig = own;
     let best = first.get(own);
@@ -345,7 +365,7 @@
 
   const api = {
     CONTEXT_MAX, LABEL_MAX, WIDGET_ROLES, NAME_FROM_CONTENT, EXPECT_KEYS,
-    normText, truncate, labelKey, assignOrdinals, chooseLabel, roleOf, itemGroup, contextText, pageText,
+    normText, truncate, labelKey, assignOrdinals, chooseLabel, roleOf, itemGroup, siblingProfile, itemGroupIn, contextText, pageText,
     defaultExpect, validateExpect, evaluateExpect, urlMatches, backoffDelay,
     historyPush, historyBack, keyEvent,
   };

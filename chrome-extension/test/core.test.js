@@ -135,3 +135,15 @@ test('keys for Input.dispatchKeyEvent', () => {
   assert.equal(C.keyEvent('NotAKey'), null);
   assert.equal(C.keyEvent(''), null);
 });
+
+test('itemGroupIn over one profile gives what itemGroup gives, child by child', () => {
+  const sigs = ['H1', 'TR.athing', 'TR', 'TR.spacer', 'TR.athing', 'TR', 'TR.spacer', 'TR.athing', 'TR', 'TR.spacer', 'DIV', 'TR.more'];
+  const profile = C.siblingProfile(sigs);
+  for (let i = 0; i < sigs.length; i++) {
+    assert.deepEqual(C.itemGroupIn(profile, i, 3), C.itemGroup(sigs, i, 3), `child ${i}`);
+  }
+  const flat = Array.from({ length: 240 }, () => 'BUTTON');
+  const p = C.siblingProfile(flat);
+  assert.deepEqual(C.itemGroupIn(p, 0, 3), [0, 1]);
+  assert.deepEqual(C.itemGroupIn(p, 239, 3), [239, 240]);
+});
