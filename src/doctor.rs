@@ -157,6 +157,28 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
             checks.push(c);
         }
     }
+    for node in state.iter().flat_map(|s| &s.nodes) {
+        let mut c = check(
+            "node",
+            if node.online {
+                Ok(format!("{} is online", node.name))
+            } else {
+                Err((
+                    format!(
+                        "{} is offline ({})",
+                        node.name,
+                        node.error.as_deref().unwrap_or("not connected")
+                    ),
+                    format!(
+                        "start `circe serve` on {0}; if it was re-installed or revoked this node, pair again (`circe nodes forget {0}`, then `circe join`)",
+                        node.name
+                    ),
+                ))
+            },
+        );
+        c.optional = true;
+        checks.push(c);
+    }
     if let Ok(config) = &config {
         checks.push(check(
             "weather",

@@ -262,6 +262,12 @@ fn killing_the_execution_node_shows_it_offline_and_nothing_completes_falsely() {
     let out = laptop.cli(&["state", "--node", "desk"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("desk is offline"), "{}", stderr(&out));
+    let out = laptop.cli(&["doctor"]);
+    assert!(
+        stdout(&out).contains("desk is offline"),
+        "doctor names the offline node: {}",
+        stdout(&out)
+    );
     // Nothing took the desk's place: the laptop has no interaction of its own.
     assert!(rt().block_on(laptop.state()).interaction.is_none());
 
@@ -273,6 +279,7 @@ fn killing_the_execution_node_shows_it_offline_and_nothing_completes_falsely() {
     assert!(out.status.success(), "{}", stderr(&out));
     let state = json_of(&out);
     assert_eq!(state["operation"]["status"], "outcomeUnknown", "{state}");
+    assert!(stdout(&laptop.cli(&["doctor"])).contains("desk is online"));
 }
 
 #[test]
