@@ -56,6 +56,11 @@ pub const UPGRADE: &[(&str, &str)] = &[
 /// A WebSocket to the daemon's mesh with its own origin; the hello is read. Behind TLS it is
 /// `wss://`, pinned to the daemon's node id.
 pub async fn connect(d: &Daemon) -> Ws {
+    connect_hello(d).await.0
+}
+
+/// A WebSocket to the daemon's mesh, and the hello it sent (with the node's key and challenge).
+pub async fn connect_hello(d: &Daemon) -> (Ws, serde_json::Value) {
     let addr = d.mesh_addr();
     let mut ws = if d.mesh_tls() {
         let node = node_id(d).await;
@@ -74,7 +79,7 @@ pub async fn connect(d: &Daemon) -> Ws {
     };
     let hello = next_json(&mut ws).await;
     assert_eq!(hello["type"], "hello", "{hello}");
-    ws
+    (ws, hello)
 }
 
 pub async fn send(ws: &mut Ws, v: serde_json::Value) {

@@ -2,8 +2,9 @@
 //! "desk") and routes requests there with `--node`. The desk owns the interaction and the
 //! operation; the laptop only carries inputs there and state back.
 
-use crate::mesh::{connect, next_json, send};
+use crate::mesh::{connect, connect_hello, next_json, send};
 use crate::util::{rt, stderr, stdout, Daemon, WeatherServer};
+use circe::mesh::identity::{hex, proof, verify, NodeIdentity};
 use circe::protocol::AdminVerb;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -444,4 +445,113 @@ fn without_the_mesh_a_request_for_another_node_is_refused_not_run_here() {
     // Naming this node itself is fine.
     let out = lone.cli(&["say", "--node", "desk", "what's the weather?"]);
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// This test plays a node by hand, with its own key, to check the server side of the handshake.
+#[test]
+fn a_node_signature_is_good_for_one_connection_only() {
+    let desk = Daemon::start("[node]\nname = \"desk\"\n");
+    let keys = tempfile::tempdir().unwrap();
+    let me = NodeIdentity::load_or_create(&keys.path().join("me.key")).unwrap();
+    let stranger = NodeIdentity::load_or_create(&keys.path().join("stranger.key")).unwrap();
+    rt().block_on(async {
+        // Pair as a node: the offer is signed over this connection's challenge and the code.
+        let started = admin(&desk, AdminVerb::PairStart).await.unwrap();
+        let code = started["code"].as_str().unwrap().to_string();
+        let (mut ws, hello) = connect_hello(&desk).await;
+        let desk_id = hello["node"]["id"].as_str().unwrap().to_string();
+        let desk_key = hello["node"]["publicKey"].as_str().unwrap().to_string();
+        let statement = proof::pair(&desk_id, hello["challenge"].as_str().unwrap(), &code, &me.id);
+        send(
+            &mut ws,
+            serde_json::json!({"type": "pairNode", "code": code, "name": "tool", "role": "controller",
+                "publicKey": hex(me.public_key()), "signature": hex(&me.sign(&statement))}),
+        )
+        .await;
+        assert_eq!(next_json(&mut ws).await["type"], "pairPending");
+        admin(&desk, AdminVerb::PairWait).await.unwrap();
+        admin(&desk, AdminVerb::PairDecide { approve: true })
+            .await
+            .unwrap();
+        let paired = next_json(&mut ws).await;
+        assert_eq!(paired["type"], "paired", "{paired}");
+        assert_eq!(paired["device"]["id"], me.id.as_str(), "known by its key's id");
+        assert!(paired.get("token").is_none(), "a node gets no token: {paired}");
+
+        // Authenticate: sign this connection's challenge; the desk proves its key in return.
+        let (mut ws, hello) = connect_hello(&desk).await;
+        let nonce = "n".repeat(26);
+        let signature = hex(&me.sign(&proof::client(
+            &desk_id,
+            hello["challenge"].as_str().unwrap(),
+            &me.id,
+        )));
+        let auth = serde_json::json!({"type": "node", "node": me.id, "signature": signature, "nonce": nonce});
+        send(&mut ws, auth.clone()).await;
+        let ok = next_json(&mut ws).await;
+        assert_eq!(ok["type"], "authOk", "{ok}");
+        assert!(
+            verify(
+                &desk_key,
+                &proof::server(&me.id, &nonce, &desk_id),
+                ok["signature"].as_str().unwrap()
+            ),
+            "the desk signed our nonce with the key it showed"
+        );
+        send(&mut ws, serde_json::json!({"id": 1, "verb": "state"})).await;
+        assert!(next_json(&mut ws).await["ok"]["node"].is_string());
+
+        // The same signature on another connection (another challenge) is worthless.
+        let (mut replay, _) = connect_hello(&desk).await;
+        send(&mut replay, auth).await;
+        let refused = next_json(&mut replay).await;
+        assert_eq!(refused["type"], "authFailed", "a replay: {refused}");
+
+        // A key that was never paired, signing correctly for itself, is refused too.
+        let (mut other, hello) = connect_hello(&desk).await;
+        let signature = hex(&stranger.sign(&proof::client(
+            &desk_id,
+            hello["challenge"].as_str().unwrap(),
+            &stranger.id,
+        )));
+        send(
+            &mut other,
+            serde_json::json!({"type": "node", "node": stranger.id, "signature": signature, "nonce": nonce}),
+        )
+        .await;
+        assert_eq!(next_json(&mut other).await["type"], "authFailed");
+    });
+}
+
+#[test]
+fn a_different_node_at_the_paired_address_is_never_taken_for_it() {
+    let weather = WeatherServer::start();
+    let port = free_port();
+    let mut desk = Daemon::start(&desk_config(&weather, port));
+    let laptop = Daemon::start(LAPTOP);
+    rt().block_on(join(&desk, &laptop, port));
+    wait_online(&laptop, true, 10);
+    // The desk goes; another node (its own key, the same name) takes its address.
+    desk.signal(libc::SIGKILL);
+    wait_online(&laptop, false, 5);
+    let impostor = Daemon::start(&desk_config(&weather, port));
+    // The laptop's link reaches it (it keeps retrying) and refuses it: never online.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let seen = wait_online(&laptop, false, 1);
+        if seen["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("is not the desk this node paired with"))
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never refused: {seen}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = laptop.cli(&["say", "--node", "desk", "what's the weather?"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        rt().block_on(impostor.state()).interaction.is_none(),
+        "nothing reached it"
+    );
 }
