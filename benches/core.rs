@@ -3,12 +3,21 @@
 //! Run with `cargo bench --bench core`. Prints distributions (p50/p95/max), not single timings;
 //! `CIRCE_BENCH_IDLE_SECS` shortens the idle measurement (default 60 s). Results: docs/BENCHMARKS.md.
 
+/// The weather API points at a closed port: these benchmarks never reach it.
+const CONFIG: &str =
+    "[weather]\ngeocoding_url = \"http://127.0.0.1:9\"\nforecast_url = \"http://127.0.0.1:9\"\n";
+
+#[path = "../tests/it/util.rs"]
+#[allow(dead_code)]
+mod util;
+
 use circe::client::Client;
 use circe::interaction::{self, Context, Proposal};
 use circe::model::{Goal, Input, InputMode, Relation};
 use circe::protocol::{Notification, Verb};
 use circe::store::Store;
 use std::time::{Duration, Instant};
+use util::Daemon;
 use uuid::Uuid;
 
 fn main() {
@@ -92,55 +101,9 @@ fn acceptance() {
     report("durable acceptance (commit, FULL)", samples);
 }
 
-struct Served {
-    child: std::process::Child,
-    dir: tempfile::TempDir,
-}
-
-impl Served {
-    fn start() -> Served {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        let d = dir.path();
-        std::fs::create_dir_all(d.join("config/circe")).unwrap();
-        // The weather API points at a closed port: these benchmarks never reach it.
-        std::fs::write(
-            d.join("config/circe/config.toml"),
-            "[weather]\ngeocoding_url = \"http://127.0.0.1:9\"\nforecast_url = \"http://127.0.0.1:9\"\n[mesh]\nlisten = \"127.0.0.1:0\"\n",
-        )
-        .unwrap();
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_circe"))
-            .arg("serve")
-            .env("XDG_DATA_HOME", d.join("data"))
-            .env("XDG_CONFIG_HOME", d.join("config"))
-            .env("XDG_RUNTIME_DIR", d.join("run"))
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let s = Served { child, dir };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::os::unix::net::UnixStream::connect(s.socket()).is_err() {
-            assert!(Instant::now() < deadline, "circe serve did not start");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        s
-    }
-
-    fn socket(&self) -> std::path::PathBuf {
-        self.dir.path().join("run/circe/control.sock")
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// A real daemon: from sending a submit to a subscriber holding the change it made.
 fn notification() {
-    let served = Served::start();
+    let served = Daemon::quiet(CONFIG);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -203,7 +166,7 @@ fn idle() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(60);
-    let served = Served::start();
+    let served = Daemon::quiet(CONFIG);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -219,7 +182,7 @@ fn idle() {
         }
     });
     std::thread::sleep(Duration::from_secs(1));
-    let pid = served.child.id();
+    let pid = served.pid();
     let tick_hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
     let before = proc_stat_ticks(pid);
     std::thread::sleep(Duration::from_secs(secs));

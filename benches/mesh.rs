@@ -5,12 +5,17 @@
 //! Run with `cargo bench --bench mesh`. Prints distributions (p50/p95/max). Results:
 //! docs/BENCHMARKS.md ("Mesh").
 
+#[path = "../tests/it/util.rs"]
+#[allow(dead_code)]
+mod util;
+
 use circe::client::Client;
 use circe::protocol::AdminVerb;
 use futures_util::{SinkExt, StreamExt};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
+use util::Daemon;
 
 type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -20,7 +25,7 @@ const CONTROLLER: &str =
     "[node]\nname = \"laptop\"\nrole = \"controller\"\n[mesh]\nlisten = \"127.0.0.1:0\"\n";
 
 fn main() {
-    let served = Served::start(DESK);
+    let served = Daemon::quiet(DESK);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -40,8 +45,8 @@ fn main() {
 
 /// Submit on a controller's control socket for the desk, time until a routed subscription on the
 /// controller holds the change (controller → desk over the mesh link → back).
-async fn routed(desk: &Served) {
-    let laptop = Served::start(CONTROLLER);
+async fn routed(desk: &Daemon) {
+    let laptop = Daemon::quiet(CONTROLLER);
     let mut admin = Client::connect(&desk.socket()).await.unwrap();
     let started = admin.call_admin(AdminVerb::PairStart).await.unwrap();
     let mut joiner = Client::connect(&laptop.socket()).await.unwrap();
@@ -126,7 +131,7 @@ fn submit(n: u64) -> String {
 }
 
 /// Submit from one device, time until a subscribed socket (another device) holds the change.
-async fn latency(served: &Served, tokens: &[String]) {
+async fn latency(served: &Daemon, tokens: &[String]) {
     let mut sub = subscribed(served, &tokens[0]).await;
     let mut submitters = Vec::new();
     for t in &tokens[1..] {
@@ -163,15 +168,15 @@ async fn latency(served: &Served, tokens: &[String]) {
 }
 
 /// 200 subscribed sockets; each round one submit, timed until every socket holds the change.
-async fn fan_out(served: &Served, tokens: &[String]) {
-    let before = rss_kib(served.child.id());
+async fn fan_out(served: &Daemon, tokens: &[String]) {
+    let before = rss_kib(served.pid());
     let mut clients = Vec::new();
     for t in tokens {
         for _ in 0..4 {
             clients.push(subscribed(served, t).await);
         }
     }
-    let with = rss_kib(served.child.id());
+    let with = rss_kib(served.pid());
     let mut submitter = Client::connect(&served.socket()).await.unwrap();
     let mut every = Vec::new();
     let mut last = Vec::new();
@@ -228,7 +233,7 @@ async fn json(ws: &mut Ws) -> serde_json::Value {
     }
 }
 
-async fn connect(served: &Served) -> Ws {
+async fn connect(served: &Daemon) -> Ws {
     let addr = served.mesh_addr();
     let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
     req.headers_mut()
@@ -238,7 +243,7 @@ async fn connect(served: &Served) -> Ws {
     ws
 }
 
-async fn authed(served: &Served, token: &str) -> Ws {
+async fn authed(served: &Daemon, token: &str) -> Ws {
     let mut ws = connect(served).await;
     let auth = serde_json::json!({"type": "auth", "token": token}).to_string();
     ws.send(Message::Text(auth.into())).await.unwrap();
@@ -246,7 +251,7 @@ async fn authed(served: &Served, token: &str) -> Ws {
     ws
 }
 
-async fn subscribed(served: &Served, token: &str) -> Ws {
+async fn subscribed(served: &Daemon, token: &str) -> Ws {
     let mut ws = authed(served, token).await;
     ws.send(Message::Text(r#"{"id":1,"verb":"subscribe"}"#.into()))
         .await
@@ -256,7 +261,7 @@ async fn subscribed(served: &Served, token: &str) -> Ws {
     ws
 }
 
-async fn pair(served: &Served, name: &str) -> String {
+async fn pair(served: &Daemon, name: &str) -> String {
     let mut admin = Client::connect(&served.socket()).await.unwrap();
     let started = admin.call_admin(AdminVerb::PairStart).await.unwrap();
     let mut ws = connect(served).await;
@@ -271,49 +276,4 @@ async fn pair(served: &Served, name: &str) -> String {
         .unwrap();
     let paired = json(&mut ws).await;
     paired["token"].as_str().unwrap().to_string()
-}
-
-struct Served {
-    child: std::process::Child,
-    dir: tempfile::TempDir,
-}
-
-impl Served {
-    fn start(config: &str) -> Served {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        let d = dir.path();
-        std::fs::create_dir_all(d.join("config/circe")).unwrap();
-        std::fs::write(d.join("config/circe/config.toml"), config).unwrap();
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_circe"))
-            .arg("serve")
-            .env("XDG_DATA_HOME", d.join("data"))
-            .env("XDG_CONFIG_HOME", d.join("config"))
-            .env("XDG_RUNTIME_DIR", d.join("run"))
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let s = Served { child, dir };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::os::unix::net::UnixStream::connect(s.socket()).is_err() {
-            assert!(Instant::now() < deadline, "circe serve did not start");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        s
-    }
-
-    fn socket(&self) -> std::path::PathBuf {
-        self.dir.path().join("run/circe/control.sock")
-    }
-
-    fn mesh_addr(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("run/circe/mesh.addr")).unwrap()
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }

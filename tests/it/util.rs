@@ -83,6 +83,18 @@ impl Daemon {
         );
     }
 
+    /// The daemon's process id (benchmarks read its memory).
+    #[allow(dead_code)] // used by benches/
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
+    /// A daemon for benchmarks: logging at `warn`, so log writes do not skew the timings.
+    #[allow(dead_code)] // used by benches/
+    pub fn quiet(config: &str) -> Daemon {
+        Daemon::start_with_env(config, vec![("RUST_LOG".into(), "warn".into())])
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("serve.log")).unwrap_or_default()
     }
