@@ -22,6 +22,12 @@ use super::utterance::{self, Ordinal, Reading, Verb, MAX_TEXT};
 /// Act when the merged probability of the best element is at least this.
 /// Chosen from the dev corpus coverage/accuracy curve (docs/GROUNDING.md).
 pub const ACT_AT: f32 = 0.6;
+/// Also act at this probability or more when the best element leads the next by
+/// [`CLEAR_LEAD`] or more: a name that only one item carries ("the ALEX desk")
+/// among many alike items ("Add to cart" on every card) spreads the remaining
+/// mass thinly without making the choice any less clear.
+pub const CLEAR_ACT_AT: f32 = 0.5;
+pub const CLEAR_LEAD: f32 = 8.0;
 /// Below this, the best element is not worth offering: reject instead.
 pub const OFFER_AT: f32 = 0.08;
 /// Candidates below this are not shown in a clarification.
@@ -225,7 +231,9 @@ pub fn conclude(
             let Some((index, p)) = best.filter(|(_, p)| *p >= OFFER_AT) else {
                 return Decision::Reject(nothing_fits(&reading));
             };
-            if p < ACT_AT
+            let next = ranked.get(1).map_or(0.0, |(_, q)| *q);
+            let clear = p >= CLEAR_ACT_AT && p >= CLEAR_LEAD * next;
+            if (p < ACT_AT && !clear)
                 || reading.guessed_verb
                 || leads_with_an_unknown_word(&reading, observation)
             {

@@ -399,3 +399,35 @@ fn a_misheard_verb_never_becomes_open() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_clear_lead_acts_below_the_act_gate_and_a_close_one_asks() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/grounding/observations/shop-fixture.json");
+    let observation = circe::director::load_observation(&path).unwrap();
+    let ground = |text: &str| {
+        circe::eval::ground_text(&observation, text, &circe::decider::local::LocalDecider)
+    };
+    // Twelve cards, each with "Add to cart": the one named ALEX leads every other by far.
+    match ground("add the ALEX desk to the cart") {
+        circe::director::Decision::Execute(plan) => {
+            assert_eq!(
+                plan.action,
+                circe::director::Action::Click {
+                    target: "r43".into()
+                }
+            );
+            assert!(
+                plan.confidence < circe::director::screen::ACT_AT,
+                "this is the clear-lead gate, not the plain one: {}",
+                plan.confidence
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // No name: the cards tie, so it asks.
+    assert!(matches!(
+        ground("add the desk to the cart"),
+        circe::director::Decision::Clarify(_)
+    ));
+}
