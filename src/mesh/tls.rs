@@ -38,8 +38,10 @@ pub const ALPN_HTTP1: &[u8] = b"http/1.1";
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Handshakes in progress at once; beyond this, new connections wait in the kernel's backlog.
 pub const MAX_PENDING_HANDSHAKES: usize = 128;
-/// The cap on one WebSocket message (and frame), as on the server.
-pub const MAX_MESSAGE_BYTES: usize = super::server::MAX_MESSAGE_BYTES;
+/// The cap on one message (and frame) a node client *receives*. Requests going out stay far
+/// below the server's 64 KiB; what comes back is a node's state, whose operations carry their
+/// evidence (a browser step keeps the whole observation), so it may be much larger.
+pub const MAX_RECEIVE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Browser certificates are renewed at every start; this keeps them within what phones accept
 /// for a TLS server certificate (at most 398 days).
@@ -452,8 +454,8 @@ pub async fn connect_ws(
     })?;
     let _ = tcp.set_nodelay(true);
     let config = WebSocketConfig::default()
-        .max_message_size(Some(MAX_MESSAGE_BYTES))
-        .max_frame_size(Some(MAX_MESSAGE_BYTES));
+        .max_message_size(Some(MAX_RECEIVE_BYTES))
+        .max_frame_size(Some(MAX_RECEIVE_BYTES));
     let handshake = tokio_tungstenite::client_async_tls_with_config(
         request,
         tcp,

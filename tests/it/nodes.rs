@@ -555,3 +555,48 @@ fn a_different_node_at_the_paired_address_is_never_taken_for_it() {
         "nothing reached it"
     );
 }
+
+#[test]
+fn a_large_state_comes_back_whole_over_the_link() {
+    let weather = WeatherServer::start();
+    let port = free_port();
+    let desk = Daemon::start(&desk_config(&weather, port));
+    let laptop = Daemon::start(LAPTOP);
+    rt().block_on(join(&desk, &laptop, port));
+    wait_online(&laptop, true, 10);
+    // Eighty finished lookups on the desk: its state with all of them is far over 64 KiB.
+    rt().block_on(async {
+        let mut c = desk.client().await;
+        for n in 0..80 {
+            let input = circe::model::Input {
+                id: uuid::Uuid::new_v4(),
+                device: "cli".into(),
+                text: format!("weather in {}", ["Pune", "Mumbai"][n % 2]),
+                choice: None,
+                mode: Default::default(),
+                interaction: None,
+                expected_revision: None,
+            };
+            c.call(circe::protocol::Verb::Submit { input })
+                .await
+                .unwrap();
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while rt()
+        .block_on(desk.state())
+        .operations
+        .iter()
+        .any(|o| o.status.is_active())
+    {
+        assert!(Instant::now() < deadline, "the lookups did not finish");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = laptop.cli(&["ops", "--node", "desk", "--limit", "500", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stdout.len() > 64 * 1024, "{} bytes", out.stdout.len());
+    let ops: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(ops.len(), 80);
+    // The link survived it.
+    wait_online(&laptop, true, 1);
+}
