@@ -196,6 +196,28 @@ impl Phone {
     }
 }
 
+/// Pair the page the way a person does: type the code and a name, see the same verification code
+/// as the desktop, approve it there, and wait until the page is online.
+pub fn pair_on_the_page(phone: &mut Phone, d: &Daemon, started: &serde_json::Value, name: &str) {
+    phone.eval(&format!(
+        "document.getElementById('pair-code').value = '{}'; document.getElementById('pair-name').value = '{name}'; document.getElementById('pair-go').click(); true",
+        started["code"].as_str().unwrap()
+    ));
+    let waited = rt().block_on(admin(d, AdminVerb::PairWait)).unwrap();
+    assert_eq!(waited["name"], name);
+    let shown = phone.wait("document.getElementById('verification').textContent", 10);
+    assert_eq!(
+        shown, waited["verification"],
+        "the codes match on both screens"
+    );
+    rt().block_on(admin(d, AdminVerb::PairDecide { approve: true }))
+        .unwrap();
+    phone.wait(
+        "document.getElementById('status').textContent === 'online'",
+        10,
+    );
+}
+
 impl Drop for Phone {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -241,23 +263,7 @@ fn the_phone_page_pairs_asks_answers_stops_corrects_and_survives_a_reload() {
     // Pair: type the code and a name; both screens show the same verification code.
     phone.wait("!document.getElementById('pairing').hidden", 10);
     assert_eq!(phone.wait("document.getElementById('node').textContent !== '…' && document.getElementById('node').textContent", 10), "desk");
-    phone.eval(&format!(
-        "document.getElementById('pair-code').value = '{}'; document.getElementById('pair-name').value = 'Test phone'; document.getElementById('pair-go').click(); true",
-        started["code"].as_str().unwrap()
-    ));
-    let waited = rt().block_on(admin(&d, AdminVerb::PairWait)).unwrap();
-    assert_eq!(waited["name"], "Test phone");
-    let shown = phone.wait("document.getElementById('verification').textContent", 10);
-    assert_eq!(
-        shown, waited["verification"],
-        "the codes match on both screens"
-    );
-    rt().block_on(admin(&d, AdminVerb::PairDecide { approve: true }))
-        .unwrap();
-    phone.wait(
-        "document.getElementById('status').textContent === 'online'",
-        10,
-    );
+    pair_on_the_page(&mut phone, &d, &started, "Test phone");
     assert_eq!(
         phone.eval("!document.getElementById('stop').hidden"),
         true,

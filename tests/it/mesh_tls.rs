@@ -352,23 +352,7 @@ fn the_phone_page_pairs_over_https_in_chromium_trusting_only_the_fingerprint() {
         "desk",
         "the hello arrived over wss://"
     );
-    phone.eval(&format!(
-        "document.getElementById('pair-code').value = '{}'; document.getElementById('pair-name').value = 'TLS phone'; document.getElementById('pair-go').click(); true",
-        started["code"].as_str().unwrap()
-    ));
-    let waited = rt().block_on(admin(&d, AdminVerb::PairWait)).unwrap();
-    assert_eq!(waited["name"], "TLS phone");
-    let shown = phone.wait("document.getElementById('verification').textContent", 10);
-    assert_eq!(
-        shown, waited["verification"],
-        "the codes match on both screens"
-    );
-    rt().block_on(admin(&d, AdminVerb::PairDecide { approve: true }))
-        .unwrap();
-    phone.wait(
-        "document.getElementById('status').textContent === 'online'",
-        10,
-    );
+    crate::mesh_browser::pair_on_the_page(&mut phone, &d, &started, "TLS phone");
     // The control API works over the page's wss:// socket.
     phone.say("what's the weather?");
     phone.wait("!document.getElementById('question-box').hidden", 10);

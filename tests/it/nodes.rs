@@ -101,6 +101,33 @@ fn wait_online(laptop: &Daemon, online: bool, secs: u64) -> serde_json::Value {
     }
 }
 
+/// Two nodes on this machine, paired and linked: the desk (at `port`, with the weather server)
+/// and the laptop (a controller).
+struct Pair {
+    weather: WeatherServer,
+    port: u16,
+    desk: Daemon,
+    laptop: Daemon,
+    /// The laptop's id as the desk knows it.
+    laptop_id: String,
+}
+
+fn paired() -> Pair {
+    let weather = WeatherServer::start();
+    let port = free_port();
+    let desk = Daemon::start(&desk_config(&weather, port));
+    let laptop = Daemon::start(LAPTOP);
+    let laptop_id = rt().block_on(join(&desk, &laptop, port));
+    wait_online(&laptop, true, 10);
+    Pair {
+        weather,
+        port,
+        desk,
+        laptop,
+        laptop_id,
+    }
+}
+
 fn json_of(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_str(stdout(out).trim())
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
@@ -108,12 +135,13 @@ fn json_of(out: &std::process::Output) -> serde_json::Value {
 
 #[test]
 fn a_controller_routes_requests_to_the_execution_node_which_owns_them() {
-    let weather = WeatherServer::start();
-    let port = free_port();
-    let desk = Daemon::start(&desk_config(&weather, port));
-    let laptop = Daemon::start(LAPTOP);
-    let laptop_id = rt().block_on(join(&desk, &laptop, port));
-    wait_online(&laptop, true, 10);
+    let Pair {
+        weather,
+        desk,
+        laptop,
+        laptop_id,
+        ..
+    } = paired();
 
     // A controller acts nowhere by itself: with no node named and no preference it says so.
     let out = laptop.cli(&["say", "what's the weather?"]);
@@ -212,12 +240,12 @@ fn wait_forecast_requests(weather: &WeatherServer, n: usize) {
 
 #[test]
 fn killing_the_execution_node_shows_it_offline_and_nothing_completes_falsely() {
-    let weather = WeatherServer::start();
-    let port = free_port();
-    let mut desk = Daemon::start(&desk_config(&weather, port));
-    let laptop = Daemon::start(LAPTOP);
-    rt().block_on(join(&desk, &laptop, port));
-    wait_online(&laptop, true, 10);
+    let Pair {
+        weather,
+        mut desk,
+        laptop,
+        ..
+    } = paired();
 
     // A lookup that is in flight at the weather server when the desk dies.
     weather
@@ -285,12 +313,13 @@ fn killing_the_execution_node_shows_it_offline_and_nothing_completes_falsely() {
 
 #[test]
 fn only_the_paired_key_authenticates_a_node_and_revoking_it_drops_the_link() {
-    let weather = WeatherServer::start();
-    let port = free_port();
-    let desk = Daemon::start(&desk_config(&weather, port));
-    let laptop = Daemon::start(LAPTOP);
-    let laptop_id = rt().block_on(join(&desk, &laptop, port));
-    wait_online(&laptop, true, 10);
+    let Pair {
+        weather,
+        desk,
+        laptop,
+        laptop_id,
+        ..
+    } = paired();
 
     rt().block_on(async {
         // Claiming the laptop's id without its key: the signature cannot be right.
@@ -525,12 +554,13 @@ fn a_node_signature_is_good_for_one_connection_only() {
 
 #[test]
 fn a_different_node_at_the_paired_address_is_never_taken_for_it() {
-    let weather = WeatherServer::start();
-    let port = free_port();
-    let mut desk = Daemon::start(&desk_config(&weather, port));
-    let laptop = Daemon::start(LAPTOP);
-    rt().block_on(join(&desk, &laptop, port));
-    wait_online(&laptop, true, 10);
+    let Pair {
+        weather,
+        port,
+        mut desk,
+        laptop,
+        ..
+    } = paired();
     // The desk goes; another node (its own key, the same name) takes its address.
     desk.signal(libc::SIGKILL);
     wait_online(&laptop, false, 5);
@@ -558,12 +588,13 @@ fn a_different_node_at_the_paired_address_is_never_taken_for_it() {
 
 #[test]
 fn a_large_state_comes_back_whole_over_the_link() {
-    let weather = WeatherServer::start();
-    let port = free_port();
-    let desk = Daemon::start(&desk_config(&weather, port));
-    let laptop = Daemon::start(LAPTOP);
-    rt().block_on(join(&desk, &laptop, port));
-    wait_online(&laptop, true, 10);
+    // The weather server is held to the end: the desk looks the weather up there.
+    let Pair {
+        weather: _weather,
+        desk,
+        laptop,
+        ..
+    } = paired();
     // Eighty finished lookups on the desk: its state with all of them is far over 64 KiB.
     rt().block_on(async {
         let mut c = desk.client().await;
