@@ -165,7 +165,9 @@ async fn upgrade(
 ) -> Response {
     ws.max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
-        .max_write_buffer_size(1024 * 1024)
+        // One reply may be a whole state with its operations' evidence (a browser step keeps its
+        // observation): as large as a node client accepts (`tls::MAX_RECEIVE_BYTES`).
+        .max_write_buffer_size(super::tls::MAX_RECEIVE_BYTES)
         .on_upgrade(move |socket| connection(socket, mesh, peer))
 }
 
