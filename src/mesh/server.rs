@@ -589,6 +589,18 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
             ),
         ));
     }
+    if mesh.role == super::identity::Role::Controller
+        && matches!(kind, MessageKind::SubmitText | MessageKind::SubmitAnswer)
+    {
+        // A controller acts nowhere itself, and a device's request is never carried on.
+        return reply(ApiError::new(
+            "controller_node",
+            format!(
+                "{} is a controller and acts nowhere itself; pair this device with the node that should act",
+                mesh.name
+            ),
+        ));
+    }
     if matches!(kind, MessageKind::SubmitText | MessageKind::SubmitAnswer)
         && !mesh.submit_allowed(&device.id)
     {

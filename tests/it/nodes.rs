@@ -344,6 +344,22 @@ fn only_the_paired_key_authenticates_a_node_and_revoking_it_drops_the_link() {
         assert_eq!(refused["code"], "bad_signature", "{refused}");
     });
 
+    // A phone paired with the controller cannot make it act (it acts nowhere) or carry on.
+    rt().block_on(async {
+        let (token, _) = crate::mesh::pair(&laptop, "phone").await;
+        let mut ws = connect(&laptop).await;
+        send(&mut ws, serde_json::json!({"type": "auth", "token": token})).await;
+        assert_eq!(next_json(&mut ws).await["type"], "authOk");
+        send(
+            &mut ws,
+            serde_json::json!({"id": 3, "verb": "submit", "input": {"id": uuid::Uuid::new_v4(), "device": "x", "text": "what's the weather?"}}),
+        )
+        .await;
+        let reply = next_json(&mut ws).await;
+        assert_eq!(reply["error"]["code"], "controller_node", "{reply}");
+    });
+    assert!(rt().block_on(laptop.state()).interaction.is_none());
+
     // A device of the desk cannot make the desk carry its requests on to a third node.
     rt().block_on(async {
         let (token, _) = crate::mesh::pair(&desk, "phone").await;
