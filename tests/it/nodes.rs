@@ -647,3 +647,106 @@ fn a_large_state_comes_back_whole_over_the_link() {
     // The link survived it.
     wait_online(&laptop, true, 1);
 }
+
+/// A network namespace of this test's own, whose loopback interface also carries 10.77.0.1: an
+/// address that is not loopback, as a LAN address is to the daemon, on this machine only.
+struct Netns {
+    holder: std::process::Child,
+}
+
+impl Netns {
+    const ADDR: &'static str = "10.77.0.1";
+
+    fn new() -> Netns {
+        assert_eq!(
+            unsafe { libc::geteuid() },
+            0,
+            "this test makes a network namespace (unshare, nsenter, ip from util-linux and iproute2) and needs root"
+        );
+        let holder = std::process::Command::new("unshare")
+            .args(["--net", "sleep", "600"])
+            .spawn()
+            .expect("unshare (util-linux) is needed");
+        let ns = Netns { holder };
+        // unshare execs sleep once the namespace exists: wait for that.
+        let ours = std::fs::read_link("/proc/self/ns/net").unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while std::fs::read_link(format!("/proc/{}/ns/net", ns.pid())).ok() == Some(ours.clone()) {
+            assert!(
+                Instant::now() < deadline,
+                "unshare made no network namespace"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        for args in [
+            vec!["link", "set", "lo", "up"],
+            vec!["addr", "add", "10.77.0.1/32", "dev", "lo"],
+        ] {
+            let out = ns.run("ip", &args);
+            assert!(out.status.success(), "ip {args:?}: {}", stderr(&out));
+        }
+        ns
+    }
+
+    fn pid(&self) -> u32 {
+        self.holder.id()
+    }
+
+    /// Run a program inside the namespace.
+    fn run(&self, program: &str, args: &[&str]) -> std::process::Output {
+        std::process::Command::new("nsenter")
+            .args(["-t", &self.pid().to_string(), "-n", program])
+            .args(args)
+            .output()
+            .expect("nsenter (util-linux) is needed")
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = self.holder.kill();
+        let _ = self.holder.wait();
+    }
+}
+
+#[test]
+fn on_a_lan_address_the_mesh_is_tls_only_and_a_peer_reaches_it_pinned() {
+    let ns = Netns::new();
+    let listen = format!("{}:7457", Netns::ADDR);
+    // No `[mesh] tls`: the default ("auto") serves TLS because the address is not loopback.
+    let desk = Daemon::start_in_netns(
+        &format!("[node]\nname = \"desk\"\n[mesh]\nlisten = \"{listen}\"\n"),
+        ns.pid(),
+    );
+    let laptop = Daemon::start_in_netns(LAPTOP, ns.pid());
+    assert_eq!(desk.mesh_file(), format!("https://{listen}"));
+
+    // It listens on exactly that address, nowhere else.
+    let out = ns.run("ss", &["-ltnH"]);
+    let sockets = stdout(&out);
+    assert!(sockets.contains(&listen), "{sockets}");
+    assert!(
+        !sockets.contains("0.0.0.0:7457") && !sockets.contains("*:7457"),
+        "{sockets}"
+    );
+    // Plain HTTP to it gets no HTTP answer.
+    let probe = format!(
+        "exec 3<>/dev/tcp/{}/7457 && echo connected; printf 'GET /healthz HTTP/1.1\\r\\nHost: {listen}\\r\\nConnection: close\\r\\n\\r\\n' >&3; timeout 3 cat <&3",
+        Netns::ADDR
+    );
+    let out = ns.run("bash", &["-c", &probe]);
+    assert!(stdout(&out).starts_with("connected"), "{}", stderr(&out));
+    assert!(
+        !stdout(&out).contains("HTTP/1.1"),
+        "plaintext was answered: {}",
+        stdout(&out)
+    );
+
+    // A peer pairs over https with the node id and routes to it over the pinned wss:// link.
+    rt().block_on(join_at(&desk, &laptop, &format!("https://{listen}")));
+    let online = wait_online(&laptop, true, 10);
+    assert_eq!(online["url"], format!("wss://{listen}/ws"), "{online}");
+    let out = laptop.cli(&["say", "--node", "desk", "--json", "what's the weather?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json_of(&out)["interaction"]["pending"]["type"], "question");
+}

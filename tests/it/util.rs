@@ -16,6 +16,8 @@ pub struct Daemon {
     child: Option<Child>,
     /// Extra environment for the daemon and the CLI (e.g. a desktop session's DISPLAY).
     env: Vec<(String, String)>,
+    /// The network namespace (of this process id) the daemon and its CLI run in, if not ours.
+    netns: Option<u32>,
 }
 
 impl Daemon {
@@ -26,6 +28,14 @@ impl Daemon {
 
     /// Start `circe serve` with extra environment variables.
     pub fn start_with_env(config: &str, env: Vec<(String, String)>) -> Daemon {
+        let mut d = Daemon::start_stopped(config);
+        d.env = env;
+        d.spawn();
+        d
+    }
+
+    /// The directories and config, not yet serving.
+    fn start_stopped(config: &str) -> Daemon {
         let dir = tempfile::Builder::new()
             .prefix("circe-it")
             .tempdir()
@@ -40,11 +50,20 @@ impl Daemon {
             format!("{config}\n[mesh]\nlisten = \"127.0.0.1:0\"\n")
         };
         std::fs::write(dir.path().join("config/circe/config.toml"), config).unwrap();
-        let mut d = Daemon {
+        Daemon {
             dir,
             child: None,
-            env,
-        };
+            env: Vec::new(),
+            netns: None,
+        }
+    }
+
+    /// Start `circe serve` inside the network namespace of process `pid` (its Unix sockets are
+    /// still reachable from here: they live in the file system).
+    #[allow(dead_code)] // not every user of this file needs it
+    pub fn start_in_netns(config: &str, pid: u32) -> Daemon {
+        let mut d = Daemon::start_stopped(config);
+        d.netns = Some(pid);
         d.spawn();
         d
     }
@@ -101,7 +120,14 @@ impl Daemon {
 
     /// A `circe` command in this daemon's environment.
     pub fn command(&self) -> Command {
-        let mut c = Command::new(CIRCE);
+        let mut c = match self.netns {
+            Some(pid) => {
+                let mut c = Command::new("nsenter");
+                c.args(["-t", &pid.to_string(), "-n", CIRCE]);
+                c
+            }
+            None => Command::new(CIRCE),
+        };
         let d = self.dir.path();
         c.env("XDG_DATA_HOME", d.join("data"))
             .env("XDG_CONFIG_HOME", d.join("config"))
