@@ -567,3 +567,38 @@ fn a_silent_socket_is_closed_and_a_live_one_is_kept() {
         assert!(r["ok"]["node"].is_string(), "{r}");
     });
 }
+
+#[test]
+fn failed_attempts_cool_down_per_address_whatever_the_headers_claim() {
+    let d = Daemon::start("");
+    rt().block_on(async {
+        let (token, _) = pair(&d, "Pixel").await;
+        for _ in 0..10 {
+            let mut ws = connect(&d).await;
+            send(
+                &mut ws,
+                serde_json::json!({"type": "auth", "token": "not-a-token"}),
+            )
+            .await;
+            assert_eq!(next_json(&mut ws).await["code"], "unknown_device");
+        }
+        // Now even the right token waits out the cool-down, and forwarding headers that claim
+        // another address change nothing: the limit is by the peer's own address.
+        let addr = d.mesh_addr();
+        let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+        for (k, v) in [
+            ("Origin", format!("http://{addr}")),
+            ("X-Forwarded-For", "203.0.113.9".to_string()),
+            ("Forwarded", "for=203.0.113.9".to_string()),
+        ] {
+            req.headers_mut().insert(k, v.parse().unwrap());
+        }
+        let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+        assert_eq!(next_json(&mut ws).await["type"], "hello");
+        send(&mut ws, serde_json::json!({"type": "auth", "token": token})).await;
+        let refused = next_json(&mut ws).await;
+        assert_eq!(refused["code"], "rate_limited", "{refused}");
+        // The desktop itself is unaffected: its control socket answers.
+        assert!(admin(&d, AdminVerb::Devices).await.is_ok());
+    });
+}
