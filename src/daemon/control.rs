@@ -282,8 +282,18 @@ fn forward(request: Request, link: Arc<Link>, out: &mpsc::Sender<String>) {
             tokio::spawn(routed_subscription(id, link, out));
         }
         verb => {
+            let stopping = matches!(verb, Verb::Interrupt { .. });
             tokio::spawn(async move {
-                let result = link.request(verb).await;
+                let result = link.request(verb).await.map_err(|mut e| {
+                    // Say plainly that a stop that never arrived was not even requested there.
+                    if stopping && e.code == "node_offline" {
+                        e.message = format!(
+                            "the stop did not reach {0}: {1}; if {0} is up but unreachable, what it runs goes on",
+                            link.peer.name, e.message
+                        );
+                    }
+                    e
+                });
                 let _ = out.send(encode(id, result)).await;
             });
         }

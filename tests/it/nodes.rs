@@ -291,6 +291,13 @@ fn killing_the_execution_node_shows_it_offline_and_nothing_completes_falsely() {
     let out = laptop.cli(&["state", "--node", "desk"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("desk is offline"), "{}", stderr(&out));
+    let out = laptop.cli(&["stop", "--node", "desk"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("the stop did not reach desk"),
+        "{}",
+        stderr(&out)
+    );
     let out = laptop.cli(&["doctor"]);
     assert!(
         stdout(&out).contains("desk is offline"),
