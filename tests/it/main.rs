@@ -2,6 +2,7 @@
 
 mod browser;
 mod browser_util;
+mod chaos;
 mod daemon;
 mod desktop;
 mod desktop_util;

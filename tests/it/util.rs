@@ -275,7 +275,38 @@ pub struct WeatherServer {
     pub geocodes: Arc<AtomicUsize>,
     pub forecasts: Arc<AtomicUsize>,
     pub behaviour: Arc<WeatherBehaviour>,
+    /// Places named "Chaos…" (any letters after it): each gets a latitude of its own, so every
+    /// forecast request says which place (and so which operation) it was for.
+    pub chaos: Arc<std::sync::Mutex<ChaosPlaces>>,
     _runtime: tokio::runtime::Runtime,
+}
+
+#[derive(Default)]
+pub struct ChaosPlaces {
+    /// The k-th place geocoded has latitude k / 100 + 0.005.
+    pub names: Vec<String>,
+    /// The place of every forecast request, in arrival order.
+    pub forecasts: Vec<String>,
+}
+
+impl ChaosPlaces {
+    fn latitude(&mut self, name: &str) -> f64 {
+        let k = match self.names.iter().position(|n| n == name) {
+            Some(k) => k,
+            None => {
+                self.names.push(name.to_string());
+                self.names.len() - 1
+            }
+        };
+        k as f64 / 100.0 + 0.005
+    }
+
+    fn place_at(&self, latitude: f64) -> Option<String> {
+        let k = ((latitude - 0.005) * 100.0).round();
+        (k >= 0.0 && ((k / 100.0 + 0.005) - latitude).abs() < 0.001)
+            .then(|| self.names.get(k as usize).cloned())
+            .flatten()
+    }
 }
 
 impl WeatherServer {
@@ -289,11 +320,13 @@ impl WeatherServer {
             geocodes: Arc<AtomicUsize>,
             forecasts: Arc<AtomicUsize>,
             behaviour: Arc<WeatherBehaviour>,
+            chaos: Arc<std::sync::Mutex<ChaosPlaces>>,
         }
         let state = S {
             geocodes: Arc::default(),
             forecasts: Arc::default(),
             behaviour: Arc::default(),
+            chaos: Arc::default(),
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -311,6 +344,12 @@ impl WeatherServer {
                         ("Pune", 18.5196, 73.8554, "Maharashtra", "India"),
                         ("Mumbai", 19.0728, 72.8826, "Maharashtra", "India"),
                     ];
+                    if name.to_ascii_lowercase().starts_with("chaos") {
+                        let lat = s.chaos.lock().unwrap().latitude(&name);
+                        return axum::Json(serde_json::json!({"results": [{
+                            "id": 2, "name": name, "latitude": lat, "longitude": 0.5, "admin1": "Nowhere", "country": "Testland",
+                            "timezone": "UTC"}], "generationtime_ms": 0.5}));
+                    }
                     let hit = places.iter().find(|p| p.0.eq_ignore_ascii_case(&name));
                     axum::Json(match hit {
                         Some((n, lat, lon, admin, country)) => serde_json::json!({"results": [{
@@ -324,6 +363,12 @@ impl WeatherServer {
                 "/v1/forecast",
                 get(|State(s): State<S>, Query(q): Query<HashMap<String, String>>| async move {
                     s.forecasts.fetch_add(1, Ordering::SeqCst);
+                    if let Some(lat) = q.get("latitude").and_then(|v| v.parse::<f64>().ok()) {
+                        let mut chaos = s.chaos.lock().unwrap();
+                        if let Some(place) = chaos.place_at(lat) {
+                            chaos.forecasts.push(place);
+                        }
+                    }
                     let delay = s.behaviour.forecast_delay_ms.load(Ordering::SeqCst);
                     if delay > 0 {
                         tokio::time::sleep(Duration::from_millis(delay)).await;
@@ -354,6 +399,7 @@ impl WeatherServer {
             geocodes: state.geocodes,
             forecasts: state.forecasts,
             behaviour: state.behaviour,
+            chaos: state.chaos,
             _runtime: runtime,
         }
     }
