@@ -47,6 +47,12 @@ struct Sent {
 struct History {
     sent: Vec<Sent>,
     violations: Vec<String>,
+    /// Open questions: (interaction, the revision that asked), for any worker to answer.
+    questions: Vec<(circe::model::InteractionId, u64)>,
+    /// Answers that were accepted, by (interaction, the revision they were made against).
+    accepted: HashMap<(circe::model::InteractionId, u64), usize>,
+    /// Answers refused as stale.
+    conflicts: usize,
 }
 
 /// "Chaos" and letters for `n`: a place name of its own (interpretation keeps words, not digits).
@@ -169,7 +175,74 @@ async fn worker(
                     _ => {}
                 }
             }
-        } else if roll < 85 {
+        } else if roll < 80 {
+            // Ask (or pick an open question, maybe another worker's) and answer it against the
+            // revision that asked: with others answering too, at most one answer per revision wins.
+            let open = {
+                let h = history.lock().unwrap();
+                (!h.questions.is_empty() && rng.below(2) == 0)
+                    .then(|| h.questions[rng.below(h.questions.len() as u64) as usize])
+            };
+            let question = match open {
+                Some(q) => Some(q),
+                None => {
+                    let asked = tokio::time::timeout(
+                        Duration::from_secs(3),
+                        c.call(Verb::Submit {
+                            input: input(&device, "what's the weather?"),
+                        }),
+                    )
+                    .await;
+                    match asked {
+                        Ok(Ok(v)) if v["interaction"]["pending"]["type"] == "question" => {
+                            let id = serde_json::from_value(v["interaction"]["id"].clone()).ok();
+                            let revision = v["interaction"]["revision"].as_u64();
+                            let q = id.zip(revision);
+                            if let Some(q) = q {
+                                history.lock().unwrap().questions.push(q);
+                            }
+                            q
+                        }
+                        _ => None,
+                    }
+                }
+            };
+            let Some((interaction, revision)) = question else {
+                continue;
+            };
+            let text = place(next_place.fetch_add(1, Ordering::SeqCst));
+            let mut answer = input(&device, &text);
+            answer.interaction = Some(interaction);
+            answer.expected_revision = Some(revision);
+            let reply = tokio::time::timeout(
+                Duration::from_secs(3),
+                c.call(Verb::Submit {
+                    input: answer.clone(),
+                }),
+            )
+            .await;
+            let mut h = history.lock().unwrap();
+            match reply {
+                Ok(Ok(v)) => {
+                    *h.accepted.entry((interaction, revision)).or_default() += 1;
+                    let operation = serde_json::from_value(v["operation"]["id"].clone()).ok();
+                    h.sent.push(Sent {
+                        input: answer,
+                        operation,
+                    });
+                }
+                Ok(Err(circe::client::ClientError::Api(e))) if e.code == "revision_conflict" => {
+                    h.conflicts += 1;
+                    if e.current_revision.is_none_or(|c| c <= revision) {
+                        h.violations.push(format!(
+                            "a conflict for revision {revision} names {:?}",
+                            e.current_revision
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        } else if roll < 88 {
             let _ = tokio::time::timeout(
                 Duration::from_secs(3),
                 c.call(Verb::Interrupt {
@@ -365,14 +438,23 @@ fn kills_pauses_and_dropped_sockets_lose_nothing_and_never_double_an_effect() {
             ));
         }
     }
+    for ((interaction, revision), n) in &history.accepted {
+        if *n > 1 {
+            violations.push(format!(
+                "{n} answers accepted for interaction {interaction} at revision {revision}"
+            ));
+        }
+    }
     let answered = history
         .sent
         .iter()
         .filter(|s| s.operation.is_some())
         .count();
     println!(
-        "seed {seed}: {} submits ({answered} answered), {} operations, {} forecast requests, {} kills",
+        "seed {seed}: {} submits ({answered} answered), {} answers accepted, {} refused as stale, {} operations, {} forecast requests, {} kills",
         history.sent.len(),
+        history.accepted.len(),
+        history.conflicts,
         operations.len(),
         chaos.forecasts.len(),
         kills.load(Ordering::SeqCst)
