@@ -12,6 +12,7 @@
 //!   "running";
 //! - nothing is replayed after a reconnect: the link subscribes again and the peer's first
 //!   notification is its current state;
+//! - a stop travels in its own lane on the link, sent ahead of any request still waiting to go;
 //! - a request while the peer is offline fails at once (`node_offline`); one without an answer
 //!   within 30 s fails with `node_timeout`, which says its effect is unknown (a retried submit
 //!   with the same input id is safe: the peer deduplicates it).
@@ -44,11 +45,18 @@ const SUBSCRIPTION_ID: u64 = u64::MAX;
 pub type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
+/// The two ways out of a live link: stops go first, whatever waits in the other lane.
+#[derive(Clone)]
+struct Lanes {
+    requests: mpsc::Sender<String>,
+    stops: mpsc::Sender<String>,
+}
+
 /// One peer and its connection, kept up by a task.
 pub struct Link {
     pub peer: PeerRecord,
     status: watch::Sender<NodeStatus>,
-    out: Mutex<Option<mpsc::Sender<String>>>,
+    out: Mutex<Option<Lanes>>,
     pending: Mutex<HashMap<u64, oneshot::Sender<Result<serde_json::Value, ApiError>>>>,
     /// The peer's notifications, as the lines it sent.
     events: broadcast::Sender<String>,
@@ -84,8 +92,12 @@ impl Link {
                 ),
             )
         };
-        let Some(out) = self.out.lock().unwrap_or_else(|p| p.into_inner()).clone() else {
+        let Some(lanes) = self.out.lock().unwrap_or_else(|p| p.into_inner()).clone() else {
             return Err(offline());
+        };
+        let out = match verb {
+            Verb::Interrupt { .. } => lanes.stops,
+            _ => lanes.requests,
         };
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
@@ -406,8 +418,9 @@ async fn serve_once(link: &Arc<Link>, identity: &NodeIdentity, refused: &mut boo
     if ws.send(Message::Text(subscribe.into())).await.is_err() {
         return "the connection closed".into();
     }
-    let (tx, mut rx) = mpsc::channel::<String>(256);
-    *link.out.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
+    let (requests, mut rx) = mpsc::channel::<String>(256);
+    let (stops, mut stop_rx) = mpsc::channel::<String>(64);
+    *link.out.lock().unwrap_or_else(|p| p.into_inner()) = Some(Lanes { requests, stops });
     link.set(true, None);
     tracing::info!(peer = %peer.name, "peer link up");
     let mut ping = tokio::time::interval(link.keepalive);
@@ -416,6 +429,13 @@ async fn serve_once(link: &Arc<Link>, identity: &NodeIdentity, refused: &mut boo
     let mut heard: Millis = clock::now();
     loop {
         tokio::select! {
+            biased;
+            line = stop_rx.recv() => {
+                let Some(line) = line else { return "the link was replaced".into() };
+                if ws.send(Message::Text(line.into())).await.is_err() {
+                    return "the connection failed".into();
+                }
+            }
             line = rx.recv() => {
                 let Some(line) = line else { return "the link was replaced".into() };
                 if ws.send(Message::Text(line.into())).await.is_err() {
