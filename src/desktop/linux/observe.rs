@@ -163,26 +163,34 @@ async fn read_app(
             missing.push(path.clone());
         }
     }
-    // Tables and tree views manage their descendants: walk them (bounded). The four reads of a
-    // child, and the children of one container, go out together: the bus pipelines them, so a
-    // container costs about one round trip per batch instead of five per child.
+    // Tables and tree views manage their descendants: walk them (bounded), a level at a time.
+    // The children lists of a level's containers, and then the four reads of every child, go
+    // out together: the bus pipelines them, so a level costs a few round trips, not five a child.
     let mut budget = 2000usize;
-    while let Some(path) = missing.pop() {
-        if budget == 0 {
-            break;
+    while !missing.is_empty() && budget > 0 {
+        let level = std::mem::take(&mut missing);
+        let lists = futures_util::future::join_all(level.iter().map(|path| async move {
+            let o = object(instance, path)?;
+            let acc = proxy(conn, &o).await?;
+            Ok::<_, DesktopError>(timed(acc.get_children()).await.ok())
+        }))
+        .await;
+        let mut children: Vec<(&String, ObjectRefOwned)> = Vec::new();
+        for (path, kids) in level.iter().zip(lists) {
+            let Some(kids) = kids? else { continue };
+            *calls += 1;
+            let kids: Vec<ObjectRefOwned> = kids.into_iter().take(budget).collect();
+            budget = budget.saturating_sub(kids.len());
+            // A container that turns out empty still gets its (empty) list.
+            if let Some(p) = nodes.get_mut(path.as_str()) {
+                p.children.clear();
+            }
+            children.extend(kids.into_iter().map(|k| (path, k)));
         }
-        let o = object(instance, &path)?;
-        let acc = proxy(conn, &o).await?;
-        let Ok(kids) = timed(acc.get_children()).await else {
-            continue;
-        };
-        *calls += 1;
-        let kids: Vec<ObjectRefOwned> = kids.into_iter().take(budget).collect();
-        budget = budget.saturating_sub(kids.len());
-        let mut ids = Vec::new();
-        for batch in kids.chunks(READ_BATCH) {
-            let read = batch.iter().map(|k| read_node(conn, k));
-            for node in futures_util::future::join_all(read).await {
+        for batch in children.chunks(READ_BATCH) {
+            let read = batch.iter().map(|(_, k)| read_node(conn, k));
+            let read = futures_util::future::join_all(read).await;
+            for ((parent, _), node) in batch.iter().zip(read) {
                 let Some((node, count)) = node? else {
                     continue;
                 };
@@ -190,12 +198,12 @@ async fn read_app(
                 if count > 0 && !nodes.contains_key(&node.path) {
                     missing.push(node.path.clone());
                 }
-                ids.push(node.path.clone());
-                nodes.entry(node.path.clone()).or_insert(node);
+                let path = node.path.clone();
+                nodes.entry(path.clone()).or_insert(node);
+                if let Some(p) = nodes.get_mut(parent.as_str()) {
+                    p.children.push(path);
+                }
             }
-        }
-        if let Some(p) = nodes.get_mut(&path) {
-            p.children = ids;
         }
     }
     Ok(nodes)
