@@ -99,6 +99,23 @@ pub async fn end(
         .map_err(|e| e.to_string())
 }
 
+/// End a step as not applied with `reason` as its evidence, and block the operation with it:
+/// the step failed before it could have any effect.
+pub async fn blocked(
+    cx: &RunContext<'_>,
+    step: u32,
+    reason: String,
+) -> Result<ExecOutcome, String> {
+    end(
+        cx,
+        step,
+        StepResult::NotApplied,
+        serde_json::json!({ "error": reason }),
+    )
+    .await?;
+    Ok(ExecOutcome::Blocked { reason })
+}
+
 pub trait Executor: Send + Sync {
     fn goal(&self) -> Goal;
     fn run<'a>(

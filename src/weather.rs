@@ -5,7 +5,7 @@
 //! operation ends `blocked` with a reason a person can act on.
 
 use crate::config::WeatherConfig;
-use crate::executor::{begin, end, BoxFuture, ExecOutcome, Executor, RunContext};
+use crate::executor::{begin, blocked, end, BoxFuture, ExecOutcome, Executor, RunContext};
 use crate::model::{Goal, Operation, StepResult};
 use serde::Deserialize;
 use serde_json::json;
@@ -96,7 +96,7 @@ impl WeatherExecutor {
         };
         let found = match found {
             Ok(g) => g,
-            Err(reason) => return failed(cx, step, reason).await,
+            Err(reason) => return blocked(cx, step, reason).await,
         };
         let Some(hit) = found.results.into_iter().flatten().next() else {
             end(cx, step, StepResult::NotApplied, json!({ "found": 0 })).await?;
@@ -145,7 +145,7 @@ impl WeatherExecutor {
         };
         let forecast = match forecast {
             Ok(f) => f,
-            Err(reason) => return failed(cx, step, reason).await,
+            Err(reason) => return blocked(cx, step, reason).await,
         };
         let summary = forecast.summary(&name);
         let data = json!({
@@ -187,11 +187,6 @@ async fn step_with<const N: usize>(
     let arguments: BTreeMap<String, String> =
         args.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     begin(cx, action, arguments, None, false).await
-}
-
-async fn failed(cx: &RunContext<'_>, step: u32, reason: String) -> Result<ExecOutcome, String> {
-    end(cx, step, StepResult::NotApplied, json!({ "error": reason })).await?;
-    Ok(ExecOutcome::Blocked { reason })
 }
 
 impl Executor for WeatherExecutor {

@@ -11,7 +11,7 @@ use crate::decider::remote::{decide_with, DecisionsApi, OpenAiChat};
 use crate::director::{
     self, Action, Decision, Direction, EntityRef, Envelope, Observation, Snapshot,
 };
-use crate::executor::{begin, end, BoxFuture, ExecOutcome, Executor, RunContext};
+use crate::executor::{begin, blocked, end, BoxFuture, ExecOutcome, Executor, RunContext};
 use crate::interaction::QUESTION_TTL_MS;
 use crate::model::{
     BrowserTarget, Choice, Goal, Operation, Question, StepResult, Target, TargetRef,
@@ -120,25 +120,12 @@ impl BrowserExecutor {
             .await
         {
             Ok(v) => v,
-            Err(e) => {
-                end(
-                    cx,
-                    step,
-                    StepResult::NotApplied,
-                    json!({ "error": e.to_string() }),
-                )
-                .await?;
-                return Ok(ExecOutcome::Blocked {
-                    reason: e.to_string(),
-                });
-            }
+            Err(e) => return blocked(cx, step, e.to_string()).await,
         };
         let observation: Observation = match serde_json::from_value(raw.clone()) {
             Ok(o) => o,
             Err(e) => {
-                let reason = format!("the page could not be read ({e})");
-                end(cx, step, StepResult::NotApplied, json!({ "error": reason })).await?;
-                return Ok(ExecOutcome::Blocked { reason });
+                return blocked(cx, step, format!("the page could not be read ({e})")).await;
             }
         };
         let tab = raw.get("tabId").and_then(Value::as_i64).unwrap_or(-1);

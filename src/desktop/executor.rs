@@ -16,7 +16,7 @@ use super::{
     Transition, WindowRef,
 };
 use crate::clock;
-use crate::executor::{begin, end, BoxFuture, ExecOutcome, Executor, RunContext};
+use crate::executor::{begin, blocked, end, BoxFuture, ExecOutcome, Executor, RunContext};
 use crate::interaction::QUESTION_TTL_MS;
 use crate::model::{Choice, Goal, Operation, Question, StepResult};
 use serde_json::{json, Value};
@@ -183,18 +183,7 @@ impl DesktopExecutor {
         .await?;
         let found = match self.find_file(op, &want).await {
             Ok(f) => f,
-            Err(e) => {
-                end(
-                    cx,
-                    step,
-                    StepResult::NotApplied,
-                    json!({ "error": e.to_string() }),
-                )
-                .await?;
-                return Ok(ExecOutcome::Blocked {
-                    reason: e.to_string(),
-                });
-            }
+            Err(e) => return blocked(cx, step, e.to_string()).await,
         };
         let file = match found {
             Found::File(path, evidence) => {
@@ -240,10 +229,7 @@ impl DesktopExecutor {
         let step = begin(cx, &format!("open {name} in the editor"), args, None, false).await?;
         let window = match self.editor_window(&file).await {
             Ok(w) => w,
-            Err(e) => {
-                end(cx, step, StepResult::NotApplied, json!({ "error": e })).await?;
-                return Ok(ExecOutcome::Blocked { reason: e });
-            }
+            Err(e) => return blocked(cx, step, e).await,
         };
         let into_editor = Transition {
             source: FILE_MANAGER.into(),
@@ -260,17 +246,7 @@ impl DesktopExecutor {
         done.push(format!("opened {name}"));
 
         // 3. Observe the editor: a dialog owns its input? unsaved changes?
-        let obs = match self
-            .desktop
-            .observe(
-                &window,
-                Page {
-                    index: 0,
-                    size: usize::MAX,
-                },
-            )
-            .await
-        {
+        let obs = match self.desktop.observe(&window, Page::ALL).await {
             Ok(o) => o,
             Err(e) => {
                 return Ok(ExecOutcome::Blocked {
@@ -399,17 +375,7 @@ impl DesktopExecutor {
             if let Some(g) = self.gate(cx).await {
                 return Ok(self.paused(op, g, &done));
             }
-            let obs = match self
-                .desktop
-                .observe(
-                    &window,
-                    Page {
-                        index: 0,
-                        size: usize::MAX,
-                    },
-                )
-                .await
-            {
+            let obs = match self.desktop.observe(&window, Page::ALL).await {
                 Ok(o) => o,
                 Err(e) => {
                     return Ok(ExecOutcome::Blocked {
@@ -568,16 +534,7 @@ impl DesktopExecutor {
             .collect();
         let mut candidates: Vec<(PathBuf, bool)> = Vec::new();
         for w in &managers {
-            let obs = self
-                .desktop
-                .observe(
-                    w,
-                    Page {
-                        index: 0,
-                        size: usize::MAX,
-                    },
-                )
-                .await?;
+            let obs = self.desktop.observe(w, Page::ALL).await?;
             candidates.extend(files_in(&obs));
         }
         candidates.dedup();
@@ -679,17 +636,7 @@ impl DesktopExecutor {
                 .iter()
                 .filter(|w| w.app == FILE_MANAGER && w.kind == "window")
             {
-                let Ok(obs) = self
-                    .desktop
-                    .observe(
-                        w,
-                        Page {
-                            index: 0,
-                            size: usize::MAX,
-                        },
-                    )
-                    .await
-                else {
+                let Ok(obs) = self.desktop.observe(w, Page::ALL).await else {
                     continue;
                 };
                 let files = files_in(&obs);

@@ -121,6 +121,14 @@ pub struct Page {
     pub size: usize,
 }
 
+impl Page {
+    /// Every element of the window at once (for the executor's own checks, not for grounding).
+    pub const ALL: Page = Page {
+        index: 0,
+        size: usize::MAX,
+    };
+}
+
 impl Default for Page {
     fn default() -> Self {
         // The eval format holds at most 200 elements per observation.

@@ -349,16 +349,7 @@ impl AtspiSession {
                     action.window.title
                 ))
             })?;
-        let fresh = self
-            .observe_window(
-                conn,
-                &window,
-                Page {
-                    index: 0,
-                    size: usize::MAX,
-                },
-            )
-            .await?;
+        let fresh = self.observe_window(conn, &window, Page::ALL).await?;
         report.refreshed = true;
         fresh
             .handles
