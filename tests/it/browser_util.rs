@@ -9,6 +9,22 @@ use std::time::{Duration, Instant};
 
 pub const CHROMIUM: &str = "/usr/lib/chromium/chromium";
 
+/// What every test Chromium runs with: headless, quiet, and resolving no name but loopback
+/// (the tests reach only this machine).
+pub const TEST_FLAGS: &[&str] = &[
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-default-browser-check",
+    "--disable-default-apps",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
+];
+
 /// Fail (never skip) when the browser is missing, saying what to install.
 pub fn require_chromium() {
     assert!(
@@ -151,35 +167,21 @@ impl Browser {
         let log = std::fs::File::create(daemon.dir.path().join("chromium.log")).unwrap();
         let d = daemon.dir.path();
         let mut cmd = Command::new(CHROMIUM);
-        cmd.args([
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-default-browser-check",
-            "--disable-default-apps",
-            "--window-size=1280,900",
-            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--load-extension={extension}"))
-        .arg(format!("--disable-extensions-except={extension}"))
-        .arg(url)
-        // Chrome and the native host it starts see the daemon's XDG dirs; HOME stays private.
-        .env("HOME", profile.path())
-        .env("XDG_CONFIG_HOME", d.join("config"))
-        .env("XDG_DATA_HOME", d.join("data"))
-        .env("XDG_RUNTIME_DIR", d.join("run"))
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().unwrap())
-        .stderr(log);
+        cmd.args(TEST_FLAGS)
+            .args(["--window-size=1280,900", "--enable-logging=stderr", "--v=0"])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(format!("--load-extension={extension}"))
+            .arg(format!("--disable-extensions-except={extension}"))
+            .arg(url)
+            // Chrome and the native host it starts see the daemon's XDG dirs; HOME stays private.
+            .env("HOME", profile.path())
+            .env("XDG_CONFIG_HOME", d.join("config"))
+            .env("XDG_DATA_HOME", d.join("data"))
+            .env("XDG_RUNTIME_DIR", d.join("run"))
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log);
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let child = cmd.spawn().expect("start chromium");
         Browser {

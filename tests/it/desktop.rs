@@ -195,15 +195,7 @@ fn unsaved_changes_are_asked_about_then_kept() {
     desktop.open_in_editor(&notes);
     // As a person would: focus the window, go to the end, type. (Separate calls: GTK drops a key
     // sent in the same instant as the activation.)
-    desktop.xdotool(&[
-        "search",
-        "--onlyvisible",
-        "--name",
-        "notes.md",
-        "windowactivate",
-        "--sync",
-    ]);
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    desktop.activate("notes.md");
     desktop.xdotool(&["key", "--delay", "50", "ctrl+End"]);
     desktop.xdotool(&["type", "--delay", "30", "extra"]);
     desktop.wait_window(r"^\*.*notes\.md");
@@ -230,15 +222,7 @@ fn an_unexpected_dialog_blocks_before_any_change() {
     desktop.open_in_editor(&notes);
     // A dialog the person left open: Save As (separate calls: GTK drops a key sent in the same
     // instant as the activation).
-    desktop.xdotool(&[
-        "search",
-        "--onlyvisible",
-        "--name",
-        "notes.md",
-        "windowactivate",
-        "--sync",
-    ]);
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    desktop.activate("notes.md");
     desktop.xdotool(&["key", "--delay", "50", "ctrl+shift+s"]);
     desktop.wait_window("Save As");
     desktop.select_in_file_manager(&notes);

@@ -230,6 +230,20 @@ impl Desktop {
         self.wait_window(&file.file_name().unwrap().to_string_lossy());
     }
 
+    /// Focus the visible window titled `title`, as a person would, and give GTK a moment: a key
+    /// sent in the same instant as the activation is dropped.
+    pub fn activate(&self, title: &str) {
+        self.xdotool(&[
+            "search",
+            "--onlyvisible",
+            "--name",
+            title,
+            "windowactivate",
+            "--sync",
+        ]);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+
     pub fn xdotool(&self, args: &[&str]) {
         let out = self.command("xdotool").args(args).output().unwrap();
         assert!(

@@ -12,10 +12,8 @@ use tokio_tungstenite::tungstenite::Message;
 pub type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-/// One raw HTTP request; returns the status code and the whole response head.
-pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+/// The head of one raw HTTP/1.1 request (`Connection: close` unless the headers say otherwise).
+pub fn request_head(method: &str, path: &str, headers: &[(&str, &str)]) -> String {
     let mut req = format!("{method} {path} HTTP/1.1\r\n");
     if !headers.iter().any(|(k, _)| *k == "Connection") {
         req.push_str("Connection: close\r\n");
@@ -24,7 +22,15 @@ pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> (
         req.push_str(&format!("{k}: {v}\r\n"));
     }
     req.push_str("\r\n");
-    s.write_all(req.as_bytes()).unwrap();
+    req
+}
+
+/// One raw HTTP request; returns the status code and the whole response head.
+pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(request_head(method, path, headers).as_bytes())
+        .unwrap();
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     // Read the head (a 101 never closes, so stop at the blank line).

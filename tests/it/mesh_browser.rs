@@ -47,27 +47,15 @@ impl Phone {
         let (a, b) = (cmd_r.as_raw_fd(), out_w.as_raw_fd());
         let log = std::fs::File::create(log).unwrap();
         let mut cmd = Command::new(CHROMIUM);
-        cmd.args([
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-default-browser-check",
-            "--disable-default-apps",
-            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
-            "--remote-debugging-pipe",
-        ])
-        .args(extra)
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("about:blank")
-        .env("HOME", profile.path())
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().unwrap())
-        .stderr(log);
+        cmd.args(crate::browser_util::TEST_FLAGS)
+            .arg("--remote-debugging-pipe")
+            .args(extra)
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .env("HOME", profile.path())
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log);
         cmd.process_group(0);
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {

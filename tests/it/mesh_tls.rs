@@ -37,15 +37,7 @@ async fn https(
         .connect(rustls::pki_types::ServerName::IpAddress(ip.into()), tcp)
         .await
         .map_err(|e| e.to_string())?;
-    let mut req = format!("{method} {path} HTTP/1.1\r\n");
-    if !headers.iter().any(|(k, _)| *k == "Connection") {
-        req.push_str("Connection: close\r\n");
-    }
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes())
+    s.write_all(crate::mesh::request_head(method, path, headers).as_bytes())
         .await
         .map_err(|e| e.to_string())?;
     let mut buf = Vec::new();

@@ -60,7 +60,6 @@ impl Daemon {
 
     /// Start `circe serve` inside the network namespace of process `pid` (its Unix sockets are
     /// still reachable from here: they live in the file system).
-    #[allow(dead_code)] // not every user of this file needs it
     pub fn start_in_netns(config: &str, pid: u32) -> Daemon {
         let mut d = Daemon::start_stopped(config);
         d.netns = Some(pid);
@@ -200,24 +199,10 @@ impl Daemon {
 /// Run `circe serve` with `config` in fresh directories and expect it to refuse to start:
 /// returns its stderr (panics if it is still running after 20 s or exits 0).
 pub fn serve_refusal(config: &str) -> String {
-    let dir = tempfile::Builder::new()
-        .prefix("circe-it")
-        .tempdir()
-        .unwrap();
-    for sub in ["data", "config/circe", "run"] {
-        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-    }
-    std::fs::write(dir.path().join("config/circe/config.toml"), config).unwrap();
-    let d = dir.path();
-    let mut child = Command::new(CIRCE)
+    let d = Daemon::start_stopped(config);
+    let mut child = d
+        .command()
         .arg("serve")
-        .env("XDG_DATA_HOME", d.join("data"))
-        .env("XDG_CONFIG_HOME", d.join("config"))
-        .env("XDG_RUNTIME_DIR", d.join("run"))
-        .env_remove("CIRCE_SOCKET")
-        .env_remove("CIRCE_DATA_DIR")
-        .env_remove("CIRCE_CONFIG")
-        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
