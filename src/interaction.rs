@@ -6,8 +6,9 @@
 //! projection of the event log (`apply`).
 
 use crate::model::{
-    Choice, Goal, Input, InputId, Interaction, InteractionId, Millis, NodeId, Operation,
-    OperationId, OperationStatus, Outcome, Pending, Question, Relation, Target, TargetRef,
+    Choice, Goal, Input, InputId, InputMode, Interaction, InteractionId, Millis, NodeId, Operation,
+    OperationId, OperationStatus, Outcome, Pending, Question, QuestionKind, Relation, Target,
+    TargetRef,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -106,6 +107,9 @@ pub struct Proposal {
     pub arguments: BTreeMap<String, String>,
     /// For an answer: the value in the person's words, already trimmed to its span.
     pub value: Option<String>,
+    /// For an answer: why the words do not fit what the question expects. `dispose` refuses it
+    /// with this reason and changes nothing.
+    pub misfit: Option<String>,
 }
 
 /// One durable fact about an interaction. The log of these is the source of truth.
@@ -118,6 +122,8 @@ pub enum InteractionEvent {
         id: InteractionId,
         goal: Goal,
         request: String,
+        #[serde(default)]
+        mode: InputMode,
         arguments: BTreeMap<String, String>,
     },
     Asked {
@@ -144,6 +150,12 @@ pub enum InteractionEvent {
     Cancelled {
         input: InputId,
     },
+    /// A new request arrived while this one's question was pending: the question is set aside
+    /// (closed, like a cancel) and its waiting operation stopped; `by` is the new interaction.
+    SetAside {
+        input: InputId,
+        by: InteractionId,
+    },
 }
 
 /// An operation the change asks the engine to accept.
@@ -152,6 +164,7 @@ pub struct OperationPlan {
     pub id: OperationId,
     pub goal: Goal,
     pub arguments: BTreeMap<String, String>,
+    pub mode: InputMode,
     pub target: Target,
     pub authorized_scope: Vec<String>,
     pub expected_outcome: String,
@@ -168,6 +181,7 @@ impl OperationPlan {
             authorized_scope: self.authorized_scope.clone(),
             goal: self.goal,
             arguments: self.arguments.clone(),
+            mode: self.mode,
             expected_outcome: self.expected_outcome.clone(),
             status: OperationStatus::Accepted,
             steps: Vec::new(),
@@ -192,6 +206,9 @@ pub struct Change {
     pub stop: Option<OperationId>,
     /// Resume this operation, which was waiting for the answer, with these arguments.
     pub resume: Option<(OperationId, BTreeMap<String, String>)>,
+    /// The interaction whose pending question this new request set aside, committed in the same
+    /// transaction; its waiting operation is in `stop`.
+    pub set_aside: Option<Box<Change>>,
 }
 
 /// Everything `dispose` needs, gathered by the caller.
@@ -210,7 +227,8 @@ pub fn required_slots(goal: Goal) -> &'static [&'static str] {
     match goal {
         Goal::Weather => &["place"],
         Goal::Browser => &["request"],
-        Goal::NativeApp | Goal::Coding | Goal::Conversation => &[],
+        Goal::NativeApp => &["heading"],
+        Goal::Coding | Goal::Conversation => &[],
     }
 }
 
@@ -233,14 +251,39 @@ pub fn dispose(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Result<C
         relation,
         reason: reason.to_string(),
     })?;
+    if relation == Relation::Answer {
+        if let Some(reason) = &proposal.misfit {
+            return Err(Refusal::InvalidAnswer {
+                reason: reason.clone(),
+            });
+        }
+    }
     let mut draft = match relation {
         Relation::NewRequest => new_request(cx, input, proposal),
         Relation::Answer => answer(cx, input, proposal, phase)?,
         Relation::Correction => correction(cx, input, proposal, phase)?,
         Relation::Cancel => cancel(cx, input, phase),
     };
-    advance(cx, &mut draft);
-    Ok(draft.finish())
+    let aside = (relation == Relation::NewRequest)
+        .then(|| set_aside(cx, input, phase))
+        .flatten();
+    if aside.is_none() {
+        advance(cx, &mut draft);
+    } else {
+        // The new interaction has no operation waiting: advance as if nothing were current.
+        let fresh = Context {
+            current: None,
+            operation_status: None,
+            ..*cx
+        };
+        advance(&fresh, &mut draft);
+    }
+    let mut change = draft.finish();
+    if let Some((old, waiting)) = aside {
+        change.set_aside = Some(Box::new(old));
+        change.stop = waiting;
+    }
+    Ok(change)
 }
 
 /// A change being built: the state it started from, the events so far, and its one new revision.
@@ -283,6 +326,7 @@ impl Draft {
             start: self.start,
             stop: self.stop,
             resume: self.resume,
+            set_aside: None,
         }
     }
 }
@@ -294,9 +338,30 @@ fn new_request(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Draft {
         id: cx.new_interaction_id,
         goal: proposal.goal.unwrap_or(Goal::Conversation),
         request: input.text.clone(),
+        mode: input.mode,
         arguments: proposal.arguments.clone(),
     });
     draft
+}
+
+/// The set-aside rule: a new request while a question (or approval) is pending closes that
+/// interaction (`SetAside`, naming the new one) and stops its waiting operation, so nothing is
+/// left half-asked behind the new request. The old question stays readable in its interaction.
+fn set_aside(
+    cx: &Context<'_>,
+    input: &Input,
+    phase: Phase,
+) -> Option<(Change, Option<OperationId>)> {
+    if !matches!(phase, Phase::Asking | Phase::Approving) {
+        return None;
+    }
+    let current = cx.current?;
+    let mut draft = Draft::from(Some(current), cx.now);
+    draft.events.push(InteractionEvent::SetAside {
+        input: input.id,
+        by: cx.new_interaction_id,
+    });
+    Some((draft.finish(), waiting_operation(cx)))
 }
 
 fn answer(
@@ -466,13 +531,14 @@ fn waiting_operation(cx: &Context<'_>) -> Option<OperationId> {
 fn question_for(cx: &Context<'_>, i: &Interaction, slot: &str) -> Question {
     let prompt = match (i.goal, slot) {
         (Goal::Weather, "place") => "Which city?".to_string(),
+        (Goal::NativeApp, "heading") => "What should the new heading say?".to_string(),
         (_, slot) => format!("What {slot}?"),
     };
     Question {
         kind: if slot == "place" {
-            "place".into()
+            QuestionKind::Place
         } else {
-            "text".into()
+            QuestionKind::Text
         },
         slot: slot.to_string(),
         prompt,
@@ -507,6 +573,7 @@ fn plan_for(cx: &Context<'_>, i: &Interaction) -> OperationPlan {
         id: cx.new_operation_id,
         goal: i.goal,
         arguments: i.arguments.clone(),
+        mode: i.mode,
         target: Target::App(TargetRef {
             node: cx.node.to_string(),
             desktop_session: None,
@@ -548,6 +615,7 @@ pub fn apply(
                 id,
                 goal,
                 request,
+                mode,
                 arguments,
             },
         ) => Interaction {
@@ -556,6 +624,7 @@ pub fn apply(
             revision: 0,
             goal: *goal,
             request: request.clone(),
+            mode: *mode,
             arguments: arguments.clone(),
             pending: Pending::None,
             target: Target::Unresolved,
@@ -588,7 +657,7 @@ pub fn apply(
             i.outcome = None;
         }
         InteractionEvent::OutcomeRecorded { outcome } => i.outcome = Some(outcome.clone()),
-        InteractionEvent::Cancelled { .. } => {
+        InteractionEvent::Cancelled { .. } | InteractionEvent::SetAside { .. } => {
             i.pending = Pending::None;
             i.closed = true;
         }
@@ -652,7 +721,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
-            value: None,
+            ..Proposal::default()
         }
     }
 
@@ -918,7 +987,7 @@ mod tests {
             relation: Some(Relation::NewRequest),
             goal: Some(Goal::Browser),
             arguments: [("request".to_string(), "open the thing".to_string())].into(),
-            value: None,
+            ..Proposal::default()
         };
         let started = dispose(&c, &input("open the thing"), &browse).unwrap();
         let op = started
@@ -926,7 +995,7 @@ mod tests {
             .expect("a browser request starts an operation")
             .id;
         let question = Question {
-            kind: "choice".into(),
+            kind: crate::model::QuestionKind::Choice,
             slot: "target".into(),
             prompt: "Which one?".into(),
             known_arguments: started.interaction.arguments.clone(),

@@ -2,8 +2,9 @@
 //!
 //! Layout (see docs/ARCHITECTURE.md):
 //! - `model`: plain data (Interaction, Operation, Input) shared by every layer;
-//! - `interaction`, `operation`, `interpret`: the pure core (state machines, the input reading);
-//! - `director`, `decider`, `eval`: grounding (pure), the decider seam, the corpus runner;
+//! - `interaction`, `operation`: the pure core (state machines);
+//! - `director`, `decider`, `eval`: the one reader of every input and grounding (pure), the decider
+//!   seam, the corpus runner;
 //! - `store`: SQLite, the only module that knows SQL;
 //! - `executor`, `weather`: the executor seam and the weather connector;
 //! - `protocol`, `client`: the control API's wire format and its client;
@@ -23,7 +24,6 @@ pub mod doctor;
 pub mod eval;
 pub mod executor;
 pub mod interaction;
-pub mod interpret;
 pub mod mesh;
 pub mod model;
 pub mod operation;

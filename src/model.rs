@@ -48,12 +48,27 @@ pub struct Choice {
     pub label: String,
 }
 
+/// What kind of value a question expects. The reader takes an input as the answer only when it
+/// fits this kind; anything else is a new request, a correction, a cancel, or refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum QuestionKind {
+    /// A place name (a city): a short phrase that is not a request of its own.
+    Place,
+    /// One of the question's choices: by number, ordinal, label or a fitting description.
+    Choice,
+    /// Yes or no.
+    YesNo,
+    /// Free text (a heading, a name): anything that is not a request of its own.
+    Text,
+}
+
 /// A question Circe asks. It is stored before anyone says it aloud.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Question {
-    /// What kind of value is missing: `place`, `choice`, `confirmation`.
-    pub kind: String,
+    /// What kind of value answers it; an input is an answer only if it fits.
+    pub kind: QuestionKind,
     /// The argument this question fills.
     pub slot: String,
     /// The words Circe says or shows.
@@ -132,6 +147,9 @@ pub struct Interaction {
     pub goal: Goal,
     /// The words of the request that started it, as heard.
     pub request: String,
+    /// How those words arrived: spoken words may be misheard, typed ones are literal.
+    #[serde(default)]
+    pub mode: InputMode,
     pub arguments: BTreeMap<String, String>,
     pub pending: Pending,
     pub target: Target,
@@ -306,6 +324,9 @@ pub struct Operation {
     pub authorized_scope: Vec<String>,
     pub goal: Goal,
     pub arguments: BTreeMap<String, String>,
+    /// How the request's words arrived (its interaction's mode).
+    #[serde(default)]
+    pub mode: InputMode,
     /// What a person should see when it worked, in words.
     pub expected_outcome: String,
     pub status: OperationStatus,

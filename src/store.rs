@@ -452,6 +452,9 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(old) = &change.set_aside {
+            write_change(&tx, old, now)?;
+        }
         write_change(&tx, change, now)?;
         if let Some(op) = accepted {
             write_accepted(&tx, op, now)?;

@@ -209,7 +209,7 @@ impl BrowserExecutor {
                         }
                         return Ok(ExecOutcome::NeedsInput {
                             question: Question {
-                                kind: "choice".into(),
+                                kind: crate::model::QuestionKind::Choice,
                                 slot: "target".into(),
                                 prompt: c.question,
                                 known_arguments: op.arguments.clone(),

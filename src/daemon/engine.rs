@@ -7,11 +7,11 @@
 
 use crate::clock;
 use crate::config::Limits;
+use crate::director::reader;
 use crate::executor::{
     BoxFuture, ExecOutcome, Executors, Journal, JournalError, RunContext, StepStart,
 };
 use crate::interaction::{self, Context, Phase, Proposal};
-use crate::interpret;
 use crate::model::{
     Input, Interaction, Operation, OperationId, OperationStatus, Outcome, Question, Relation, Step,
     StepResult, StopState,
@@ -642,35 +642,24 @@ fn take_input(
     };
     let now = clock::now();
     let phase = Phase::of(current.as_ref(), operation_status, now);
-    let choices = match current.as_ref().map(|i| &i.pending) {
-        Some(crate::model::Pending::Question(q)) => q.choices.clone(),
-        _ => Vec::new(),
-    };
     let proposal = if input.choice.is_some() && input.text.trim().is_empty() {
         Proposal {
             relation: Some(Relation::Answer),
             ..Proposal::default()
         }
     } else {
-        interpret::read(
+        let pending = current
+            .as_ref()
+            .map_or(&crate::model::Pending::None, |i| &i.pending);
+        reader::read(
             &input.text,
-            &interpret::Reading {
+            &reader::Situation {
                 phase,
-                choices: &choices,
+                pending,
                 browser,
             },
         )
     };
-    let mut proposal = proposal;
-    if proposal.goal == Some(crate::model::Goal::Browser) {
-        // How the words arrived decides whether pronunciation-aware matching applies.
-        let mode = if input.mode == crate::model::InputMode::Voice {
-            "voice"
-        } else {
-            "typed"
-        };
-        proposal.arguments.insert("mode".into(), mode.into());
-    }
     let cx = Context {
         node,
         current: current.as_ref(),

@@ -75,7 +75,7 @@ impl DesktopExecutor {
     ) -> ExecOutcome {
         ExecOutcome::NeedsInput {
             question: Question {
-                kind: "choice".into(),
+                kind: crate::model::QuestionKind::Choice,
                 slot: slot.into(),
                 prompt,
                 known_arguments: op.arguments.clone(),
@@ -151,13 +151,12 @@ impl DesktopExecutor {
     }
 
     async fn run_steps(&self, op: &Operation, cx: &RunContext<'_>) -> Result<ExecOutcome, String> {
-        let request = op.arguments.get("request").cloned().unwrap_or_default();
         if op.arguments.get("takeover").map(String::as_str) == Some("stop") {
             return Ok(ExecOutcome::Blocked {
                 reason: "stopped where you took over; nothing more was done".into(),
             });
         }
-        let want = match task::read_request(&request) {
+        let want = match EditRequest::from_arguments(&op.arguments) {
             Ok(w) => w,
             Err(reason) => return Ok(ExecOutcome::Blocked { reason }),
         };

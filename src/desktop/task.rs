@@ -1,5 +1,5 @@
-//! The acceptance task's recipe, as pure functions: what the person asked for (from their own
-//! words), which line is the heading, the edit that changes only that line, and the checks that
+//! The acceptance task's recipe, as pure functions: what the person asked for (the arguments the
+//! one reader took from their own words), which line is the heading, the edit that changes only that line, and the checks that
 //! verify what was saved and revealed.
 //!
 //! Invariant: every value comes from the request or from an observation; nothing is invented.
@@ -16,50 +16,24 @@ pub struct EditRequest {
     pub reveal: bool,
 }
 
-/// Read "open the notes file I selected, change its heading to Meeting notes, save it, and show
-/// it in the file manager". Returns why not when a part is missing.
-pub fn read_request(request: &str) -> Result<EditRequest, String> {
-    let lower = request.to_lowercase();
-    let Some(at) = lower.find("heading to ") else {
-        return Err("I can change a file's heading (\"change its heading to …\"); this request does not say what to change".into());
-    };
-    let start = at + "heading to ".len();
-    let rest = &request[start..];
-    let rest_lower = &lower[start..];
-    let end = [", ", " and save", " and show", ";", ". "]
-        .iter()
-        .filter_map(|m| rest_lower.find(m))
-        .min()
-        .unwrap_or(rest.len());
-    let heading = rest[..end]
-        .trim()
-        .trim_end_matches('.')
-        .trim_matches(|c| c == '"' || c == '\'' || c == '“' || c == '”')
-        .trim()
-        .to_string();
-    if heading.is_empty() {
-        return Err("the request does not say what the new heading is".into());
-    }
-    let named_file = request
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .map(|w| w.trim_matches(|c: char| c == '"' || c == '\'' || c == '.'))
-        .find(|w| {
-            w.contains('.')
-                && w.rsplit('.').next().is_some_and(|ext| {
-                    !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                })
-                && !w.starts_with('.')
+impl EditRequest {
+    /// The request from the operation's arguments, which the one reader
+    /// (`director::reader::desktop_arguments`) took from the person's words. Returns why not when
+    /// the heading is missing.
+    pub fn from_arguments(
+        arguments: &std::collections::BTreeMap<String, String>,
+    ) -> Result<EditRequest, String> {
+        let heading = arguments
+            .get("heading")
+            .filter(|h| !h.trim().is_empty())
+            .ok_or("I can change a file's heading (\"change its heading to …\"); this request does not say what to change")?;
+        Ok(EditRequest {
+            named_file: arguments.get("file").cloned(),
+            heading: heading.clone(),
+            save: arguments.get("save").map(String::as_str) == Some("yes"),
+            reveal: arguments.get("reveal").map(String::as_str) == Some("yes"),
         })
-        .filter(|w| !heading.contains(w))
-        .map(str::to_string);
-    Ok(EditRequest {
-        named_file,
-        heading,
-        save: lower.contains("save"),
-        reveal: ["file manager", "show it", "reveal"]
-            .iter()
-            .any(|m| lower.contains(m)),
-    })
+    }
 }
 
 /// The heading line of a text: the first Markdown heading (`#` …), else the first non-empty line.
@@ -161,6 +135,10 @@ mod tests {
     use super::*;
 
     const NOTES: &str = "# Weekly sync\n\nAgenda:\n- budget\n# not the heading\n";
+
+    fn read_request(text: &str) -> Result<EditRequest, String> {
+        EditRequest::from_arguments(&crate::director::reader::desktop_arguments(text))
+    }
 
     #[test]
     fn the_acceptance_request_is_read_from_its_own_words() {

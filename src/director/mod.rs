@@ -17,6 +17,7 @@
 
 pub mod lexicon;
 pub mod observation;
+pub mod reader;
 pub mod screen;
 pub mod text;
 pub mod turn;
@@ -143,11 +144,12 @@ pub enum Reply {
     New,
 }
 
-/// Classifies a turn against the pending question: answer, cancel, or new.
+/// Classifies a turn against the pending question: answer, cancel, or new. The same reading as
+/// every daemon input ([`reader::pick`]): a number, ordinal, label or fitting description picks a
+/// candidate; anything else is a new request.
 pub fn reply_to(pending: &Pending, envelope: &Envelope) -> Reply {
     let tokens = text::tokens(&envelope.text);
     let words: Vec<&str> = tokens.iter().map(|t| t.norm.as_str()).collect();
-    let n = pending.candidates.len();
     let cancel = [
         "cancel",
         "nevermind",
@@ -163,52 +165,14 @@ pub fn reply_to(pending: &Pending, envelope: &Envelope) -> Reply {
     {
         return Reply::Cancel;
     }
-    let yes = [
-        "yes", "yeah", "yep", "yup", "correct", "right", "sure", "exactly", "ok", "okay", "confirm",
-    ];
-    if n == 1 && words.first().is_some_and(|w| yes.contains(w)) && words.len() <= 4 {
-        return Reply::Pick(0);
-    }
-    if words.len() <= 5 {
-        for (i, w) in words.iter().enumerate() {
-            let number = text::ordinal_word(w)
-                .or_else(|| {
-                    text::number_word(w).filter(|_| i + 1 == words.len() || words[i + 1] == "one")
-                })
-                .or_else(|| (*w == "one" && words.len() <= 2).then_some(1));
-            let last = (*w == "last").then_some(n as u32);
-            if let Some(k) = number.or(last) {
-                if k >= 1 && (k as usize) <= n {
-                    return Reply::Pick(k as usize - 1);
-                }
-            }
-        }
-    }
-    let said: Vec<&str> = tokens
-        .iter()
-        .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
-        .map(|t| t.stem.as_str())
-        .collect();
-    let fits: Vec<usize> = pending
+    let labels: Vec<&str> = pending
         .candidates
         .iter()
-        .enumerate()
-        .filter(|(_, c)| {
-            let label = text::tokens(&c.label);
-            !said.is_empty()
-                && said.iter().all(|w| {
-                    label.iter().any(|l| l.stem == *w)
-                        || yes.contains(w)
-                        || *w == "no"
-                        || *w == "mean"
-                        || *w == "meant"
-                })
-        })
-        .map(|(i, _)| i)
+        .map(|c| c.label.as_str())
         .collect();
-    match fits.as_slice() {
-        [only] => Reply::Pick(*only),
-        _ => Reply::New,
+    match reader::pick(&envelope.text, &labels) {
+        Some(i) => Reply::Pick(i),
+        None => Reply::New,
     }
 }
 

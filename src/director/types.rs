@@ -38,12 +38,9 @@ impl Envelope {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum InputMode {
-    #[default]
-    Voice,
-    Typed,
-}
+/// How the words arrived: one type from the input to the Director (spoken words may be misheard
+/// and are matched by sound too; typed ones are literal).
+pub use crate::model::InputMode;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Alternative {
