@@ -6,7 +6,7 @@
 
 use crate::config::WeatherConfig;
 use crate::executor::{begin, blocked, end, BoxFuture, ExecOutcome, Executor, RunContext};
-use crate::model::{Goal, Operation, StepResult};
+use crate::model::{Goal, Operation, Question, QuestionKind, StepResult, Target};
 use serde::Deserialize;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -100,8 +100,9 @@ impl WeatherExecutor {
         };
         let Some(hit) = found.results.into_iter().flatten().next() else {
             end(cx, step, StepResult::NotApplied, json!({ "found": 0 })).await?;
-            return Ok(ExecOutcome::Blocked {
-                reason: format!("no place called \"{place}\" was found"),
+            // A place the geocoder cannot find is asked again, never accepted as found.
+            return Ok(ExecOutcome::NeedsInput {
+                question: place_again(op, &place),
             });
         };
         let name = hit.display_name();
@@ -349,5 +350,23 @@ mod tests {
             admin1: None,
         };
         assert_eq!(p.display_name(), "Singapore");
+    }
+}
+
+/// The place question again, after the geocoder found nothing for `place`.
+fn place_again(op: &Operation, place: &str) -> Question {
+    let owner = match &op.target {
+        Target::App(t) => t.node.clone(),
+        Target::Browser(b) => b.target.node.clone(),
+        Target::Unresolved => String::new(),
+    };
+    Question {
+        kind: QuestionKind::Place,
+        slot: "place".into(),
+        prompt: format!("I could not find a place called \"{place}\". Which city?"),
+        known_arguments: op.arguments.clone(),
+        choices: Vec::new(),
+        owner,
+        expires_at: crate::clock::now() + crate::interaction::QUESTION_TTL_MS,
     }
 }

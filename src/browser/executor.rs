@@ -14,7 +14,7 @@ use crate::director::{
 use crate::executor::{begin, blocked, end, BoxFuture, ExecOutcome, Executor, RunContext};
 use crate::interaction::QUESTION_TTL_MS;
 use crate::model::{
-    BrowserTarget, Choice, Goal, Operation, Question, StepResult, Target, TargetRef,
+    BrowserTarget, Choice, Goal, InputMode, Operation, Question, StepResult, Target, TargetRef,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -171,14 +171,20 @@ impl BrowserExecutor {
                             .into(),
                     });
                 }
-                Action::Click {
-                    target: chosen.clone(),
+                // The action the Director clarified: a request to type resumes as a type.
+                match director::resumed_action(&request, &observation, chosen) {
+                    Some(action) => action,
+                    None => {
+                        return Ok(ExecOutcome::Blocked {
+                            reason: "what to type into the element you chose could not be read from the request; nothing was done".into(),
+                        })
+                    }
                 }
             }
             None => {
-                let envelope = match op.arguments.get("mode").map(String::as_str) {
-                    Some("voice") => Envelope::voice(&op.id.to_string(), &request),
-                    _ => Envelope::typed(&op.id.to_string(), &request),
+                let envelope = match op.mode {
+                    InputMode::Voice => Envelope::voice(&op.id.to_string(), &request),
+                    InputMode::Typed => Envelope::typed(&op.id.to_string(), &request),
                 };
                 let snapshot = Snapshot {
                     observation: Some(observation.clone()),

@@ -154,17 +154,25 @@ impl Engine {
             .executors
             .for_goal(crate::model::Goal::Browser)
             .is_some();
-        let (submitted, stop, resume) = self
+        let (submitted, stop, resume, set_aside) = self
             .db(move |store| take_input(store, &node, &input, browser))
             .await?;
         if submitted.replayed {
             return Ok(submitted);
         }
+        let why = if set_aside.is_some() {
+            "set aside by a new request"
+        } else {
+            "correction"
+        };
+        if let Some(old) = set_aside {
+            self.publish(Notification::Interaction { interaction: old });
+        }
         self.publish(Notification::Interaction {
             interaction: submitted.interaction.clone(),
         });
         if let Some(old) = stop {
-            let _ = self.interrupt(Some(old), "correction".into()).await;
+            let _ = self.interrupt(Some(old), why.into()).await;
         }
         match (&submitted.operation, resume) {
             (Some(op), None) => {
@@ -226,13 +234,26 @@ impl Engine {
                 operation: op.clone(),
             });
         }
-        if let Some(token) = self
+        let token = self
             .cancels
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&op.id)
-        {
-            token.cancel();
+            .cloned();
+        let mut op = op;
+        match token {
+            Some(token) => token.cancel(),
+            // Waiting for an answer, no executor holds it: nothing can act any more, so the stop
+            // is confirmed at once (a cancel or a set-aside question ends it as stopped).
+            None if changed && op.status == OperationStatus::NeedsInput => {
+                let id = op.id;
+                self.finish(id, OperationStatus::NeedsInput, ExecOutcome::Stopped)
+                    .await?;
+                if let Some(now) = self.db(move |s| s.operation(id)).await? {
+                    op = now;
+                }
+            }
+            None => {}
         }
         Ok(Interrupted {
             already_finished: !op.status.is_active() && op.stop.is_none(),
@@ -603,6 +624,7 @@ type Taken = (
     Submitted,
     Option<OperationId>,
     Option<(OperationId, std::collections::BTreeMap<String, String>)>,
+    Option<Interaction>,
 );
 
 fn take_input(
@@ -625,7 +647,7 @@ fn take_input(
         let mut reply: Submitted = serde_json::from_value(stored.reply)
             .map_err(|e| ApiError::new("store_error", format!("stored reply unreadable: {e}")))?;
         reply.replayed = true;
-        return Ok((reply, None, None));
+        return Ok((reply, None, None, None));
     }
     let current = match input.interaction {
         Some(id) => Some(store.interaction(id)?.ok_or_else(|| {
@@ -694,7 +716,8 @@ fn take_input(
         (&input.device, &input.id.to_string(), &hash, &reply),
         now,
     )?;
-    Ok((submitted, change.stop, change.resume))
+    let set_aside = change.set_aside.as_ref().map(|c| c.interaction.clone());
+    Ok((submitted, change.stop, change.resume, set_aside))
 }
 
 /// The journal an executor writes its steps to: each step is durable before it acts.

@@ -185,21 +185,10 @@ fn resume(pending: &Pending, k: usize, snapshot: &Snapshot) -> Decision {
             let Some(observation) = &snapshot.observation else {
                 return stale();
             };
-            let Some(index) = observation.elements.iter().position(|e| &e.id == id) else {
+            let Some(action) = resumed_action(&pending.request.text, observation, id) else {
                 return stale();
             };
-            let structure = Structure::of(observation);
             let reading = utterance::read(&pending.request.text);
-            let action = match &reading.typing {
-                Some(_) => match screen::text_to_type(&reading, &structure, index) {
-                    Some(text) => Action::Type {
-                        target: id.clone(),
-                        text,
-                    },
-                    None => return stale(),
-                },
-                None => Action::Click { target: id.clone() },
-            };
             Decision::Execute(Plan {
                 action,
                 route: Route::default(),
@@ -219,6 +208,27 @@ fn resume(pending: &Pending, k: usize, snapshot: &Snapshot) -> Decision {
             })
         }
         _ => stale(),
+    }
+}
+
+/// The action a clarified request resumes with, once the person picked `chosen`: the same kind the
+/// Director clarified (a request to type resumes as a type, with its text from the request's own
+/// words), never a click by default. `None` when `chosen` is not on this observation or the text
+/// to type cannot be read for it.
+pub fn resumed_action(request: &str, observation: &Observation, chosen: &str) -> Option<Action> {
+    let index = observation.elements.iter().position(|e| e.id == chosen)?;
+    let reading = utterance::read(request);
+    match &reading.typing {
+        Some(_) => {
+            let structure = Structure::of(observation);
+            screen::text_to_type(&reading, &structure, index).map(|text| Action::Type {
+                target: chosen.to_string(),
+                text,
+            })
+        }
+        None => Some(Action::Click {
+            target: chosen.to_string(),
+        }),
     }
 }
 

@@ -250,6 +250,13 @@ pub fn pick(text: &str, labels: &[&str]) -> Option<usize> {
     }
     let n = labels.len() as u32;
     let norms: Vec<&str> = tokens.iter().map(|t| t.norm.as_str()).collect();
+    let label_tokens: Vec<Vec<text::Token>> = labels.iter().map(|l| text::tokens(l)).collect();
+    // The whole label said back picks it, whatever numbers it holds.
+    if let Some(exact) = label_tokens.iter().position(|l| {
+        l.len() == tokens.len() && l.iter().zip(&tokens).all(|(a, b)| a.norm == b.norm)
+    }) {
+        return Some(exact);
+    }
     let mut number: Option<u32> = None;
     let mut rest = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
@@ -264,6 +271,8 @@ pub fn pick(text: &str, labels: &[&str]) -> Option<usize> {
                     || matches!(prev, Some("number" | "option" | "choice"));
                 text::number_word(&t.norm).filter(|_| counted)
             });
+        // A number beyond the choices is a word of a label ("70% faster"), not a pick.
+        let k = k.filter(|k| (1..=n).contains(k) || text::ordinal_word(&t.norm).is_some());
         match k {
             Some(k) if number.is_none() => number = Some(k),
             Some(_) => return None, // two numbers: not one pick
@@ -271,7 +280,7 @@ pub fn pick(text: &str, labels: &[&str]) -> Option<usize> {
             None => rest.push(t),
         }
     }
-    let label_tokens: Vec<Vec<text::Token>> = labels.iter().map(|l| text::tokens(l)).collect();
+
     let fits = |i: usize| {
         rest.iter().all(|w| {
             label_tokens[i].iter().any(|l| {

@@ -609,18 +609,35 @@ fn a_weather_api_that_times_out_or_sends_garbage_blocks_with_a_reason() {
         stdout(&garbage)
     );
 
+    // A place the geocoder cannot find is asked again, never taken as found.
     let nowhere = d.cli(&["say", "--wait", "weather in Atlantis"]);
     assert!(
-        stdout(&nowhere).contains("blocked: no place called \"Atlantis\" was found"),
+        stdout(&nowhere).contains("I could not find a place called \"Atlantis\". Which city?"),
         "{}",
         stdout(&nowhere)
     );
+    let state: serde_json::Value =
+        serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
+    assert_eq!(
+        state["interaction"]["pending"]["kind"], "place",
+        "{state:#}"
+    );
+    let cancelled = d.cli(&["say", "never mind"]);
+    assert!(cancelled.status.success(), "{}", stderr(&cancelled));
 
     // The interaction stays consistent with its log after each failure.
     let store = circe::store::Store::open(&d.database()).unwrap();
-    for op in store.operations(10).unwrap() {
+    let ops = store.operations(10).unwrap();
+    for op in &ops {
+        assert_eq!(store.replay_operation(op.id).unwrap().unwrap(), *op);
+    }
+    let (latest, earlier) = ops.split_first().unwrap();
+    assert!(latest
+        .steps
+        .iter()
+        .any(|s| s.result == Some(StepResult::NotApplied)));
+    for op in earlier {
         assert_eq!(op.status, OperationStatus::Blocked);
-        assert_eq!(store.replay_operation(op.id).unwrap().unwrap(), op);
     }
 }
 
