@@ -26,6 +26,29 @@ pub struct Observation {
     pub url: String,
     #[serde(default)]
     pub elements: Vec<Element>,
+    /// Where the browser connector took names and descriptions from: Chrome's accessibility
+    /// tree, the DOM (the debugger was not available, with the reason), or both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub names: Option<NameSource>,
+    /// Frames on screen whose content could not be observed (never silently missing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unobserved: Vec<Unobserved>,
+}
+
+/// `names` of an observation: `accessibility`, `dom` or `mixed`, and why not all from the tree.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NameSource {
+    pub source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A frame on screen that was not observed, and why.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Unobserved {
+    pub url: String,
+    #[serde(default)]
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
