@@ -582,9 +582,8 @@ async function axLookup(tabId, t, frames) {
 function axMerge(f, counts) {
   for (const e of f.result.elements) {
     const ax = f.ax ? f.ax.get(e.key) : undefined;
-    if (ax === undefined) {
-      if (f.result.axPending && f.result.axPending.includes(e.key)) counts.dom++;
-      else if (f.axUsed) counts.ax++;
+    if (!ax) {
+      if (e.ax) counts.ax++; // the content script's cached entry
       else counts.dom++;
       continue;
     }
@@ -750,7 +749,6 @@ async function observeTab(tabId) {
   if (!scanned.restricted) {
     if (ax.t) {
       await axLookup(tabId, ax.t, scanned.frames);
-      for (const f of scanned.frames) f.axUsed = true;
     }
     for (const f of scanned.frames) axMerge(f, nameCounts);
     if (ax.t) scheduleDetach(tabId);

@@ -57,6 +57,7 @@
   const POINTER_TAGS = new Set(['DIV', 'SPAN', 'LI', 'IMG', 'I', 'P', 'TD', 'TH', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'DT', 'DD', 'FIGURE', 'STRONG', 'B', 'EM', 'SMALL', 'svg']);
   const POINTER_MAX = 4000; // computed-style reads per scan, at most
   const HANDLER_TEXT_MAX = 300; // a "clickable" with more text than this is a container
+  const AX_LOOKUP_MAX = 200; // accessibility-tree lookups per frame and scan (the observation keeps 200)
 
   const openOrClosed = (el) => {
     try {
@@ -540,8 +541,8 @@
       if (value !== undefined) item.value = value;
       item.states = d.states;
       if (d.handler) { item.handler = true; handlers++; }
-      if (d.looked) fromAx++;
-      else if (opts.ax) pending.push({ el, key: item.key, sig });
+      if (d.looked) { fromAx++; item.ax = true; }
+      else if (opts.ax && pending.length < AX_LOOKUP_MAX) pending.push({ el, key: item.key, sig });
       item.x = Math.round(h.x); item.y = Math.round(h.y);
       const r = h.rect;
       item.bounds = [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
