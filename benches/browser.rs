@@ -124,7 +124,7 @@ fn main() {
         {
             report(&format!("  {part}"), std::mem::take(&mut parts[i + 3]));
         }
-        report(&format!("  scan in page, top frame"), scan);
+        report("  scan in page, top frame", scan);
         for (i, part) in ["collect", "hit-test + describe loop", "of which context"]
             .iter()
             .enumerate()
