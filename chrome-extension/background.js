@@ -410,7 +410,8 @@ function axTarget(tabId, s) {
 function axSession(tabId, t, sessionId) {
   // contexts: our isolated worlds in this target (contextId -> cdp frame id);
   // docs: per context, the document's object and the listener nodes already resolved.
-  const s = { sessionId, contexts: new Map(), docs: new Map() };
+  // mains: the page's own (main world) context per cdp frame id.
+  const s = { sessionId, contexts: new Map(), mains: new Map(), docs: new Map() };
   t.sessions.set(sessionId || '', s);
   const send = (m, p) => chrome.debugger.sendCommand(axTarget(tabId, s), m, p || {});
   s.ready = (async () => {
@@ -430,13 +431,18 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
     case 'Runtime.executionContextCreated': {
       const c = params.context;
       if (s && c.origin === OWN_ORIGIN && c.auxData && c.auxData.type === 'isolated') s.contexts.set(c.id, c.auxData.frameId);
+      if (s && c.auxData && c.auxData.isDefault) s.mains.set(c.auxData.frameId, c.id);
       break;
     }
     case 'Runtime.executionContextDestroyed':
-      if (s) { s.contexts.delete(params.executionContextId); s.docs.delete(params.executionContextId); }
+      if (s) {
+        s.contexts.delete(params.executionContextId);
+        s.docs.delete(params.executionContextId);
+        for (const [f, id] of s.mains) if (id === params.executionContextId) s.mains.delete(f);
+      }
       break;
     case 'Runtime.executionContextsCleared':
-      if (s) { s.contexts.clear(); s.docs.clear(); }
+      if (s) { s.contexts.clear(); s.mains.clear(); s.docs.clear(); }
       break;
     case 'Target.attachedToTarget':
       if (params.targetInfo && params.targetInfo.type === 'iframe') axSession(source.tabId, t, params.sessionId);
@@ -505,7 +511,11 @@ async function settleInfobar(tabId, preHeight) {
 /** Every (session, context) pair of our content scripts in the tab. */
 function axContexts(tabId, t) {
   const out = [];
-  for (const s of t.sessions.values()) for (const contextId of s.contexts.keys()) out.push({ s, contextId, send: (m, p) => chrome.debugger.sendCommand(axTarget(tabId, s), m, p || {}) });
+  for (const s of t.sessions.values()) {
+    for (const [contextId, frameId] of s.contexts) {
+      out.push({ s, contextId, frameId, send: (m, p) => chrome.debugger.sendCommand(axTarget(tabId, s), m, p || {}) });
+    }
+  }
   return out;
 }
 
@@ -515,11 +525,15 @@ function axContexts(tabId, t) {
  * New nodes only, at most AX_LISTENER_MAX per document and observation.
  */
 async function axMarkListeners(tabId, t) {
-  await Promise.all(axContexts(tabId, t).map(async ({ s, contextId, send }) => {
+  await Promise.all(axContexts(tabId, t).map(async ({ s, contextId, frameId, send }) => {
     try {
       let doc = s.docs.get(contextId);
       if (!doc) {
-        const r = await send('Runtime.evaluate', { expression: 'document', contextId, objectGroup: 'circe-doc' });
+        // The document as the page's own world sees it: asking for the listeners through the
+        // isolated world's document object crashed the renderer on the second call (Chromium 156).
+        const main = s.mains.get(frameId);
+        if (main == null) return;
+        const r = await send('Runtime.evaluate', { expression: 'document', contextId: main, objectGroup: 'circe-doc' });
         if (!r.result || !r.result.objectId) return;
         doc = { objectId: r.result.objectId, seen: new Set() };
         s.docs.set(contextId, doc);
@@ -533,7 +547,7 @@ async function axMarkListeners(tabId, t) {
       const args = [], nav = [];
       objs.forEach((o, i) => { if (o && o.objectId && o.subtype === 'node') { args.push({ objectId: o.objectId }); nav.push(nodes[i].navigates); } });
       if (args.length) {
-        await send('Runtime.callFunctionOn', { objectId: doc.objectId, arguments: [{ value: nav }, ...args],
+        await send('Runtime.callFunctionOn', { executionContextId: contextId, arguments: [{ value: nav }, ...args],
           functionDeclaration: 'function (nav, ...els) { return self.__circe ? self.__circe.markClickable(nav, els) : 0; }' }).catch(() => {});
       }
       send('Runtime.releaseObjectGroup', { objectGroup: 'circe-mark' }).catch(() => {});
