@@ -585,6 +585,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn name_sources_and_unobserved_frames_are_optional_fields() {
+        let plain: Observation = serde_json::from_str(r#"{"elements": []}"#).unwrap();
+        assert_eq!((plain.names, plain.unobserved.len()), (None, 0));
+        let raw = r#"{"elements": [], "names": {"source": "dom", "reason": "the user cancelled debugging of this tab", "fromDom": 3},
+                      "unobserved": [{"url": "http://localhost:1/frame.html", "reason": "no content script", "title": "Ad"}]}"#;
+        let o: Observation = serde_json::from_str(raw).unwrap();
+        assert_eq!(o.names.as_ref().unwrap().source, "dom");
+        assert_eq!(o.unobserved[0].url, "http://localhost:1/frame.html");
+        let back = serde_json::to_value(&o).unwrap();
+        assert_eq!(back["names"]["reason"], "the user cancelled debugging of this tab");
+        assert!(serde_json::to_value(&plain).unwrap().get("unobserved").is_none());
+    }
+
+    #[test]
     fn numbered_rows_and_their_subtext_form_items() {
         let obs = Observation {
             elements: vec![
