@@ -592,13 +592,12 @@ async function axLookup(tabId, t, frames) {
   }));
 }
 
-/** Apply the looked-up entries to a frame's scanned elements; counts where names came from. */
-function axMerge(f, counts) {
+/** Apply the looked-up entries to a frame's scanned elements, noting where each name came from. */
+function axMerge(f) {
   for (const e of f.result.elements) {
     const ax = f.ax ? f.ax.get(e.key) : undefined;
     if (!ax) {
-      if (e.ax) counts.ax++; // the content script's cached entry
-      else counts.dom++;
+      e.nameSource = e.ax ? 'ax' : 'dom'; // e.ax: the content script's cached entry
       continue;
     }
     const m = C.fromAX(ax, { role: e.role, label: e.label, description: e.description || '', states: e.states,
@@ -607,7 +606,7 @@ function axMerge(f, counts) {
     e.label = m.label;
     if (m.description) e.description = m.description; else delete e.description;
     e.states = m.states;
-    counts.ax++;
+    e.nameSource = 'ax';
   }
 }
 
@@ -759,12 +758,11 @@ async function observeTab(tabId) {
     scanned = await scanFrames(tabId, !!ax.t);
   }
   const tLookup = performance.now();
-  const nameCounts = { ax: 0, dom: 0 };
   if (!scanned.restricted) {
     if (ax.t) {
       await axLookup(tabId, ax.t, scanned.frames);
     }
-    for (const f of scanned.frames) axMerge(f, nameCounts);
+    for (const f of scanned.frames) axMerge(f);
     if (ax.t) scheduleDetach(tabId);
   }
   const tMerged = performance.now();
@@ -773,9 +771,6 @@ async function observeTab(tabId) {
     return { ...base, documentId: null, generation: ++generation, viewport: null, elements: [], covered: [],
       text: '', truncated: false, dropped: 0, restricted: true, reason: scanned.restricted };
   }
-  const names = !ax.t ? { source: 'dom', reason: ax.reason }
-    : { source: nameCounts.dom === 0 ? 'accessibility' : (nameCounts.ax === 0 ? 'dom' : 'mixed'), fromAccessibility: nameCounts.ax, fromDom: nameCounts.dom };
-  if (ax.t && nameCounts.dom > 0) names.reason = 'some frames or elements could not be looked up in the accessibility tree';
   const byFrame = new Map(scanned.frames.map((f) => [f.frameId, f]));
   const byNonce = new Map(scanned.frames.map((f) => [f.result.nonce, f]));
   const main = byFrame.get(0);
@@ -838,6 +833,7 @@ async function observeTab(tabId) {
     if (e.value !== undefined) out.value = e.value;
     out.states = e.states;
     out.frameId = a.frameId;
+    out.nameSource = e.nameSource;
     return out;
   });
   C.assignOrdinals(elements);
@@ -853,6 +849,12 @@ async function observeTab(tabId) {
   });
   const kept = ordered.slice(0, MAX_ELEMENTS);
   const dropped = ordered.length - kept.length;
+  // Where the kept elements' names came from.
+  const fromAx = elements.slice(0, MAX_ELEMENTS).filter((e) => e.nameSource === 'ax').length;
+  const fromDom = kept.length - fromAx;
+  const names = !ax.t ? { source: 'dom', reason: ax.reason }
+    : { source: fromDom === 0 ? 'accessibility' : (fromAx === 0 ? 'dom' : 'mixed'), fromAccessibility: fromAx, fromDom };
+  if (ax.t && fromDom > 0) names.reason = 'some elements could not be looked up in the accessibility tree (a frame or element went away, or more than 200 in a frame)';
   return {
     ...base, title: main.result.title || base.title, url: main.result.url || base.url,
     documentId: main.documentId, generation: ++generation, viewport: main.result.viewport,
