@@ -519,6 +519,11 @@ function axContexts(tabId, t) {
   return out;
 }
 
+/** Has every document in the tab had its click listeners read at least once? */
+function axDocsKnown(tabId, t) {
+  return axContexts(tabId, t).every(({ s, contextId }) => s.docs.has(contextId));
+}
+
 /**
  * Click listeners (DOMDebugger.getEventListeners over the whole document, shadow roots
  * included): mark the nodes that have one, so the scan takes script-made buttons and links.
@@ -749,7 +754,13 @@ async function observeTab(tabId) {
   // Names from Chrome's accessibility tree when the debugger can be used; the DOM's otherwise.
   const tAx = performance.now();
   const ax = await axReady(tabId);
-  if (ax.t) await axMarkListeners(tabId, ax.t);
+  // Click listeners: before the first scan of a document (so its script-made controls are in
+  // it); after that alongside the scan (new listener nodes join from the next observation).
+  let marking = null;
+  if (ax.t) {
+    marking = axMarkListeners(tabId, ax.t);
+    if (!axDocsKnown(tabId, ax.t)) { await marking; marking = null; }
+  }
   const tScan = performance.now();
   let scanned = await scanFrames(tabId, !!ax.t);
   if (!scanned.restricted && scanned.frames.length > 1 && unmatchedFrames(scanned.frames)) {
@@ -757,6 +768,7 @@ async function observeTab(tabId) {
     await sleep(30);
     scanned = await scanFrames(tabId, !!ax.t);
   }
+  if (marking) await marking;
   const tLookup = performance.now();
   if (!scanned.restricted) {
     if (ax.t) {

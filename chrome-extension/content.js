@@ -237,13 +237,24 @@
    * `sig` is given when the caller computed it already.
    */
   function describe(el, active, sig) {
+    const cached = axCache.get(el);
+    const valid = cached && cached.sig === (sig || sigOf(el));
+    if (valid) {
+      // A control the tree names with a widget role needs nothing from the DOM but focus.
+      const ax = cached.ax;
+      if (ax && !ax.ignored && ax.name && C.WIDGET_ROLES.has(ax.role) && !handlerOf(el)) {
+        const r = C.fromAX(ax, { role: ax.role, label: '', description: '', states: [], focused: el === active, handler: false });
+        r.handler = false;
+        r.looked = true;
+        return r;
+      }
+    }
     const role = roleOf(el);
     const domLabel = labelOf(el, role);
     const description = descriptionOf(el, domLabel);
     const dom = { role, label: C.wordLabel(domLabel, description, ''), description, states: statesOf(el, role, active),
       focused: el === active, handler: !!handlerOf(el) };
-    const cached = axCache.get(el);
-    if (cached && cached.sig === (sig || sigOf(el))) {
+    if (valid) {
       const r = C.fromAX(cached.ax, dom);
       r.handler = dom.handler;
       r.looked = true; // the tree was asked (an ignored node keeps the DOM's reading)
