@@ -587,7 +587,7 @@ mod tests {
     #[test]
     fn name_sources_and_unobserved_frames_are_optional_fields() {
         let plain: Observation = serde_json::from_str(r#"{"elements": []}"#).unwrap();
-        assert_eq!((plain.names, plain.unobserved.len()), (None, 0));
+        assert_eq!((&plain.names, plain.unobserved.len()), (&None, 0));
         let raw = r#"{"elements": [], "names": {"source": "dom", "reason": "the user cancelled debugging of this tab", "fromDom": 3},
                       "unobserved": [{"url": "http://localhost:1/frame.html", "reason": "no content script", "title": "Ad"}]}"#;
         let o: Observation = serde_json::from_str(raw).unwrap();
