@@ -89,7 +89,11 @@ fn main() {
                     .unwrap_or("?")
                     .to_string();
                 let t = &ev["timing"];
-                scan.push(t["scanMs"].as_f64().expect("the extension reports scan time"));
+                scan.push(
+                    t["scanMs"]
+                        .as_f64()
+                        .expect("the extension reports scan time"),
+                );
                 total.push(t["totalMs"].as_f64().unwrap_or(0.0));
                 names.push(t["namesMs"].as_f64().unwrap_or(0.0));
                 lookups += t["axPending"].as_f64().unwrap_or(0.0);

@@ -594,8 +594,14 @@ mod tests {
         assert_eq!(o.names.as_ref().unwrap().source, "dom");
         assert_eq!(o.unobserved[0].url, "http://localhost:1/frame.html");
         let back = serde_json::to_value(&o).unwrap();
-        assert_eq!(back["names"]["reason"], "the user cancelled debugging of this tab");
-        assert!(serde_json::to_value(&plain).unwrap().get("unobserved").is_none());
+        assert_eq!(
+            back["names"]["reason"],
+            "the user cancelled debugging of this tab"
+        );
+        assert!(serde_json::to_value(&plain)
+            .unwrap()
+            .get("unobserved")
+            .is_none());
     }
 
     #[test]

@@ -78,7 +78,10 @@ fn a_vote_arrow_drawn_as_a_character_is_found_by_its_title() {
         .into_iter()
         .filter(|e| e["label"] == "upvote")
         .collect();
-    assert!(third.len() >= 20, "every visible arrow is observed: {third:?}");
+    assert!(
+        third.len() >= 20,
+        "every visible arrow is observed: {third:?}"
+    );
     assert_eq!(observation(&v)["names"]["source"], "accessibility");
     let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
     assert!(summary.starts_with("Clicked \"upvote\" (3 of"), "{summary}");
