@@ -197,3 +197,29 @@ fn a_german_consent_banner_accepts_all_cookies_in_english() {
     let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
     assert!(summary.contains("Alle akzeptieren"), "{summary}");
 }
+
+#[test]
+fn a_frame_no_content_script_can_read_is_reported_as_not_observed() {
+    let (sites, d, _b) = setup("/scan/frames.html");
+    let v = say(&d, "click continue");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(
+        sites.actions(),
+        vec![json!({"site": "scan", "action": "continue", "item": 1})]
+    );
+    // The frame's server refuses the connection: Chrome shows its own error page there, where
+    // no extension runs. It is listed, never silently missing.
+    let unobserved = observation(&v)["unobserved"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no unobserved frames: {:#}", observation(&v)))
+        .clone();
+    assert_eq!(unobserved.len(), 1, "{unobserved:?}");
+    assert_eq!(unobserved[0]["url"], "http://127.0.0.1:9/offer.html");
+    assert!(
+        unobserved[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no Circe content script"),
+        "{unobserved:?}"
+    );
+}
