@@ -547,7 +547,7 @@ async function axMarkListeners(tabId, t) {
       const nodes = C.clickListenerNodes(li.listeners, doc.seen, AX_LISTENER_MAX);
       if (!nodes.length) return;
       for (const n of nodes) doc.seen.add(n.backendNodeId);
-      const objs = await Promise.all(nodes.map((n) => send('DOM.resolveNode', { backendNodeId: n.backendNodeId, executionContextId: contextId, objectGroup: 'circe-mark' })
+      const objs = await Promise.all(nodes.map((n) => send('DOM.resolveNode', { backendNodeId: n.backendNodeId, executionContextId: contextId, objectGroup: 'circe-mark-' + contextId })
         .then((r) => r.object, () => null)));
       const args = [], nav = [];
       objs.forEach((o, i) => { if (o && o.objectId && o.subtype === 'node') { args.push({ objectId: o.objectId }); nav.push(nodes[i].navigates); } });
@@ -555,7 +555,7 @@ async function axMarkListeners(tabId, t) {
         await send('Runtime.callFunctionOn', { executionContextId: contextId, arguments: [{ value: nav }, ...args],
           functionDeclaration: 'function (nav, ...els) { return self.__circe ? self.__circe.markClickable(nav, els) : 0; }' }).catch(() => {});
       }
-      send('Runtime.releaseObjectGroup', { objectGroup: 'circe-mark' }).catch(() => {});
+      send('Runtime.releaseObjectGroup', { objectGroup: 'circe-mark-' + contextId }).catch(() => {});
     } catch (_) {
       // A document going away mid-way: its elements keep the DOM's reading.
     }
@@ -574,7 +574,7 @@ async function axLookup(tabId, t, frames) {
   await Promise.all(axContexts(tabId, t).map(async ({ contextId, send }) => {
     let arr = null;
     try {
-      const r = await send('Runtime.evaluate', { expression: 'self.__circe ? self.__circe.axPending() : null', contextId, objectGroup: 'circe-ax' });
+      const r = await send('Runtime.evaluate', { expression: 'self.__circe ? self.__circe.axPending() : null', contextId, objectGroup: 'circe-ax-' + contextId });
       if (!r.result || !r.result.objectId) return;
       arr = r.result.objectId;
       const props = await send('Runtime.getProperties', { objectId: arr, ownProperties: true });
@@ -592,7 +592,7 @@ async function axLookup(tabId, t, frames) {
     } catch (_) {
       // The frame went away or navigated: its elements keep the DOM's names.
     } finally {
-      if (arr) send('Runtime.releaseObjectGroup', { objectGroup: 'circe-ax' }).catch(() => {});
+      if (arr) send('Runtime.releaseObjectGroup', { objectGroup: 'circe-ax-' + contextId }).catch(() => {});
     }
   }));
 }

@@ -222,4 +222,8 @@ fn a_frame_no_content_script_can_read_is_reported_as_not_observed() {
             .contains("no Circe content script"),
         "{unobserved:?}"
     );
+    // The same-origin frame beside it is observed, its names from the tree like the page's.
+    let button = element(&v, "Subscribe to the newsletter");
+    assert_ne!(button["frameId"], 0, "{button}");
+    assert_eq!(observation(&v)["names"]["source"], "accessibility");
 }
