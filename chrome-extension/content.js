@@ -68,8 +68,8 @@
   };
 
   function isCandidate(el) {
-    if (clickMarks.has(el)) return handlerSized(el) || el.matches(CANDIDATES);
-    if (!el.matches(CANDIDATES)) return false;
+    const marked = clickMarks.has(el); // a click listener the worker found
+    if (!marked && !el.matches(CANDIDATES)) return false;
     const tag = el.tagName;
     if (tag === 'IFRAME' || tag === 'FRAME') return true;
     const role = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
@@ -80,7 +80,8 @@
     if (el.tabIndex < 0 && el.closest('[aria-hidden="true"]')) return false;
     if (nativeInteractive) return true;
     if (role && C.WIDGET_ROLES.has(role)) return true;
-    if (el.hasAttribute('onclick')) return handlerSized(el);
+    if (el.hasAttribute('onclick')) return true;
+    if (marked && handlerSized(el)) return true;
     if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
     const ti = el.getAttribute('tabindex');
     if (ti !== null && Number(ti) >= 0 && !['BODY', 'HTML'].includes(tag)) return true;
