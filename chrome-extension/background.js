@@ -399,6 +399,9 @@ const cdp = (tabId, method, params) => chrome.debugger.sendCommand({ tabId }, me
 // with Target.setAutoAttach (flatten) and addressed by sessionId.
 // ---------------------------------------------------------------------------------------------
 const AX_LISTENER_MAX = 60; // new click-listener nodes resolved per document and observation
+// No step of the names may hold the observation up: a page whose renderer hangs or crashes never
+// answers a CDP call. After this, what is not there yet keeps the DOM's reading.
+const AX_STEP_MS = 1500;
 const axTabs = new Map();    // tabId -> {sessions: Map(sessionId|'' -> session)}
 const axRefused = new Map(); // tabId -> why the debugger is not used for names there
 const OWN_ORIGIN = 'chrome-extension://' + chrome.runtime.id;
@@ -482,7 +485,8 @@ async function axReady(tabId) {
     // Child sessions may attach while the first ones get ready.
     for (let i = 0; i < 3; i++) {
       const all = [...t.sessions.values()];
-      await Promise.all(all.map((s) => s.ready));
+      const r = await withTimeout(Promise.all(all.map((s) => s.ready)), AX_STEP_MS);
+      if (r && r.timeout) return { reason: 'the accessibility tree did not answer in time' };
       if (t.sessions.size === all.length) break;
     }
   } catch (e) {
@@ -758,7 +762,7 @@ async function observeTab(tabId) {
   // it); after that alongside the scan (new listener nodes join from the next observation).
   let marking = null;
   if (ax.t) {
-    marking = axMarkListeners(tabId, ax.t);
+    marking = withTimeout(axMarkListeners(tabId, ax.t), AX_STEP_MS);
     if (!axDocsKnown(tabId, ax.t)) { await marking; marking = null; }
   }
   const tScan = performance.now();
@@ -771,9 +775,7 @@ async function observeTab(tabId) {
   if (marking) await marking;
   const tLookup = performance.now();
   if (!scanned.restricted) {
-    if (ax.t) {
-      await axLookup(tabId, ax.t, scanned.frames);
-    }
+    if (ax.t) await withTimeout(axLookup(tabId, ax.t, scanned.frames), AX_STEP_MS);
     for (const f of scanned.frames) axMerge(f);
     if (ax.t) scheduleDetach(tabId);
   }
