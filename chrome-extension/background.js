@@ -758,6 +758,8 @@ async function observeTab(tabId) {
   // Names from Chrome's accessibility tree when the debugger can be used; the DOM's otherwise.
   const tAx = performance.now();
   const ax = await axReady(tabId);
+  // Attached for this observation (or already): detached after the quiet period, whatever follows.
+  if (attached.has(tabId)) scheduleDetach(tabId);
   // Click listeners: before the first scan of a document (so its script-made controls are in
   // it); after that alongside the scan (new listener nodes join from the next observation).
   let marking = null;
@@ -777,7 +779,6 @@ async function observeTab(tabId) {
   if (!scanned.restricted) {
     if (ax.t) await withTimeout(axLookup(tabId, ax.t, scanned.frames), AX_STEP_MS);
     for (const f of scanned.frames) axMerge(f);
-    if (ax.t) scheduleDetach(tabId);
   }
   const tMerged = performance.now();
   const axPendingCount = scanned.restricted ? 0 : scanned.frames.reduce((a, f) => a + ((f.result.axPending || []).length), 0);
