@@ -198,8 +198,9 @@
   }
 
   function roleOf(el) {
-    const h = handlerOf(el);
-    if (h && !el.isContentEditable) return C.clickRole(h);
+    const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
+    const h = (!explicit || ['none', 'presentation', 'generic'].includes(explicit)) ? handlerOf(el) : null;
+    if (h) return C.clickRole(h);
     return C.roleOf(descriptor(el));
   }
 
