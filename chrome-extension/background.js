@@ -293,6 +293,8 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   sendEvent('tabRemoved', { tabId });
   abortTab(tabId, 'target_closed', 'the tab was closed');
   attached.delete(tabId);
+  axTabs.delete(tabId);
+  axRefused.delete(tabId);
   histories.delete(tabId);
   pendingBack.delete(tabId);
   frameParents.delete(tabId);
@@ -323,6 +325,9 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   const a = attached.get(source.tabId);
   if (a) clearTimeout(a.idleTimer);
   attached.delete(source.tabId);
+  axTabs.delete(source.tabId);
+  // The user's "no": observations of this tab read names from the DOM until an act attaches again.
+  if (reason === 'canceled_by_user') axRefused.set(source.tabId, 'the user cancelled debugging of this tab');
   sendEvent('debuggerDetached', { tabId: source.tabId, reason });
   if (reason === 'canceled_by_user') abortTab(source.tabId, 'debugger_detached', 'the user cancelled debugging of this tab');
   else if (reason === 'target_closed') abortTab(source.tabId, 'target_closed', 'the tab went away');
@@ -370,6 +375,7 @@ async function attachNow(tabId, preHeight) {
     }
   }
   attached.set(tabId, { idleTimer: null, at: now(), preHeight, otherAttached, settled: false });
+  axRefused.delete(tabId);
 }
 
 function scheduleDetach(tabId) {
@@ -379,11 +385,239 @@ function scheduleDetach(tabId) {
   a.idleTimer = setTimeout(() => {
     if (attached.get(tabId) !== a) return;
     attached.delete(tabId);
+    axTabs.delete(tabId);
     chrome.debugger.detach({ tabId }).catch(() => {});
   }, DETACH_IDLE_MS);
 }
 
 const cdp = (tabId, method, params) => chrome.debugger.sendCommand({ tabId }, method, params || {});
+
+// ---------------------------------------------------------------------------------------------
+// Names from Chrome's accessibility tree. While the debugger is attached to a tab, every frame's
+// Circe content script (the extension's isolated world, one execution context per document) is
+// reachable through the DevTools protocol; out-of-process frames are their own targets, attached
+// with Target.setAutoAttach (flatten) and addressed by sessionId.
+// ---------------------------------------------------------------------------------------------
+const AX_LISTENER_MAX = 60; // new click-listener nodes resolved per document and observation
+// No step of the names may hold the observation up: a page whose renderer hangs or crashes never
+// answers a CDP call. After this, what is not there yet keeps the DOM's reading.
+const AX_STEP_MS = 1500;
+const axTabs = new Map();    // tabId -> {sessions: Map(sessionId|'' -> session)}
+const axRefused = new Map(); // tabId -> why the debugger is not used for names there
+const OWN_ORIGIN = 'chrome-extension://' + chrome.runtime.id;
+
+function axTarget(tabId, s) {
+  return s.sessionId ? { tabId, sessionId: s.sessionId } : { tabId };
+}
+
+function axSession(tabId, t, sessionId) {
+  // contexts: our isolated worlds in this target (contextId -> cdp frame id);
+  // docs: per context, the document's object and the listener nodes already resolved.
+  // mains: the page's own (main world) context per cdp frame id.
+  const s = { sessionId, contexts: new Map(), mains: new Map(), docs: new Map() };
+  t.sessions.set(sessionId || '', s);
+  const send = (m, p) => chrome.debugger.sendCommand(axTarget(tabId, s), m, p || {});
+  s.ready = (async () => {
+    await send('Runtime.enable');
+    await send('Accessibility.enable');
+    await send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }).catch(() => {});
+  })();
+  s.ready.catch(() => {});
+  return s;
+}
+
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  const t = source.tabId != null ? axTabs.get(source.tabId) : null;
+  if (!t) return;
+  const s = t.sessions.get(source.sessionId || '');
+  switch (method) {
+    case 'Runtime.executionContextCreated': {
+      const c = params.context;
+      if (s && c.origin === OWN_ORIGIN && c.auxData && c.auxData.type === 'isolated') s.contexts.set(c.id, c.auxData.frameId);
+      if (s && c.auxData && c.auxData.isDefault) s.mains.set(c.auxData.frameId, c.id);
+      break;
+    }
+    case 'Runtime.executionContextDestroyed':
+      if (s) {
+        s.contexts.delete(params.executionContextId);
+        s.docs.delete(params.executionContextId);
+        for (const [f, id] of s.mains) if (id === params.executionContextId) s.mains.delete(f);
+      }
+      break;
+    case 'Runtime.executionContextsCleared':
+      if (s) { s.contexts.clear(); s.mains.clear(); s.docs.clear(); }
+      break;
+    case 'Target.attachedToTarget':
+      if (params.targetInfo && params.targetInfo.type === 'iframe') axSession(source.tabId, t, params.sessionId);
+      else chrome.debugger.sendCommand(source, 'Target.detachFromTarget', { sessionId: params.sessionId }).catch(() => {});
+      break;
+    case 'Target.detachedFromTarget':
+      t.sessions.delete(params.sessionId);
+      break;
+    default:
+  }
+});
+
+/**
+ * Attach the debugger for names (or reuse the attachment), once per tab. Returns the tab's
+ * sessions, or {reason} when names must come from the DOM. Never throws.
+ */
+async function axReady(tabId) {
+  if (axRefused.has(tabId)) return { reason: axRefused.get(tabId) };
+  let preHeight = null;
+  if (!attached.has(tabId)) {
+    const alive = await toFrame(tabId, 0, { cmd: 'alive' }, 500).catch(() => null);
+    preHeight = alive && alive.height ? alive.height : null;
+  }
+  let fresh;
+  try {
+    fresh = await ensureAttached(tabId, preHeight);
+  } catch (e) {
+    return { reason: 'the debugger could not attach: ' + String((e && e.message) || e) };
+  }
+  let t = axTabs.get(tabId);
+  if (!t) {
+    t = { sessions: new Map() };
+    axTabs.set(tabId, t);
+    axSession(tabId, t, '');
+  }
+  try {
+    // Child sessions may attach while the first ones get ready.
+    for (let i = 0; i < 3; i++) {
+      const all = [...t.sessions.values()];
+      const r = await withTimeout(Promise.all(all.map((s) => s.ready)), AX_STEP_MS);
+      if (r && r.timeout) return { reason: 'the accessibility tree did not answer in time' };
+      if (t.sessions.size === all.length) break;
+    }
+  } catch (e) {
+    return { reason: 'the accessibility tree is not available: ' + String((e && e.message) || e) };
+  }
+  if (fresh) await settleInfobar(tabId, preHeight);
+  return { t };
+}
+
+/** After a fresh attach, wait (once, at most SETTLE_MAX_MS) for the infobar's viewport shrink. */
+async function settleInfobar(tabId, preHeight) {
+  const info = attached.get(tabId);
+  if (!info || info.settled) return;
+  if (info.otherAttached || infobarShrinks === false || preHeight == null) { info.settled = true; return; }
+  let h = preHeight;
+  while (now() - info.at < SETTLE_MAX_MS) {
+    const r = await toFrame(tabId, 0, { cmd: 'alive' }, 300).catch(() => null);
+    if (r && r.height) h = r.height;
+    if (h !== preHeight) break;
+    await sleep(10);
+  }
+  info.settled = true;
+  infobarShrinks = h !== preHeight;
+}
+
+/** Every (session, context) pair of our content scripts in the tab. */
+function axContexts(tabId, t) {
+  const out = [];
+  for (const s of t.sessions.values()) {
+    for (const [contextId, frameId] of s.contexts) {
+      out.push({ s, contextId, frameId, send: (m, p) => chrome.debugger.sendCommand(axTarget(tabId, s), m, p || {}) });
+    }
+  }
+  return out;
+}
+
+/** Has every document in the tab had its click listeners read at least once? */
+function axDocsKnown(tabId, t) {
+  return axContexts(tabId, t).every(({ s, contextId }) => s.docs.has(contextId));
+}
+
+/**
+ * Click listeners (DOMDebugger.getEventListeners over the whole document, shadow roots
+ * included): mark the nodes that have one, so the scan takes script-made buttons and links.
+ * New nodes only, at most AX_LISTENER_MAX per document and observation.
+ */
+async function axMarkListeners(tabId, t) {
+  await Promise.all(axContexts(tabId, t).map(async ({ s, contextId, frameId, send }) => {
+    try {
+      let doc = s.docs.get(contextId);
+      if (!doc) {
+        // The document as the page's own world sees it: asking for the listeners through the
+        // isolated world's document object crashed the renderer on the second call (Chromium 156).
+        const main = s.mains.get(frameId);
+        if (main == null) return;
+        const r = await send('Runtime.evaluate', { expression: 'document', contextId: main, objectGroup: 'circe-doc' });
+        if (!r.result || !r.result.objectId) return;
+        doc = { objectId: r.result.objectId, seen: new Set() };
+        s.docs.set(contextId, doc);
+      }
+      const li = await send('DOMDebugger.getEventListeners', { objectId: doc.objectId, depth: -1, pierce: true });
+      const nodes = C.clickListenerNodes(li.listeners, doc.seen, AX_LISTENER_MAX);
+      if (!nodes.length) return;
+      for (const n of nodes) doc.seen.add(n.backendNodeId);
+      const objs = await Promise.all(nodes.map((n) => send('DOM.resolveNode', { backendNodeId: n.backendNodeId, executionContextId: contextId, objectGroup: 'circe-mark-' + contextId })
+        .then((r) => r.object, () => null)));
+      const args = [], nav = [];
+      objs.forEach((o, i) => { if (o && o.objectId && o.subtype === 'node') { args.push({ objectId: o.objectId }); nav.push(nodes[i].navigates); } });
+      if (args.length) {
+        await send('Runtime.callFunctionOn', { executionContextId: contextId, arguments: [{ value: nav }, ...args],
+          functionDeclaration: 'function (nav, ...els) { return self.__circe ? self.__circe.markClickable(nav, els) : 0; }' }).catch(() => {});
+      }
+      send('Runtime.releaseObjectGroup', { objectGroup: 'circe-mark-' + contextId }).catch(() => {});
+    } catch (_) {
+      // A document going away mid-way: its elements keep the DOM's reading.
+    }
+  }));
+}
+
+/**
+ * The accessibility-tree entries of the elements each frame's scan still lacks
+ * (Accessibility.getPartialAXTree per element, all in flight at once). Fills `f.ax`
+ * (key -> axSummary) on the scanned frames and hands the entries to the content script's cache.
+ */
+async function axLookup(tabId, t, frames) {
+  const want = new Map();
+  for (const f of frames) if (f.result.axPending && f.result.axPending.length) want.set(f.result.nonce, f);
+  if (!want.size) return;
+  await Promise.all(axContexts(tabId, t).map(async ({ contextId, send }) => {
+    let arr = null;
+    try {
+      const r = await send('Runtime.evaluate', { expression: 'self.__circe ? self.__circe.axPending() : null', contextId, objectGroup: 'circe-ax-' + contextId });
+      if (!r.result || !r.result.objectId) return;
+      arr = r.result.objectId;
+      const props = await send('Runtime.getProperties', { objectId: arr, ownProperties: true });
+      const prop = (name) => { const p = props.result.find((x) => x.name === name); return p && p.value ? p.value.value : undefined; };
+      const f = want.get(prop('nonce'));
+      if (!f || prop('seq') !== f.result.seq) return; // another scan ran in between: keep the DOM's names
+      const els = props.result.filter((p) => /^\d+$/.test(p.name)).sort((a, b) => a.name - b.name).map((p) => p.value.objectId);
+      if (els.length !== f.result.axPending.length) return;
+      const nodes = await Promise.all(els.map((objectId) => send('Accessibility.getPartialAXTree', { objectId, fetchRelatives: false })
+        .then((x) => (x.nodes && x.nodes[0]) || null, () => null)));
+      const summaries = nodes.map((n) => C.axSummary(n));
+      f.ax = new Map(f.result.axPending.map((k, i) => [k, summaries[i]]));
+      await send('Runtime.callFunctionOn', { objectId: arr, arguments: [{ value: summaries }],
+        functionDeclaration: 'function (s) { return self.__circe.axStore(this, s); }' }).catch(() => {});
+    } catch (_) {
+      // The frame went away or navigated: its elements keep the DOM's names.
+    } finally {
+      if (arr) send('Runtime.releaseObjectGroup', { objectGroup: 'circe-ax-' + contextId }).catch(() => {});
+    }
+  }));
+}
+
+/** Apply the looked-up entries to a frame's scanned elements, noting where each name came from. */
+function axMerge(f) {
+  for (const e of f.result.elements) {
+    const ax = f.ax ? f.ax.get(e.key) : undefined;
+    if (!ax) {
+      e.nameSource = e.ax ? 'ax' : 'dom'; // e.ax: the content script's cached entry
+      continue;
+    }
+    const m = C.fromAX(ax, { role: e.role, label: e.label, description: e.description || '', states: e.states,
+      focused: e.states.includes('focused'), handler: !!e.handler });
+    e.role = m.role;
+    e.label = m.label;
+    if (m.description) e.description = m.description; else delete e.description;
+    e.states = m.states;
+    e.nameSource = 'ax';
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Talking to content scripts.
@@ -464,11 +698,11 @@ async function injectAll(tabId) {
 
 const injectedDocs = new Set();
 
-async function scanFrames(tabId) {
+async function scanFrames(tabId, ax) {
   const run = () => chrome.scripting.executeScript({
     target: { tabId, allFrames: true },
     func: (opts) => (self.__circe ? self.__circe.scan(opts) : null),
-    args: [{ text: true, textMax: TEXT_MAX }],
+    args: [{ text: true, textMax: TEXT_MAX, ax }],
   });
   let rs;
   try {
@@ -521,12 +755,33 @@ async function observeTab(tabId) {
     return { ...base, documentId: null, generation: ++generation, viewport: null, elements: [], covered: [],
       text: '', truncated: false, dropped: 0, restricted: true };
   }
-  let scanned = await scanFrames(tabId);
+  // Names from Chrome's accessibility tree when the debugger can be used; the DOM's otherwise.
+  const tAx = performance.now();
+  const ax = await axReady(tabId);
+  // Attached for this observation (or already): detached after the quiet period, whatever follows.
+  if (attached.has(tabId)) scheduleDetach(tabId);
+  // Click listeners: before the first scan of a document (so its script-made controls are in
+  // it); after that alongside the scan (new listener nodes join from the next observation).
+  let marking = null;
+  if (ax.t) {
+    marking = withTimeout(axMarkListeners(tabId, ax.t), AX_STEP_MS);
+    if (!axDocsKnown(tabId, ax.t)) { await marking; marking = null; }
+  }
+  const tScan = performance.now();
+  let scanned = await scanFrames(tabId, !!ax.t);
   if (!scanned.restricted && scanned.frames.length > 1 && unmatchedFrames(scanned.frames)) {
     // A subframe's announcement had not reached its parent yet (first scan of a new frame).
     await sleep(30);
-    scanned = await scanFrames(tabId);
+    scanned = await scanFrames(tabId, !!ax.t);
   }
+  if (marking) await marking;
+  const tLookup = performance.now();
+  if (!scanned.restricted) {
+    if (ax.t) await withTimeout(axLookup(tabId, ax.t, scanned.frames), AX_STEP_MS);
+    for (const f of scanned.frames) axMerge(f);
+  }
+  const tMerged = performance.now();
+  const axPendingCount = scanned.restricted ? 0 : scanned.frames.reduce((a, f) => a + ((f.result.axPending || []).length), 0);
   if (scanned.restricted) {
     return { ...base, documentId: null, generation: ++generation, viewport: null, elements: [], covered: [],
       text: '', truncated: false, dropped: 0, restricted: true, reason: scanned.restricted };
@@ -589,9 +844,11 @@ async function observeTab(tabId) {
     const e = a.e;
     const rec = { tabId, frameId: a.frameId, documentId: a.documentId, key: e.key, role: e.role, label: e.label, bounds: e.bounds };
     const out = { id: refFor(rec), role: e.role, label: e.label, context: e.context };
+    if (e.description) out.description = e.description;
     if (e.value !== undefined) out.value = e.value;
     out.states = e.states;
     out.frameId = a.frameId;
+    out.nameSource = e.nameSource;
     return out;
   });
   C.assignOrdinals(elements);
@@ -601,11 +858,18 @@ async function observeTab(tabId) {
     if (e.ordinal) { o.ordinal = e.ordinal; o.of = e.of; }
     if (e.value !== undefined) o.value = e.value;
     o.states = e.states;
+    if (e.description) o.description = e.description;
     o.frameId = e.frameId;
     return o;
   });
   const kept = ordered.slice(0, MAX_ELEMENTS);
   const dropped = ordered.length - kept.length;
+  // Where the kept elements' names came from.
+  const fromAx = elements.slice(0, MAX_ELEMENTS).filter((e) => e.nameSource === 'ax').length;
+  const fromDom = kept.length - fromAx;
+  const names = !ax.t ? { source: 'dom', reason: ax.reason }
+    : { source: fromDom === 0 ? 'accessibility' : (fromAx === 0 ? 'dom' : 'mixed'), fromAccessibility: fromAx, fromDom };
+  if (ax.t && fromDom > 0) names.reason = 'some elements could not be looked up in the accessibility tree (a frame or element went away, or more than 200 in a frame)';
   return {
     ...base, title: main.result.title || base.title, url: main.result.url || base.url,
     documentId: main.documentId, generation: ++generation, viewport: main.result.viewport,
@@ -617,13 +881,32 @@ async function observeTab(tabId) {
     text: main.result.text || '', truncated: dropped > 0, dropped,
     textTruncated: !!main.result.textTruncated,
     scroll: main.result.scroll,
+    names,
+    unobserved: unobservedFrames(scanned.frames),
     timing: { scanMs: round1(main.result.scanMs), totalMs: round1(performance.now() - t0),
+      axPending: axPendingCount, axPrepareMs: round1(tScan - tAx), framesMs: round1(tLookup - tScan), axLookupMs: round1(tMerged - tLookup),
+      namesMs: round1((tScan - tAx) + (tMerged - tLookup) + sumScanMs(scanned.frames)),
       collectMs: round1(main.result.breakdown.collectMs), loopMs: round1(main.result.breakdown.loopMs),
       contextMs: round1(main.result.breakdown.contextMs), textMs: round1(main.result.breakdown.textMs) },
   };
 }
 
 const round1 = (x) => Math.round(x * 10) / 10;
+const sumScanMs = (frames) => frames.reduce((a, f) => a + (f.result.scanMs || 0), 0);
+
+/** Visible frames no Circe content script answered from: never silently missing. */
+function unobservedFrames(frames) {
+  const out = [];
+  for (const f of frames) {
+    for (const u of f.result.unannounced || []) {
+      if (out.length >= 20) break;
+      out.push({ url: u.url, title: u.title || undefined, frameOf: f.result.url,
+        reason: u.state === 'covered' ? 'covered by another element, and its content could not be read'
+          : 'no Circe content script answered in this frame (a page extensions may not script, or it was still loading)' });
+    }
+  }
+  return out;
+}
 
 async function freshObservation(tabId) {
   try {

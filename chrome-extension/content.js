@@ -39,6 +39,26 @@
     '[role]', '[onclick]', '[contenteditable]:not([contenteditable=false])', '[tabindex]', 'iframe', 'frame',
   ].join(',');
 
+  // Elements the service worker found click listeners on (DOMDebugger.getEventListeners):
+  // element -> {navigates}. Kept for the document's life; a scan includes them as targets.
+  const clickMarks = new WeakMap();
+  // What Chrome's accessibility tree said about an element, with the element's signature then:
+  // element -> {sig, ax}. Reused while the signature is the same (see sigOf).
+  const axCache = new WeakMap();
+  // The elements of the last scan that had no (valid) accessibility-tree entry, for the worker
+  // to look up through chrome.debugger: [{el, key, sig}].
+  let pendingAx = [];
+  let scanSeq = 0;
+
+  // Elements that are links or controls by themselves (a pointer cursor on them or a listener
+  // on their container does not make a second target).
+  const NATIVE = 'a[href], area[href], button, input:not([type=hidden]), select, textarea, summary, [contenteditable]:not([contenteditable=false]), [role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=option], [role=textbox], [role=combobox], [role=searchbox]';
+  // Tags whose computed cursor is checked: the usual building blocks of script-made controls.
+  const POINTER_TAGS = new Set(['DIV', 'SPAN', 'LI', 'IMG', 'I', 'P', 'TD', 'TH', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'DT', 'DD', 'FIGURE', 'STRONG', 'B', 'EM', 'SMALL', 'svg']);
+  const POINTER_MAX = 4000; // computed-style reads per scan, at most
+  const HANDLER_TEXT_MAX = 300; // a "clickable" with more text than this is a container
+  const AX_LOOKUP_MAX = 200; // accessibility-tree lookups per frame and scan (the observation keeps 200)
+
   const openOrClosed = (el) => {
     try {
       return (chrome.dom && chrome.dom.openOrClosedShadowRoot) ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot;
@@ -48,7 +68,8 @@
   };
 
   function isCandidate(el) {
-    if (!el.matches(CANDIDATES)) return false;
+    const marked = clickMarks.has(el); // a click listener the worker found
+    if (!marked && !el.matches(CANDIDATES)) return false;
     const tag = el.tagName;
     if (tag === 'IFRAME' || tag === 'FRAME') return true;
     const role = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
@@ -60,20 +81,65 @@
     if (nativeInteractive) return true;
     if (role && C.WIDGET_ROLES.has(role)) return true;
     if (el.hasAttribute('onclick')) return true;
+    if (marked && handlerSized(el)) return true;
     if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
     const ti = el.getAttribute('tabindex');
     if (ti !== null && Number(ti) >= 0 && !['BODY', 'HTML'].includes(tag)) return true;
     return false;
   }
 
+  /** A script-made control is small: not the page, and no real controls inside. */
+  function handlerSized(el) {
+    if (el.tagName === 'BODY' || el.tagName === 'HTML') return false;
+    if (el.querySelector(NATIVE)) return false;
+    return (el.textContent || '').length <= HANDLER_TEXT_MAX;
+  }
+
+  /**
+   * cursor: pointer on an element whose parent is not pointer (cursor is inherited: only the
+   * element that set it counts), outside any link or control. `ctx` caches computed cursors
+   * for the scan and bounds how many are read.
+   */
+  function pointerTarget(el, ctx) {
+    const cursorOf = (n) => {
+      let c = ctx.cursor.get(n);
+      if (c === undefined) { ctx.reads++; c = getComputedStyle(n).cursor; ctx.cursor.set(n, c); }
+      return c;
+    };
+    if (cursorOf(el) !== 'pointer') return false;
+    const p = parentOf(el);
+    if (p && p.nodeType === 1 && cursorOf(p) === 'pointer') return false;
+    if (el.closest(NATIVE)) return false;
+    return handlerSized(el);
+  }
+
   /** Candidates in tree order, descending into open and closed shadow roots. */
-  function collect(root, out) {
+  function collect(root, out, ctx) {
     for (const el of root.querySelectorAll('*')) {
       if (isCandidate(el)) out.push(el);
+      else if (ctx && ctx.reads < POINTER_MAX && POINTER_TAGS.has(el.tagName) && pointerTarget(el, ctx)) out.push(el);
       const sr = openOrClosed(el);
-      if (sr) collect(sr, out);
+      if (sr) collect(sr, out, ctx);
     }
     return out;
+  }
+
+  /**
+   * For an element that is a target only by a handler (no native control, no widget role):
+   * {navigates, hrefLike}; null otherwise.
+   */
+  function handlerOf(el) {
+    const tag = el.tagName;
+    if (['A', 'AREA'].includes(tag) && el.hasAttribute('href')) return null;
+    if (['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'IFRAME', 'FRAME'].includes(tag)) return null;
+    const role = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
+    if (role && C.WIDGET_ROLES.has(role)) return null;
+    if (el.isContentEditable) return null;
+    const mark = clickMarks.get(el);
+    return {
+      navigates: !!(mark && mark.navigates) || C.navigatesBySource(el.getAttribute('onclick')),
+      hrefLike: el.hasAttribute('data-href') || el.hasAttribute('data-url'),
+    };
   }
 
   function parentOf(node) {
@@ -132,7 +198,72 @@
   }
 
   function roleOf(el) {
+    const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
+    const h = (!explicit || ['none', 'presentation', 'generic'].includes(explicit)) ? handlerOf(el) : null;
+    if (h) return C.clickRole(h);
     return C.roleOf(descriptor(el));
+  }
+
+  /** The DOM's own description: aria-describedby, aria-description, or a title not used as the name. */
+  function descriptionOf(el, label) {
+    const by = C.normText(byIdRefs(el, 'aria-describedby'));
+    if (by) return C.truncate(by, C.LABEL_MAX);
+    const ad = C.normText(el.getAttribute('aria-description'));
+    if (ad) return C.truncate(ad, C.LABEL_MAX);
+    const title = C.normText(el.getAttribute('title'));
+    if (title && title !== C.normText(label)) return C.truncate(title, C.LABEL_MAX);
+    return '';
+  }
+
+  /**
+   * What can change an element's accessible name, description, role or states: its attributes,
+   * its text, live properties (checked, disabled, value) and the text it is labelled by. A cached
+   * accessibility-tree entry is used while this is unchanged.
+   */
+  function sigOf(el) {
+    let s = el.tagName;
+    for (const a of el.attributes) s += '\u0001' + a.name + '=' + a.value;
+    s += '\u0002' + String(el.textContent || '').slice(0, 400);
+    if (typeof el.checked === 'boolean') s += '\u0003' + el.checked;
+    if (typeof el.disabled === 'boolean') s += '\u0003' + el.disabled;
+    if (el.tagName === 'INPUT' || el.tagName === 'SELECT') s += '\u0003' + el.value;
+    if (el.labels && el.labels.length) s += '\u0004' + [...el.labels].map((l) => l.textContent).join(' ');
+    if (el.hasAttribute('aria-labelledby')) s += '\u0004' + byIdRefs(el, 'aria-labelledby');
+    if (el.hasAttribute('aria-describedby')) s += '\u0004' + byIdRefs(el, 'aria-describedby');
+    return s;
+  }
+
+  /**
+   * Role, label, description and states of an element: from Chrome's accessibility tree when
+   * this scan (or an earlier one, for the unchanged element) got its entry, else from the DOM.
+   * `sig` is given when the caller computed it already.
+   */
+  function describe(el, active, sig) {
+    const cached = axCache.get(el);
+    const valid = cached && cached.sig === (sig || sigOf(el));
+    if (valid) {
+      // A control the tree names with a widget role needs nothing from the DOM but focus.
+      const ax = cached.ax;
+      if (ax && !ax.ignored && ax.name && C.WIDGET_ROLES.has(ax.role) && !handlerOf(el)) {
+        const r = C.fromAX(ax, { role: ax.role, label: '', description: '', states: [], focused: el === active, handler: false });
+        r.handler = false;
+        r.looked = true;
+        return r;
+      }
+    }
+    const role = roleOf(el);
+    const domLabel = labelOf(el, role);
+    const description = descriptionOf(el, domLabel);
+    const dom = { role, label: C.wordLabel(domLabel, description, ''), description, states: statesOf(el, role, active),
+      focused: el === active, handler: !!handlerOf(el) };
+    if (valid) {
+      const r = C.fromAX(cached.ax, dom);
+      r.handler = dom.handler;
+      r.looked = true; // the tree was asked (an ignored node keeps the DOM's reading)
+      return r;
+    }
+    dom.source = 'dom';
+    return dom;
   }
 
   function labelOf(el, role) {
@@ -376,7 +507,8 @@
 
   function scan(opts = {}) {
     const t0 = performance.now();
-    const cands = collect(document, []);
+    const pctx = { cursor: new Map(), reads: 0 };
+    const cands = collect(document, [], pctx);
     const tCollect = performance.now();
     let tContext = 0;
     const contextFinder = makeContextFinder();
@@ -385,11 +517,16 @@
     const elements = [];
     const covered = [];
     const frames = [];
-    let hidden = 0, offscreen = 0, clipped = 0;
+    const unannounced = []; // visible frames whose document has no Circe content script (yet)
+    const pending = [];
+    let hidden = 0, offscreen = 0, clipped = 0, handlers = 0, fromAx = 0;
     for (const el of cands) {
       const h = hitTest(el);
       if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
         const nonce = frameNonce.get(el);
+        if (!nonce && (h.state === 'ok' || h.state === 'covered') && unannounced.length < 20) {
+          unannounced.push({ url: el.src || el.getAttribute('src') || 'about:blank', title: C.normText(el.getAttribute('title')), state: h.state });
+        }
         if (nonce && h.state !== 'hidden') {
           const r = el.getBoundingClientRect();
           const cs = getComputedStyle(el);
@@ -404,27 +541,37 @@
       if (h.state === 'hidden') { hidden++; continue; }
       if (h.state === 'offscreen') { offscreen++; continue; }
       if (h.state === 'clipped') { clipped++; continue; }
-      const role = roleOf(el);
-      const label = labelOf(el, role);
+      const sig = opts.ax ? sigOf(el) : undefined;
+      const d = describe(el, active, sig);
+      const { role, label } = d;
       if (h.state === 'covered') {
         if (covered.length < 50) covered.push({ key: keyFor(el), label, role, by: h.by.label, byRole: h.by.role, context: context(el, label) });
         continue;
       }
       const item = { key: keyFor(el), role, label, context: context(el, label) };
+      if (d.description) item.description = d.description;
       const value = valueOf(el);
       if (value !== undefined) item.value = value;
-      item.states = statesOf(el, role, active);
+      item.states = d.states;
+      if (d.handler) { item.handler = true; handlers++; }
+      if (d.looked) { fromAx++; item.ax = true; }
+      else if (opts.ax && pending.length < AX_LOOKUP_MAX) pending.push({ el, key: item.key, sig });
       item.x = Math.round(h.x); item.y = Math.round(h.y);
       const r = h.rect;
       item.bounds = [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
       elements.push(item);
     }
     announce();
+    pendingAx = pending;
+    scanSeq++;
     const result = {
+      seq: scanSeq,
       url: location.href, title: document.title, top: self === top, nonce: FRAME_NONCE,
       viewport: { width: innerWidth, height: innerHeight },
       scroll: { x: scrollX, y: scrollY },
-      elements, covered, frames, counts: { candidates: cands.length, hidden, offscreen, clipped },
+      elements, covered, frames, unannounced,
+      axPending: pending.map((p) => p.key),
+      counts: { candidates: cands.length, hidden, offscreen, clipped, handlers, fromAx, pointerReads: pctx.reads },
     };
     const tLoop = performance.now();
     if (opts.text) {
@@ -448,8 +595,7 @@
   function resolve(msg) {
     const el = elementFor(msg.key);
     if (!el) return { stale: 'the element is no longer in the page' };
-    const role = roleOf(el);
-    const label = labelOf(el, role);
+    const { role, label } = describe(el, deepActive());
     if (msg.role && role !== msg.role) return { stale: `the element changed role (${msg.role} -> ${role})` };
     if (msg.label != null && C.labelKey(label) !== C.labelKey(msg.label)) return { stale: `the element changed label ("${msg.label}" -> "${label}")` };
     let h = hitTest(el);
@@ -651,12 +797,43 @@
       case 'scroll': return scrollPage(msg);
       case 'scrollState': return { scrollY: scrollerY(), scrollX: scrollerX() };
       case 'frameOffset': return frameOffset(msg);
-      case 'alive': return { url: location.href, readyState: document.readyState, docToken: DOC_TOKEN };
+      case 'alive': return { url: location.href, readyState: document.readyState, docToken: DOC_TOKEN, height: innerHeight };
       default: return { error: 'unknown content command ' + msg.cmd };
     }
   }
 
-  self.__circe = { handle, scan };
+  /** The elements of the last scan still without an accessibility-tree entry (for chrome.debugger). */
+  function axPendingElements() {
+    const a = pendingAx.map((p) => p.el);
+    a.nonce = FRAME_NONCE;
+    a.seq = scanSeq;
+    return a;
+  }
+
+  /** Keep what the accessibility tree said about `els` (axSummary objects, aligned). */
+  function axStore(els, summaries) {
+    const sigs = new Map(pendingAx.map((p) => [p.el, p.sig]));
+    let n = 0;
+    for (let i = 0; i < els.length; i++) {
+      if (!sigs.has(els[i]) || !summaries[i]) continue;
+      axCache.set(els[i], { sig: sigs.get(els[i]), ax: summaries[i] });
+      n++;
+    }
+    return n;
+  }
+
+  /** Mark elements the worker found click listeners on (`navigates`: aligned booleans). */
+  function markClickable(navigates, els) {
+    let n = 0;
+    els.forEach((el, i) => {
+      if (!el || el.nodeType !== 1 || el.ownerDocument !== document) return;
+      clickMarks.set(el, { navigates: !!navigates[i] });
+      n++;
+    });
+    return n;
+  }
+
+  self.__circe = { handle, scan, nonce: FRAME_NONCE, axPending: axPendingElements, axStore, markClickable };
   announce();
 
   chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {

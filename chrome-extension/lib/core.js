@@ -71,6 +71,111 @@
     return '';
   }
 
+  /** Does the text carry a word (a letter or a digit), or only symbols ("▲", "✕", "☰", "⋮", "★")? */
+  function hasWord(s) {
+    return /[\p{L}\p{N}]/u.test(String(s == null ? '' : s));
+  }
+
+  /**
+   * The label a person says: the accessible name, unless that is only a symbol and the
+   * description (title, aria-describedby) has the word ("▲" titled "upvote" is "upvote").
+   * `fallback` (the DOM's own label) is used when both are empty.
+   */
+  function wordLabel(name, description, fallback) {
+    const n = normText(name);
+    const d = normText(description);
+    if (!hasWord(n) && hasWord(d)) return truncate(d, LABEL_MAX);
+    if (n) return truncate(n, LABEL_MAX);
+    const f = normText(fallback);
+    if (!hasWord(f) && hasWord(d)) return truncate(d, LABEL_MAX);
+    return truncate(f, LABEL_MAX);
+  }
+
+  /** Does a click handler's source (an onclick attribute, a listener) navigate? */
+  function navigatesBySource(src) {
+    return /\blocation(\.href)?\s*=[^=]|\blocation\.(assign|replace)\s*\(|\bwindow\.open\s*\(|\.href\s*=[^=]|\bnavigate\s*\(/.test(String(src || ''));
+  }
+
+  /**
+   * Role of an element that is clickable only by a handler (a click listener, an onclick
+   * attribute, cursor: pointer) and has no widget role of its own: a link when it navigates,
+   * a button otherwise.
+   */
+  function clickRole(h) {
+    if (h.navigates || h.hrefLike) return 'link';
+    return 'button';
+  }
+
+  /** Click-like listener types that make an element a click target. */
+  const CLICK_EVENTS = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'touchend', 'auxclick', 'dblclick']);
+
+  /**
+   * Group DOMDebugger.getEventListeners results by node: [{backendNodeId, navigates}] for nodes
+   * with a click-like listener, at most `max`, leaving out the `skip` ids (document, html, body,
+   * nodes already known).
+   */
+  function clickListenerNodes(listeners, skip, max) {
+    const byNode = new Map();
+    for (const l of listeners || []) {
+      if (!l || !CLICK_EVENTS.has(l.type) || !l.backendNodeId) continue;
+      if (skip && skip.has(l.backendNodeId)) continue;
+      const src = l.handler && l.handler.description;
+      const prev = byNode.get(l.backendNodeId);
+      const navigates = navigatesBySource(src);
+      if (prev) prev.navigates = prev.navigates || navigates;
+      else byNode.set(l.backendNodeId, { backendNodeId: l.backendNodeId, navigates });
+    }
+    return [...byNode.values()].slice(0, max == null ? 100 : max);
+  }
+
+  /** Properties of a CDP AXNode as {name: value}. */
+  function axProps(node) {
+    const out = {};
+    for (const p of (node && node.properties) || []) out[p.name] = p.value ? p.value.value : undefined;
+    return out;
+  }
+
+  /** The part of a CDP AXNode Circe keeps (and caches per element): role, name, description, states. */
+  function axSummary(node) {
+    if (!node) return null;
+    const props = axProps(node);
+    return {
+      ignored: !!node.ignored,
+      role: node.role ? String(node.role.value || '') : '',
+      name: node.name ? normText(node.name.value) : '',
+      description: node.description ? normText(node.description.value) : '',
+      props,
+    };
+  }
+
+  /** Circe's states from the accessibility tree's properties (focus is read live from the DOM). */
+  function axStates(props, focused) {
+    const s = [];
+    if (props.focusable) s.push('focusable');
+    if (focused) s.push('focused');
+    if (props.checked === 'true' || props.checked === true || props.pressed === 'true' || props.pressed === true) s.push('checked');
+    if (props.selected === true || props.selected === 'true') s.push('selected');
+    if (props.disabled === true || props.disabled === 'true') s.push('disabled');
+    if (props.expanded === true || props.expanded === 'true') s.push('expanded');
+    if ((props.editable === 'plaintext' || props.editable === 'richtext') && !props.readonly && !props.disabled) s.push('editable');
+    return s;
+  }
+
+  /**
+   * Merge what the accessibility tree says about an element (`ax`: an axSummary) with the DOM's
+   * own reading (`dom`: {role, label, description, states, focused, handler}). The tree's role
+   * wins when it is a widget role; its name and description win when it has them; a handler-only
+   * element (a generic div with a click listener) keeps the DOM's role and text.
+   */
+  function fromAX(ax, dom) {
+    if (!ax || ax.ignored) return { role: dom.role, label: wordLabel(dom.label, dom.description, ''), description: dom.description || '', states: dom.states, source: 'dom' };
+    const role = WIDGET_ROLES.has(ax.role) ? ax.role : dom.role;
+    const description = ax.description || (dom.handler ? dom.description || '' : '');
+    const label = wordLabel(ax.name, description, dom.label);
+    const states = WIDGET_ROLES.has(ax.role) ? axStates(ax.props || {}, dom.focused) : dom.states;
+    return { role, label, description, states, source: 'ax' };
+  }
+
   const WIDGET_ROLES = new Set([
     'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton',
@@ -368,6 +473,7 @@
     normText, truncate, labelKey, assignOrdinals, chooseLabel, roleOf, itemGroup, siblingProfile, itemGroupIn, contextText, pageText,
     defaultExpect, validateExpect, evaluateExpect, urlMatches, backoffDelay,
     historyPush, historyBack, keyEvent,
+    hasWord, wordLabel, navigatesBySource, clickRole, CLICK_EVENTS, clickListenerNodes, axProps, axSummary, axStates, fromAX,
   };
   if (typeof module === 'object' && module && module.exports) module.exports = api;
   else root.CirceCore = api;

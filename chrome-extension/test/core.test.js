@@ -147,3 +147,58 @@ test('itemGroupIn over one profile gives what itemGroup gives, child by child', 
   assert.deepEqual(C.itemGroupIn(p, 0, 3), [0, 1]);
   assert.deepEqual(C.itemGroupIn(p, 239, 3), [239, 240]);
 });
+
+test('a symbol-only name takes the word from the description', () => {
+  assert.equal(C.wordLabel('▲', 'upvote', ''), 'upvote');
+  assert.equal(C.wordLabel('✕', 'Close', '✕'), 'Close');
+  assert.equal(C.wordLabel('☰', '', '☰'), '☰');
+  assert.equal(C.wordLabel('Star', 'Add to favourites', ''), 'Star');
+  assert.equal(C.wordLabel('', '', 'Load more'), 'Load more');
+  assert.equal(C.wordLabel('', 'More options', '⋮'), 'More options');
+  assert.equal(C.wordLabel(' ★ ', '  ', ''), '★');
+  assert.ok(C.hasWord('Ablehnen') && C.hasWord('3') && !C.hasWord('▲ ✕ ☰ ⋮ ★ …'));
+});
+
+test('handlers that navigate make links, others buttons', () => {
+  assert.equal(C.navigatesBySource("function onclick(event) {\nlocation.href = 'help.html'\n}"), true);
+  assert.equal(C.navigatesBySource("() => location.assign('/docs')"), true);
+  assert.equal(C.navigatesBySource("function () { window.open(url) }"), true);
+  assert.equal(C.navigatesBySource("function () { if (location.href == x) done() }"), false);
+  assert.equal(C.navigatesBySource("function () { done('menu'); }"), false);
+  assert.equal(C.clickRole({ navigates: true }), 'link');
+  assert.equal(C.clickRole({ hrefLike: true }), 'link');
+  assert.equal(C.clickRole({}), 'button');
+});
+
+test('click listeners are grouped by node, bounded, and known nodes skipped', () => {
+  const ls = [
+    { type: 'click', backendNodeId: 1, handler: { description: 'function (e) { e.target.closest(".chip") }' } },
+    { type: 'click', backendNodeId: 25, handler: { description: 'function () { more() }' } },
+    { type: 'mousedown', backendNodeId: 25, handler: { description: "function () { location.assign('x') }" } },
+    { type: 'scroll', backendNodeId: 30 },
+    { type: 'pointerdown', backendNodeId: 31 },
+    { type: 'click' },
+  ];
+  assert.deepEqual(C.clickListenerNodes(ls, new Set([1]), 10), [{ backendNodeId: 25, navigates: true }, { backendNodeId: 31, navigates: false }]);
+  assert.equal(C.clickListenerNodes(ls, null, 1).length, 1);
+});
+
+test('the accessibility tree names and describes; the DOM fills in for generic click targets', () => {
+  const ax = C.axSummary({ ignored: false, role: { value: 'link' }, name: { value: '▲' }, description: { value: 'upvote' },
+    properties: [{ name: 'focusable', value: { value: true } }] });
+  const dom = { role: 'link', label: '▲', description: 'upvote', states: ['focusable'], focused: false };
+  assert.deepEqual(C.fromAX(ax, dom), { role: 'link', label: 'upvote', description: 'upvote', states: ['focusable'], source: 'ax' });
+  const star = C.axSummary({ role: { value: 'button' }, name: { value: 'Star' }, properties: [
+    { name: 'focusable', value: { value: true } }, { name: 'pressed', value: { value: 'true' } }, { name: 'expanded', value: { value: false } }] });
+  assert.deepEqual(C.fromAX(star, { role: 'button', label: '', states: [], focused: true }),
+    { role: 'button', label: 'Star', description: '', states: ['focusable', 'focused', 'checked'], source: 'ax' });
+  const generic = C.axSummary({ role: { value: 'generic' }, name: { value: '' }, properties: [] });
+  assert.deepEqual(C.fromAX(generic, { role: 'button', label: 'Load more', description: '', states: [], handler: true }),
+    { role: 'button', label: 'Load more', description: '', states: [], source: 'ax' });
+  const ignored = C.axSummary({ ignored: true, role: { value: 'none' } });
+  assert.equal(C.fromAX(ignored, { role: 'button', label: '✕', description: 'Close', states: [] }).label, 'Close');
+  assert.equal(C.fromAX(null, { role: 'button', label: 'Go', description: '', states: [] }).source, 'dom');
+  const field = C.axSummary({ role: { value: 'textbox' }, name: { value: 'Email' }, properties: [
+    { name: 'editable', value: { value: 'plaintext' } }, { name: 'focusable', value: { value: true } }, { name: 'disabled', value: { value: true } }] });
+  assert.deepEqual(C.fromAX(field, { role: 'textbox', label: 'you@example.com', states: [] }).states, ['focusable', 'disabled']);
+});

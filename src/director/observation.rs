@@ -26,6 +26,29 @@ pub struct Observation {
     pub url: String,
     #[serde(default)]
     pub elements: Vec<Element>,
+    /// Where the browser connector took names and descriptions from: Chrome's accessibility
+    /// tree, the DOM (the debugger was not available, with the reason), or both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub names: Option<NameSource>,
+    /// Frames on screen whose content could not be observed (never silently missing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unobserved: Vec<Unobserved>,
+}
+
+/// `names` of an observation: `accessibility`, `dom` or `mixed`, and why not all from the tree.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NameSource {
+    pub source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A frame on screen that was not observed, and why.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Unobserved {
+    pub url: String,
+    #[serde(default)]
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -560,6 +583,26 @@ pub(crate) fn element(id: &str, role: &str, label: &str, context: &str) -> Eleme
 mod tests {
     use super::element as el;
     use super::*;
+
+    #[test]
+    fn name_sources_and_unobserved_frames_are_optional_fields() {
+        let plain: Observation = serde_json::from_str(r#"{"elements": []}"#).unwrap();
+        assert_eq!((&plain.names, plain.unobserved.len()), (&None, 0));
+        let raw = r#"{"elements": [], "names": {"source": "dom", "reason": "the user cancelled debugging of this tab", "fromDom": 3},
+                      "unobserved": [{"url": "http://localhost:1/frame.html", "reason": "no content script", "title": "Ad"}]}"#;
+        let o: Observation = serde_json::from_str(raw).unwrap();
+        assert_eq!(o.names.as_ref().unwrap().source, "dom");
+        assert_eq!(o.unobserved[0].url, "http://localhost:1/frame.html");
+        let back = serde_json::to_value(&o).unwrap();
+        assert_eq!(
+            back["names"]["reason"],
+            "the user cancelled debugging of this tab"
+        );
+        assert!(serde_json::to_value(&plain)
+            .unwrap()
+            .get("unobserved")
+            .is_none());
+    }
 
     #[test]
     fn numbered_rows_and_their_subtext_form_items() {

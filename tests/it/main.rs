@@ -15,6 +15,7 @@ mod mesh_browser;
 mod mesh_tls;
 mod nodes;
 mod relations;
+mod scan;
 mod store;
 mod tidy;
 mod util;
