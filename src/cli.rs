@@ -109,7 +109,13 @@ enum Command {
         text: Vec<String>,
     },
     /// Run a grounding corpus (every *.jsonl under PATH) and print the scores.
-    Eval { path: PathBuf },
+    /// Uses the semantic signal when its model is installed (see `circe doctor`).
+    Eval {
+        path: PathBuf,
+        /// Ground without the semantic signal even when its model is installed.
+        #[arg(long)]
+        no_semantic: bool,
+    },
     /// Write the native-messaging host manifest so Chrome's Circe extension can reach this daemon.
     InstallBrowser {
         #[arg(long, value_enum, default_value = "all")]
@@ -413,8 +419,24 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
-        Command::Eval { path } => {
-            let report = crate::eval::run_corpus(&path, &crate::decider::local::LocalDecider)?;
+        Command::Eval { path, no_semantic } => {
+            let dir = crate::semantic::model_dir(&paths.data_dir);
+            let semantic = if no_semantic {
+                None
+            } else {
+                match crate::semantic::Semantic::load(&dir) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        eprintln!("circe eval: semantic signal off: {e}");
+                        None
+                    }
+                }
+            };
+            let report = crate::eval::run_corpus_with(
+                &path,
+                &crate::decider::local::LocalDecider,
+                semantic.as_ref(),
+            )?;
             if json {
                 println!("{}", serde_json::to_string(&report)?);
             } else {

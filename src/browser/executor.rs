@@ -30,6 +30,8 @@ pub struct BrowserExecutor {
     node: String,
     remote: Remote,
     preferences: Arc<crate::preferences::Preferences>,
+    /// The semantic signal, when its model is installed.
+    semantic: Option<Arc<crate::semantic::Semantic>>,
 }
 
 /// The remote decider, if one is configured (the composition root picks it).
@@ -51,6 +53,34 @@ impl BrowserExecutor {
             node,
             remote,
             preferences,
+            semantic: None,
+        }
+    }
+
+    /// Grounds with the semantic signal too (see `crate::semantic`).
+    pub fn with_semantic(mut self, semantic: Option<Arc<crate::semantic::Semantic>>) -> Self {
+        self.semantic = semantic;
+        self
+    }
+
+    /// The request's similarity to every element, computed off the async
+    /// threads (a new page's labels take up to ~0.5 s; cached ones are free).
+    /// None when the signal is off or fails: grounding then uses shared words only.
+    async fn similarity(
+        &self,
+        request: &str,
+        observation: &Observation,
+    ) -> Option<director::observation::Similarity> {
+        let semantic = self.semantic.clone()?;
+        let (request, observation) = (request.to_string(), observation.clone());
+        match tokio::task::spawn_blocking(move || semantic.similarity(&request, &observation)).await
+        {
+            Ok(Ok(s)) => Some(s),
+            Ok(Err(e)) => {
+                tracing::warn!("semantic signal skipped: {e}");
+                None
+            }
+            Err(_) => None,
         }
     }
 
@@ -180,8 +210,10 @@ impl BrowserExecutor {
                     Some("voice") => Envelope::voice(&op.id.to_string(), &request),
                     _ => Envelope::typed(&op.id.to_string(), &request),
                 };
+                let mut grounded = observation.clone();
+                grounded.similarity = self.similarity(&request, &observation).await;
                 let snapshot = Snapshot {
-                    observation: Some(observation.clone()),
+                    observation: Some(grounded),
                     ..Default::default()
                 };
                 let decision = self.decide(&envelope, &snapshot).await;

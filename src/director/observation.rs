@@ -26,6 +26,21 @@ pub struct Observation {
     pub url: String,
     #[serde(default)]
     pub elements: Vec<Element>,
+    /// How close in meaning the request is to each element, when a caller
+    /// computed it (`crate::semantic`); never read from or written to files.
+    #[serde(skip)]
+    pub similarity: Option<Similarity>,
+}
+
+/// Cosine similarities from a sentence-embedding model, one per element in
+/// order: `text` compares the request with each element's label, description
+/// and context; `label` compares the request's words that no element says
+/// ("respond" in "respond to lucaspiller") with each element's own name.
+/// Data, not a model: the Director stays pure.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Similarity {
+    pub text: Vec<f32>,
+    pub label: Vec<f32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -14,6 +14,7 @@ mod mesh;
 mod mesh_browser;
 mod mesh_tls;
 mod nodes;
+mod semantic;
 mod store;
 mod tidy;
 mod util;

@@ -373,6 +373,7 @@ pub(crate) async fn observe(
             title: window.title.clone(),
             url: String::new(),
             elements,
+            similarity: None,
         },
         handles,
         page,
