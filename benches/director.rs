@@ -167,7 +167,11 @@ fn semantic(snapshot: &Snapshot, envelopes: &[Envelope]) {
         for e in envelopes {
             let mut envelope = e.clone();
             // A new request each time, as in use: only the labels are cached.
-            envelope.text = format!("{} {}", e.text, ["please", "now", "for me", "ok", "then", "thanks"][round]);
+            envelope.text = format!(
+                "{} {}",
+                e.text,
+                ["please", "now", "for me", "ok", "then", "thanks"][round]
+            );
             let started = Instant::now();
             let mut with = observation.clone();
             with.similarity = Some(

@@ -150,7 +150,8 @@ impl MiniLm {
         }));
         // Read into memory rather than mmap: the file may be replaced by a
         // reinstall while Circe runs.
-        let weights = std::fs::read(dir.join("model.safetensors")).map_err(|e| fail(e.to_string()))?;
+        let weights =
+            std::fs::read(dir.join("model.safetensors")).map_err(|e| fail(e.to_string()))?;
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
             .map_err(|e| fail(e.to_string()))?;
         let model = BertModel::load(vb, &config).map_err(|e| fail(e.to_string()))?;
@@ -294,7 +295,11 @@ impl Semantic {
     }
 
     /// The similarity of `request` to every element of `observation`.
-    pub fn similarity(&self, request: &str, observation: &Observation) -> anyhow::Result<Similarity> {
+    pub fn similarity(
+        &self,
+        request: &str,
+        observation: &Observation,
+    ) -> anyhow::Result<Similarity> {
         let reading = crate::director::utterance::read(request);
         let request = reading.request().trim();
         let unexplained = unexplained_words(request, observation);
@@ -363,7 +368,7 @@ fn element_texts(observation: &Observation) -> Vec<String> {
     observation.elements.iter().map(element_text).collect()
 }
 
-/// The request without the words some element already says: what meaning,
+/// The request without the words some element's name already says: what meaning,
 /// not shared words, has to explain ("respond to lucaspiller" on a page that
 /// shows "lucaspiller" leaves "respond to"). The whole request when every
 /// word is on screen or none is left.
@@ -377,7 +382,6 @@ pub fn unexplained_words(request: &str, observation: &Observation) -> String {
     let mut on_screen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for e in &observation.elements {
         on_screen.extend(words(&e.label));
-        on_screen.extend(words(&e.context));
         on_screen.extend(words(e.description.as_deref().unwrap_or("")));
     }
     let kept: Vec<String> = words(request)
@@ -386,7 +390,12 @@ pub fn unexplained_words(request: &str, observation: &Observation) -> String {
         .collect();
     let content = kept
         .iter()
-        .filter(|w| !matches!(w.as_str(), "the" | "a" | "an" | "to" | "on" | "of" | "this" | "that" | "it"))
+        .filter(|w| {
+            !matches!(
+                w.as_str(),
+                "the" | "a" | "an" | "to" | "on" | "of" | "this" | "that" | "it"
+            )
+        })
         .count();
     if content == 0 {
         request.to_string()
@@ -439,7 +448,10 @@ mod tests {
         }
         let semantic = Semantic::new(Box::new(Shared(counter.clone())));
         let obs = Observation {
-            elements: vec![element("e1", "Reply", "by ada"), element("e2", "Upvote", "by ada")],
+            elements: vec![
+                element("e1", "Reply", "by ada"),
+                element("e2", "Upvote", "by ada"),
+            ],
             ..Observation::default()
         };
         let s = semantic.similarity("respond to ada", &obs).unwrap();
@@ -452,7 +464,10 @@ mod tests {
         assert_eq!(counter.0.load(std::sync::atomic::Ordering::SeqCst), first);
         semantic.similarity("upvote ada", &obs).unwrap();
         // Only the new request and its unexplained words.
-        assert_eq!(counter.0.load(std::sync::atomic::Ordering::SeqCst), first + 2);
+        assert_eq!(
+            counter.0.load(std::sync::atomic::Ordering::SeqCst),
+            first + 2
+        );
     }
 
     #[test]
@@ -469,21 +484,36 @@ mod tests {
     #[test]
     fn element_texts_carry_label_description_and_short_context() {
         let mut e = element("e1", "Reply", "comment by lucaspiller: nice write-up");
-        assert_eq!(element_text(&e), "Reply (comment by lucaspiller: nice write-up)");
+        assert_eq!(
+            element_text(&e),
+            "Reply (comment by lucaspiller: nice write-up)"
+        );
         e.description = Some("Reply to this comment".into());
         assert_eq!(label_text(&e), "Reply, Reply to this comment");
         e.context = "x".repeat(200);
-        assert_eq!(element_text(&e).chars().count(), "Reply, Reply to this comment (".len() + 80 + 1);
+        assert_eq!(
+            element_text(&e).chars().count(),
+            "Reply, Reply to this comment (".len() + 80 + 1
+        );
     }
 
     #[test]
     fn unexplained_words_are_what_the_screen_does_not_say() {
         let obs = Observation {
-            elements: vec![element("e1", "Reply", "comment by lucaspiller")],
+            elements: vec![
+                element("e1", "Reply", "comment by lucaspiller"),
+                element("e2", "lucaspiller", "comment by lucaspiller"),
+            ],
             ..Observation::default()
         };
-        assert_eq!(unexplained_words("respond to lucaspiller", &obs), "respond to");
-        assert_eq!(unexplained_words("reply to lucaspiller", &obs), "reply to lucaspiller");
+        assert_eq!(
+            unexplained_words("respond to lucaspiller", &obs),
+            "respond to"
+        );
+        assert_eq!(
+            unexplained_words("reply to lucaspiller", &obs),
+            "reply to lucaspiller"
+        );
     }
 
     #[test]

@@ -95,12 +95,8 @@ impl Decider for LocalDecider {
                     }
                     // Meaning beyond shared words, when a caller measured it.
                     if let Some(similarity) = screen.observation.similarity.as_ref() {
-                        let fits = semantic::fits(
-                            first,
-                            screen.observation,
-                            screen.structure,
-                            action,
-                        );
+                        let fits =
+                            semantic::fits(first, screen.observation, screen.structure, action);
                         best = semantic::blend(&best, Some(similarity), &fits);
                     }
                     softmax(&question.choices, &best)

@@ -10,12 +10,18 @@
 //!   candidates worth asking about ([`ASK_SCORE`], below what any gate acts
 //!   on), never an action;
 //! - it can make an element act ([`ACT_SCORE`]) only with a clear margin over
-//!   the next element ([`ACT_FROM`], [`ACT_MARGIN`]) AND agreement: the
-//!   element's own name is the closest to the words the screen does not say
-//!   (the verb, [`LABEL_FROM`]), it is a control (role), it carries every word
-//!   of the request that the screen does carry somewhere ("lucaspiller"), no
-//!   lexical candidate points elsewhere, and its label is not destructive
-//!   (delete, pay, report...: meaning alone only asks about those).
+//!   every competitor ([`ACT_FROM`], [`ACT_MARGIN`]) AND agreement: the words
+//!   the screen does not say (the verb: "respond") are close to the element's
+//!   own name ("Reply", [`LABEL_ACT_FROM`]), the words
+//!   of the request that the screen does say somewhere ("lucaspiller") are
+//!   carried by this element as much as by any other (competitors are the
+//!   elements that carry them as well), it is a control (role), no lexical
+//!   candidate points elsewhere, and its label is not destructive (delete,
+//!   pay, report...: meaning alone only asks about those).
+//!
+//! An element's meaning score is the larger of its two cosines: the request
+//! against its label, description and context, and the words the screen does
+//! not say ("respond") against its own name ("Reply").
 
 use crate::director::lexicon;
 use crate::director::observation::{Observation, RoleClass, Similarity, Structure};
@@ -37,8 +43,11 @@ pub const ASK_SCORE: f32 = 0.36;
 pub const ACT_FROM: f32 = 0.6;
 /// ... and its lead over the next element.
 pub const ACT_MARGIN: f32 = 0.1;
-/// The unexplained words (the verb) must be this close to the element's name.
-pub const LABEL_FROM: f32 = 0.45;
+/// The words the screen does not say ("respond") must be this close to the
+/// element's own name ("Reply") for meaning to act on it...
+pub const LABEL_ACT_FROM: f32 = 0.45;
+/// ... and this close for meaning to offer it.
+pub const LABEL_ASK_FROM: f32 = 0.3;
 /// The score of an agreed meaning match: acts when nothing else competes.
 pub const ACT_SCORE: f32 = 0.62;
 /// A lexical score from which an element counts as a competing candidate.
@@ -46,10 +55,40 @@ const LEXICAL_CANDIDATE: f32 = 0.3;
 
 /// Label words whose action meaning alone must never take.
 const DESTRUCTIVE: &[&str] = &[
-    "delete", "remove", "erase", "discard", "trash", "destroy", "wipe", "reset", "unsubscribe",
-    "cancel", "revoke", "uninstall", "block", "report", "flag", "pay", "buy", "purchase", "order",
-    "checkout", "send", "transfer", "submit", "leave", "close", "deactivate", "disable", "logout",
-    "signout", "löschen", "entfernen", "supprimer", "kaufen", "acheter",
+    "delete",
+    "remove",
+    "erase",
+    "discard",
+    "trash",
+    "destroy",
+    "wipe",
+    "reset",
+    "unsubscribe",
+    "cancel",
+    "revoke",
+    "uninstall",
+    "block",
+    "report",
+    "flag",
+    "pay",
+    "buy",
+    "purchase",
+    "order",
+    "checkout",
+    "send",
+    "transfer",
+    "submit",
+    "leave",
+    "close",
+    "deactivate",
+    "disable",
+    "logout",
+    "signout",
+    "löschen",
+    "entfernen",
+    "supprimer",
+    "kaufen",
+    "acheter",
 ];
 
 /// What the decider knows about one element, for the blend.
@@ -57,8 +96,19 @@ const DESTRUCTIVE: &[&str] = &[
 pub struct Fit {
     /// The action can apply to it (not disabled, not static, editable when typing).
     pub eligible: bool,
-    /// Role, words on screen and safety agree with acting on it (see module doc).
-    pub agrees: bool,
+    /// It carries as many of the request's on-screen words as any element
+    /// (all elements do when the screen says none of them).
+    pub carries: bool,
+    /// A control of the right role whose label is not destructive.
+    pub safe: bool,
+}
+
+/// An element's meaning score: the larger of its two cosines.
+pub fn meaning(sim: &Similarity, i: usize) -> f32 {
+    match (sim.text.get(i), sim.label.get(i)) {
+        (Some(t), Some(l)) if t.is_finite() && l.is_finite() => t.max(*l),
+        _ => 0.0,
+    }
 }
 
 /// Lexical scores with the semantic signal folded in. Unchanged without a
@@ -77,36 +127,27 @@ pub fn blend(lexical: &[f32], similarity: Option<&Similarity>, fits: &[Fit]) -> 
         return out;
     }
     let mut ranked: Vec<usize> = (0..n)
-        .filter(|&i| fits[i].eligible && sim.text[i].is_finite())
+        .filter(|&i| fits[i].eligible && fits[i].carries)
         .collect();
-    ranked.sort_by(|&a, &b| sim.text[b].total_cmp(&sim.text[a]).then(a.cmp(&b)));
+    ranked.sort_by(|&a, &b| meaning(sim, b).total_cmp(&meaning(sim, a)).then(a.cmp(&b)));
     let Some(&top) = ranked.first() else {
         return out;
     };
-    let c1 = sim.text[top];
-    // Same label in the same context (a duplicate) is not a competitor.
-    let c2 = ranked
-        .iter()
-        .skip(1)
-        .find(|&&j| sim.text[j] < c1 - 1e-4)
-        .map_or(0.0, |&j| sim.text[j]);
-    let label_best = ranked
-        .iter()
-        .map(|&j| sim.label[j])
-        .fold(f32::MIN, f32::max);
+    let c1 = meaning(sim, top);
+    let c2 = ranked.get(1).map_or(0.0, |&j| meaning(sim, j));
     let lexical_elsewhere = (0..n).any(|j| j != top && lexical[j] >= LEXICAL_CANDIDATE);
-    let act = c1 >= ACT_FROM
+    if c1 >= ACT_FROM
         && c1 - c2 >= ACT_MARGIN
-        && fits[top].agrees
-        && sim.label[top] >= LABEL_FROM
-        && sim.label[top] >= label_best - 0.02
-        && !lexical_elsewhere;
-    if act {
+        && sim.label[top] >= LABEL_ACT_FROM
+        && fits[top].safe
+        && !lexical_elsewhere
+    {
         out[top] = out[top].max(ACT_SCORE);
         return out;
     }
     for &i in ranked.iter().take(2) {
-        if sim.text[i] >= ASK_FROM && sim.text[i] >= c1 - ASK_BAND {
+        let m = meaning(sim, i);
+        if m >= ASK_FROM && m >= c1 - ASK_BAND && sim.label[i] >= LABEL_ASK_FROM {
             out[i] = out[i].max(ASK_SCORE);
         }
     }
@@ -115,13 +156,13 @@ pub fn blend(lexical: &[f32], similarity: Option<&Similarity>, fits: &[Fit]) -> 
 
 /// The label says an action meaning alone must not take.
 pub fn destructive(label: &[Token]) -> bool {
-    label.iter().any(|t| {
-        lexicon::is_in(DESTRUCTIVE, &t.norm) || lexicon::is_in(DESTRUCTIVE, &t.stem)
-    })
+    label
+        .iter()
+        .any(|t| lexicon::is_in(DESTRUCTIVE, &t.norm) || lexicon::is_in(DESTRUCTIVE, &t.stem))
 }
 
-/// Per element: may the action apply, and does acting on it agree with the
-/// request's other evidence.
+/// Per element: may the action apply, does it carry the request's on-screen
+/// words, is it a safe control.
 pub fn fits(
     reading: &Reading<'_>,
     observation: &Observation,
@@ -137,38 +178,39 @@ pub fn fits(
         let has = |ws: &[Token]| ws.iter().any(|w| w.stem == t.stem || w.norm == t.norm);
         has(&f.label) || has(&f.description) || has(structure.context(i))
     };
-    // Words some actionable element carries must be carried by the target.
-    let on_screen: Vec<&Token> = words
-        .iter()
-        .copied()
-        .filter(|t| {
-            structure
-                .facts
-                .iter()
-                .enumerate()
-                .any(|(i, f)| f.class != RoleClass::Static && carried(t, i))
-        })
-        .collect();
-    structure
+    let eligible: Vec<bool> = structure
         .facts
         .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let eligible = !f.disabled
+        .map(|f| {
+            !f.disabled
                 && f.class != RoleClass::Static
                 && match action {
                     ActionKind::Type => f.class == RoleClass::Editable,
                     ActionKind::Click => f.class != RoleClass::Editable,
                     _ => false,
-                };
+                }
+        })
+        .collect();
+    let counts: Vec<usize> = (0..structure.facts.len())
+        .map(|i| words.iter().filter(|t| carried(t, i)).count())
+        .collect();
+    let most = (0..counts.len())
+        .filter(|&i| eligible[i])
+        .map(|i| counts[i])
+        .max()
+        .unwrap_or(0);
+    structure
+        .facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
             let role = matches!(f.class, RoleClass::Activatable | RoleClass::Toggle)
                 || action == ActionKind::Type;
-            let agrees = eligible
-                && role
-                && !destructive(&f.label)
-                && i < observation.elements.len()
-                && on_screen.iter().all(|t| carried(t, i));
-            Fit { eligible, agrees }
+            Fit {
+                eligible: eligible[i] && i < observation.elements.len(),
+                carries: counts[i] == most,
+                safe: role && !destructive(&f.label),
+            }
         })
         .collect()
 }
@@ -177,25 +219,28 @@ pub fn fits(
 mod tests {
     use super::*;
 
-    const ELIGIBLE: Fit = Fit {
+    /// Carries the words, but not a safe control (destructive or wrong role).
+    const UNSAFE: Fit = Fit {
         eligible: true,
-        agrees: false,
+        carries: true,
+        safe: false,
     };
-    const AGREES: Fit = Fit {
+    const SAFE: Fit = Fit {
         eligible: true,
-        agrees: true,
+        carries: true,
+        safe: true,
+    };
+    /// Lacks words of the request that the screen says elsewhere.
+    const ELSEWHERE: Fit = Fit {
+        eligible: true,
+        carries: false,
+        safe: true,
     };
     const OUT: Fit = Fit {
         eligible: false,
-        agrees: false,
+        carries: true,
+        safe: true,
     };
-
-    fn sim(text: &[f32], label: &[f32]) -> Similarity {
-        Similarity {
-            text: text.to_vec(),
-            label: label.to_vec(),
-        }
-    }
 
     struct Row {
         name: &'static str,
@@ -214,23 +259,39 @@ mod tests {
                 lexical: &[0.9, 0.1, 0.0],
                 text: &[0.2, 0.9, 0.1],
                 label: &[0.2, 0.9, 0.1],
-                fits: &[AGREES, AGREES, AGREES],
+                fits: &[SAFE, SAFE, SAFE],
                 want: &[0.9, 0.1, 0.0],
             },
             Row {
                 name: "clear margin and agreement act",
                 lexical: &[0.0, 0.0, 0.0],
                 text: &[0.70, 0.51, 0.31],
-                label: &[0.80, 0.47, 0.30],
-                fits: &[AGREES, AGREES, AGREES],
+                label: &[0.50, 0.47, 0.30],
+                fits: &[SAFE, SAFE, SAFE],
                 want: &[ACT_SCORE, 0.0, 0.0],
             },
             Row {
-                name: "no agreement (role, words, destructive): ask only",
+                name: "the argument matches but the verb fits no name: nothing",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.63, 0.17, 0.16],
+                label: &[0.12, 0.38, 0.26],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[0.0, 0.0, 0.0],
+            },
+            Row {
+                name: "the verb against the name counts as much as the whole text",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.43, 0.37, 0.31],
+                label: &[0.19, 0.80, 0.40],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[0.0, ACT_SCORE, 0.0],
+            },
+            Row {
+                name: "a destructive or static best match: ask only",
                 lexical: &[0.0, 0.0, 0.0],
                 text: &[0.70, 0.51, 0.31],
-                label: &[0.80, 0.47, 0.30],
-                fits: &[ELIGIBLE, AGREES, AGREES],
+                label: &[0.70, 0.47, 0.30],
+                fits: &[UNSAFE, SAFE, SAFE],
                 want: &[ASK_SCORE, 0.0, 0.0],
             },
             Row {
@@ -238,52 +299,56 @@ mod tests {
                 lexical: &[0.0, 0.0, 0.0],
                 text: &[0.74, 0.72, 0.2],
                 label: &[0.74, 0.72, 0.2],
-                fits: &[AGREES, AGREES, AGREES],
+                fits: &[SAFE, SAFE, SAFE],
                 want: &[ASK_SCORE, ASK_SCORE, 0.0],
             },
             Row {
-                name: "the verb fits another element's name better: ask",
+                name: "the same name on two rows is a tie: ask",
                 lexical: &[0.0, 0.0, 0.0],
-                text: &[0.70, 0.50, 0.31],
-                label: &[0.40, 0.80, 0.30],
-                fits: &[AGREES, AGREES, AGREES],
-                want: &[ASK_SCORE, 0.0, 0.0],
+                text: &[0.40, 0.35, 0.2],
+                label: &[0.80, 0.80, 0.2],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[ASK_SCORE, ASK_SCORE, 0.0],
+            },
+            Row {
+                name: "the row the request names wins the tie",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.40, 0.35, 0.2],
+                label: &[0.80, 0.80, 0.2],
+                fits: &[ELSEWHERE, SAFE, SAFE],
+                want: &[0.0, ACT_SCORE, 0.0],
             },
             Row {
                 name: "a lexical candidate elsewhere: meaning only adds a candidate",
                 lexical: &[0.0, 0.4, 0.0],
                 text: &[0.70, 0.40, 0.31],
-                label: &[0.80, 0.40, 0.30],
-                fits: &[AGREES, AGREES, AGREES],
+                label: &[0.70, 0.40, 0.30],
+                fits: &[SAFE, SAFE, SAFE],
                 want: &[ASK_SCORE, 0.4, 0.0],
             },
             Row {
                 name: "weak meaning adds nothing",
                 lexical: &[0.0, 0.2, 0.0],
                 text: &[0.45, 0.40, 0.31],
-                label: &[0.80, 0.40, 0.30],
-                fits: &[AGREES, AGREES, AGREES],
+                label: &[0.45, 0.40, 0.30],
+                fits: &[SAFE, SAFE, SAFE],
                 want: &[0.0, 0.2, 0.0],
             },
             Row {
                 name: "ineligible elements are never raised",
                 lexical: &[0.0, 0.0, 0.0],
-                text: &[0.90, 0.55, 0.1],
+                text: &[0.90, 0.65, 0.1],
                 label: &[0.90, 0.55, 0.1],
-                fits: &[OUT, AGREES, AGREES],
+                fits: &[OUT, SAFE, SAFE],
                 want: &[0.0, ACT_SCORE, 0.0],
-            },
-            Row {
-                name: "duplicates (same text) do not block the margin",
-                lexical: &[0.0, 0.0, 0.0],
-                text: &[0.70, 0.70, 0.3],
-                label: &[0.80, 0.80, 0.3],
-                fits: &[AGREES, AGREES, AGREES],
-                want: &[ACT_SCORE, 0.0, 0.0],
             },
         ];
         for row in rows {
-            let got = blend(row.lexical, Some(&sim(row.text, row.label)), row.fits);
+            let sim = Similarity {
+                text: row.text.to_vec(),
+                label: row.label.to_vec(),
+            };
+            let got = blend(row.lexical, Some(&sim), row.fits);
             assert_eq!(got, row.want, "{}", row.name);
         }
     }
@@ -291,10 +356,13 @@ mod tests {
     #[test]
     fn without_a_similarity_nothing_changes() {
         let lexical = [0.3, 0.1];
-        assert_eq!(blend(&lexical, None, &[AGREES, AGREES]), lexical);
+        assert_eq!(blend(&lexical, None, &[SAFE, SAFE]), lexical);
         // A similarity for another observation (wrong length) is ignored.
-        let s = sim(&[0.9], &[0.9]);
-        assert_eq!(blend(&lexical, Some(&s), &[AGREES, AGREES]), lexical);
+        let sim = Similarity {
+            text: vec![0.9],
+            label: vec![0.9],
+        };
+        assert_eq!(blend(&lexical, Some(&sim), &[SAFE, SAFE]), lexical);
     }
 
     #[test]
@@ -316,6 +384,8 @@ mod tests {
         assert!(destructive(&t("Report")));
         assert!(destructive(&t("Alle löschen")));
         assert!(!destructive(&t("Reply")));
-        assert!(!destructive(&t("You must be signed in to star a repository")));
+        assert!(!destructive(&t(
+            "You must be signed in to star a repository"
+        )));
     }
 }

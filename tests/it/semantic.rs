@@ -51,7 +51,10 @@ fn similarities_go_the_right_way() {
         "reply to lucaspiller",
         "Reply (comment by lucaspiller: nice write-up)",
     );
-    let other = cos("reply to lucaspiller", "Reply (comment by ferretfan: agreed)");
+    let other = cos(
+        "reply to lucaspiller",
+        "Reply (comment by ferretfan: agreed)",
+    );
     assert!(lucas > other + 0.2, "{lucas} vs {other}");
 }
 
@@ -64,7 +67,11 @@ fn forum() -> director::Observation {
 fn decide(text: &str, with_meaning: bool) -> Decision {
     let mut observation = forum();
     if with_meaning {
-        observation.similarity = Some(semantic().similarity(text, &observation).expect("similarity"));
+        observation.similarity = Some(
+            semantic()
+                .similarity(text, &observation)
+                .expect("similarity"),
+        );
     }
     let snapshot = Snapshot {
         observation: Some(observation),
