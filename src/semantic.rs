@@ -458,8 +458,9 @@ mod tests {
         assert_eq!(s.text.len(), 2);
         assert_eq!(s.label.len(), 2);
         let first = counter.0.load(std::sync::atomic::Ordering::SeqCst);
-        // 2 element texts + 2 labels + request + its unexplained words.
-        assert_eq!(first, 6);
+        // 2 element texts + 2 labels + the request (no label says "respond"
+        // or "ada", so its unexplained words are the request itself).
+        assert_eq!(first, 5);
         semantic.similarity("respond to ada", &obs).unwrap();
         assert_eq!(counter.0.load(std::sync::atomic::Ordering::SeqCst), first);
         semantic.similarity("upvote ada", &obs).unwrap();

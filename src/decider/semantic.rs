@@ -156,9 +156,17 @@ pub fn blend(lexical: &[f32], similarity: Option<&Similarity>, fits: &[Fit]) -> 
 
 /// The label says an action meaning alone must not take.
 pub fn destructive(label: &[Token]) -> bool {
+    static WORDS: std::sync::OnceLock<Vec<Token>> = std::sync::OnceLock::new();
+    // Folded and stemmed the way labels are ("löschen").
+    let words = WORDS.get_or_init(|| {
+        DESTRUCTIVE
+            .iter()
+            .flat_map(|w| crate::director::text::tokens(w))
+            .collect()
+    });
     label
         .iter()
-        .any(|t| lexicon::is_in(DESTRUCTIVE, &t.norm) || lexicon::is_in(DESTRUCTIVE, &t.stem))
+        .any(|t| words.iter().any(|w| w.norm == t.norm || w.stem == t.stem))
 }
 
 /// Per element: may the action apply, does it carry the request's on-screen

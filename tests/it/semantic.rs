@@ -58,14 +58,15 @@ fn similarities_go_the_right_way() {
     assert!(lucas > other + 0.2, "{lucas} vs {other}");
 }
 
-fn forum() -> director::Observation {
+fn page(name: &str) -> director::Observation {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/grounding/observations/forum.json");
-    director::load_observation(&path).expect("forum observation")
+        .join("tests/fixtures/grounding/observations")
+        .join(name);
+    director::load_observation(&path).expect("observation")
 }
 
-fn decide(text: &str, with_meaning: bool) -> Decision {
-    let mut observation = forum();
+fn decide(page_file: &str, text: &str, with_meaning: bool) -> Decision {
+    let mut observation = page(page_file);
     if with_meaning {
         observation.similarity = Some(
             semantic()
@@ -92,24 +93,33 @@ fn clicked(decision: &Decision) -> Option<&str> {
 
 #[test]
 fn respond_to_lucaspiller_is_the_reply_on_that_comment() {
-    let decision = decide("respond to lucaspiller", true);
+    let decision = decide("forum.json", "respond to lucaspiller", true);
     assert_eq!(clicked(&decision), Some("e13"), "{decision:?}");
 }
 
 #[test]
-fn meaning_without_shared_words_grounds_write_back() {
-    // "write back" shares no word with "Reply": without meaning it does not act.
-    let without = decide("write back to ferretfan", false);
+fn a_label_that_states_a_precondition_is_the_control() {
+    // "You must be signed in to star a repository" is the Star control; the
+    // verb must lead an action label, so shared words alone reject it.
+    let without = decide("forge-signedout.json", "star this repository", false);
+    assert!(matches!(without, Decision::Reject(_)), "{without:?}");
+    let with = decide("forge-signedout.json", "star this repository", true);
+    assert_eq!(clicked(&with), Some("e8"), "{with:?}");
+}
+
+#[test]
+fn a_spoken_form_grounds_a_written_abbreviation() {
+    let without = decide("privacy.json", "turn on two factor authentication", false);
     assert_eq!(clicked(&without), None, "{without:?}");
-    let with = decide("write back to ferretfan", true);
-    assert_eq!(clicked(&with), Some("e18"), "{with:?}");
+    let with = decide("privacy.json", "turn on two factor authentication", true);
+    assert_eq!(clicked(&with), Some("e4"), "{with:?}");
 }
 
 #[test]
 fn meaning_alone_never_acts_on_a_destructive_control() {
-    // "flag" means Report: worth asking about, never done on meaning alone.
-    let decision = decide("flag lucaspiller's comment", true);
-    assert!(clicked(&decision).is_none(), "{decision:?}");
+    // "get rid of" means Delete: worth asking about, never done on meaning alone.
+    let decision = decide("privacy.json", "get rid of my account", true);
+    assert!(matches!(decision, Decision::Clarify(_)), "{decision:?}");
 }
 
 #[test]
