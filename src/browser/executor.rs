@@ -24,6 +24,8 @@ use std::time::Duration;
 const OBSERVE_TIMEOUT: Duration = Duration::from_secs(5);
 /// The extension polls the expected effect for up to 2 s; this leaves room for the round trip.
 const ACT_TIMEOUT: Duration = Duration::from_secs(8);
+/// How long grounding waits for the semantic signal (a new page's labels).
+const SEMANTIC_BUDGET: Duration = Duration::from_millis(1500);
 
 pub struct BrowserExecutor {
     bridge: Arc<Bridge>,
@@ -64,8 +66,11 @@ impl BrowserExecutor {
     }
 
     /// The request's similarity to every element, computed off the async
-    /// threads (a new page's labels take up to ~0.5 s; cached ones are free).
-    /// None when the signal is off or fails: grounding then uses shared words only.
+    /// threads (a new page's labels take ~0.5–2 s; cached ones are free).
+    /// None when the signal is off, fails, or takes longer than
+    /// [`SEMANTIC_BUDGET`]: grounding then uses shared words only, and the
+    /// embedding carries on in the background so the page's labels are
+    /// cached for the next request.
     async fn similarity(
         &self,
         request: &str,
@@ -73,14 +78,18 @@ impl BrowserExecutor {
     ) -> Option<director::observation::Similarity> {
         let semantic = self.semantic.clone()?;
         let (request, observation) = (request.to_string(), observation.clone());
-        match tokio::task::spawn_blocking(move || semantic.similarity(&request, &observation)).await
-        {
-            Ok(Ok(s)) => Some(s),
-            Ok(Err(e)) => {
+        let task = tokio::task::spawn_blocking(move || semantic.similarity(&request, &observation));
+        match tokio::time::timeout(SEMANTIC_BUDGET, task).await {
+            Ok(Ok(Ok(s))) => Some(s),
+            Ok(Ok(Err(e))) => {
                 tracing::warn!("semantic signal skipped: {e}");
                 None
             }
-            Err(_) => None,
+            Ok(Err(_)) => None,
+            Err(_) => {
+                tracing::info!("semantic signal skipped: embedding a new page took longer than {SEMANTIC_BUDGET:?}");
+                None
+            }
         }
     }
 
