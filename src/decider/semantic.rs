@@ -1,7 +1,7 @@
 //! The semantic signal as one feature of the local decider (pure).
 //!
 //! A caller may put cosine similarities from a sentence-embedding model on the
-//! observation ([`Similarity`], computed by `crate::semantic`). They join the
+//! observation ([`Similarity`], computed by src/semantic.rs). They join the
 //! lexical scores here, under the Director's usual gates:
 //!
 //! - when the lexical evidence already names a target clearly

@@ -27,7 +27,7 @@ pub struct Observation {
     #[serde(default)]
     pub elements: Vec<Element>,
     /// How close in meaning the request is to each element, when a caller
-    /// computed it (`crate::semantic`); never read from or written to files.
+    /// computed it (src/semantic.rs); never read from or written to files.
     #[serde(skip)]
     pub similarity: Option<Similarity>,
 }

@@ -135,3 +135,30 @@ fn corpora_stay_safe_with_the_signal() {
     assert_eq!(own.wrong_target, 0, "{own}");
     assert!(own.acted_instead <= 1, "{own}");
 }
+
+#[test]
+fn the_director_and_its_local_decider_never_call_the_model() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![
+        root.join("src/decider/local.rs"),
+        root.join("src/decider/semantic.rs"),
+    ];
+    for entry in std::fs::read_dir(root.join("src/director")).expect("src/director") {
+        files.push(entry.expect("entry").path());
+    }
+    for path in files {
+        let source = std::fs::read_to_string(&path).expect("source");
+        for word in [
+            "candle",
+            "tokenizers",
+            "crate::semantic",
+            "Semantic::",
+            "std::fs",
+        ] {
+            if word == "std::fs" && path.ends_with("observation.rs") {
+                continue; // loads observation files for `circe eval`
+            }
+            assert!(!source.contains(word), "{} mentions {word}", path.display());
+        }
+    }
+}
