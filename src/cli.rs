@@ -97,7 +97,8 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
-    /// Ground one utterance against an observation file and print the decision (no daemon needed).
+    /// Ground one utterance against an observation file and print the decision (no daemon needed;
+    /// with the semantic signal when its model is installed).
     Ground {
         /// An observation in the element format of the grounding corpus.
         #[arg(long)]
@@ -400,8 +401,14 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             typed,
             text,
         } => {
-            let observation = crate::director::load_observation(&observation)?;
+            let mut observation = crate::director::load_observation(&observation)?;
             let text = text.join(" ");
+            // The semantic signal, when its model is installed (as `circe eval`).
+            if let Ok(semantic) =
+                crate::semantic::Semantic::load(&crate::semantic::model_dir(&paths.data_dir))
+            {
+                observation.similarity = semantic.similarity(&text, &observation).ok();
+            }
             let decision = if typed {
                 let envelope = crate::director::Envelope::typed("cli", &text);
                 let snapshot = crate::director::Snapshot {
