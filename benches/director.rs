@@ -1,6 +1,12 @@
 //! One grounding decision over a 200-element observation, p50/p95.
 //!
 //! Run: `cargo bench --bench director`. Plain std::time measurement.
+//!
+//! With the semantic model installed (`scripts/install-model`; the directory
+//! is `$CIRCE_MODEL_DIR`, else `.models/all-minilm-l6-v2` in the repository)
+//! it also times the same decisions with the semantic signal: the request's
+//! similarity to every element (labels cached) plus the decision, and,
+//! separately, the cold cost of embedding a new observation's 200 labels.
 
 use std::time::Instant;
 
@@ -95,14 +101,104 @@ fn main() {
             micros.push(started.elapsed().as_secs_f64() * 1e6);
         }
     }
+    report("director: one decision over 200 elements", &mut micros);
+    semantic(&snapshot, &envelopes);
+}
+
+fn report(what: &str, micros: &mut [f64]) {
     micros.sort_by(f64::total_cmp);
     let at =
         |q: f64| micros[((q * micros.len() as f64).ceil() as usize).clamp(1, micros.len()) - 1];
     println!(
-        "director: one decision over 200 elements, {} runs: p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
+        "{what}, {} runs: p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
         micros.len(),
         at(0.50) / 1000.0,
         at(0.95) / 1000.0,
         micros[micros.len() - 1] / 1000.0
     );
+}
+
+/// The same decisions with the semantic signal, when the model is installed.
+fn semantic(snapshot: &Snapshot, envelopes: &[Envelope]) {
+    circe::semantic::pin_threads();
+    let dir = match std::env::var_os("CIRCE_MODEL_DIR") {
+        Some(d) if !d.is_empty() => std::path::PathBuf::from(d),
+        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".models/all-minilm-l6-v2"),
+    };
+    let started = Instant::now();
+    let semantic = match circe::semantic::Semantic::load(&dir) {
+        Ok(s) => s,
+        Err(e) => {
+            println!("director+semantic: not measured ({e})");
+            return;
+        }
+    };
+    println!(
+        "director+semantic: model load {:.0} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    let observation = snapshot.observation.clone().expect("observation");
+    // Cold: a new observation's 200 element texts and labels, nothing cached.
+    let mut cold = Vec::new();
+    for round in 0..3 {
+        let mut fresh = observation.clone();
+        for e in &mut fresh.elements {
+            e.context = format!("{} (round {round})", e.context);
+            e.label = format!("{} r{round}", e.label);
+        }
+        let started = Instant::now();
+        semantic.warm(&fresh).expect("warm");
+        let labels: Vec<String> = fresh
+            .elements
+            .iter()
+            .map(circe::semantic::label_text)
+            .collect();
+        semantic.vectors(&labels).expect("labels");
+        cold.push(started.elapsed().as_secs_f64() * 1e6);
+    }
+    report(
+        "director+semantic: cold, embedding a new observation's 200 labels",
+        &mut cold,
+    );
+    // Warm: this observation's labels cached; each run embeds one new request.
+    semantic.warm(&observation).expect("warm");
+    let mut micros = Vec::new();
+    let mut embedding = Vec::new();
+    let mut deciding = Vec::new();
+    for round in 0..6 {
+        for e in envelopes {
+            let mut envelope = e.clone();
+            // A new request each time, as in use: only the labels are cached.
+            envelope.text = format!(
+                "{} {}",
+                e.text,
+                ["please", "now", "for me", "ok", "then", "thanks"][round]
+            );
+            let started = Instant::now();
+            let mut with = observation.clone();
+            with.similarity = Some(
+                semantic
+                    .similarity(&envelope.text, &observation)
+                    .expect("similarity"),
+            );
+            let embedded = Instant::now();
+            let s = Snapshot {
+                observation: Some(with),
+                ..Snapshot::default()
+            };
+            std::hint::black_box(decide_locally(&envelope, &s));
+            micros.push(started.elapsed().as_secs_f64() * 1e6);
+            embedding.push((embedded - started).as_secs_f64() * 1e6);
+            deciding.push(embedded.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    report(
+        "director+semantic: similarity (labels cached) + one decision over 200 elements",
+        &mut micros,
+    );
+    report(
+        "  of which the similarity (one request embedded)",
+        &mut embedding,
+    );
+    report("  of which the decision with the signal", &mut deciding);
 }

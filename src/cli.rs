@@ -97,7 +97,8 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
-    /// Ground one utterance against an observation file and print the decision (no daemon needed).
+    /// Ground one utterance against an observation file and print the decision (no daemon needed;
+    /// with the semantic signal when its model is installed).
     Ground {
         /// An observation in the element format of the grounding corpus.
         #[arg(long)]
@@ -109,7 +110,13 @@ enum Command {
         text: Vec<String>,
     },
     /// Run a grounding corpus (every *.jsonl under PATH) and print the scores.
-    Eval { path: PathBuf },
+    /// Uses the semantic signal when its model is installed (see `circe doctor`).
+    Eval {
+        path: PathBuf,
+        /// Ground without the semantic signal even when its model is installed.
+        #[arg(long)]
+        no_semantic: bool,
+    },
     /// Write the native-messaging host manifest so Chrome's Circe extension can reach this daemon.
     InstallBrowser {
         #[arg(long, value_enum, default_value = "all")]
@@ -394,8 +401,14 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             typed,
             text,
         } => {
-            let observation = crate::director::load_observation(&observation)?;
+            let mut observation = crate::director::load_observation(&observation)?;
             let text = text.join(" ");
+            // The semantic signal, when its model is installed (as `circe eval`).
+            if let Ok(semantic) =
+                crate::semantic::Semantic::load(&crate::semantic::model_dir(&paths.data_dir))
+            {
+                observation.similarity = semantic.similarity(&text, &observation).ok();
+            }
             let decision = if typed {
                 let envelope = crate::director::Envelope::typed("cli", &text);
                 let snapshot = crate::director::Snapshot {
@@ -413,8 +426,24 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
-        Command::Eval { path } => {
-            let report = crate::eval::run_corpus(&path, &crate::decider::local::LocalDecider)?;
+        Command::Eval { path, no_semantic } => {
+            let dir = crate::semantic::model_dir(&paths.data_dir);
+            let semantic = if no_semantic {
+                None
+            } else {
+                match crate::semantic::Semantic::load(&dir) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        eprintln!("circe eval: semantic signal off: {e}");
+                        None
+                    }
+                }
+            };
+            let report = crate::eval::run_corpus_with(
+                &path,
+                &crate::decider::local::LocalDecider,
+                semantic.as_ref(),
+            )?;
             if json {
                 println!("{}", serde_json::to_string(&report)?);
             } else {

@@ -201,7 +201,32 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
                 }),
         ));
     }
+    checks.push(semantic(paths));
     Report { checks }
+}
+
+/// The semantic signal's model (optional: without it grounding uses shared
+/// words only, exactly as before).
+fn semantic(paths: &Paths) -> Check {
+    let dir = crate::semantic::model_dir(&paths.data_dir);
+    let mut c = check(
+        "semantic",
+        match crate::semantic::verify(&dir) {
+            Ok(()) => Ok(format!(
+                "all-MiniLM-L6-v2 at {} (pinned hashes match)",
+                dir.display()
+            )),
+            Err(e) => Err((
+                format!("semantic signal off (grounding uses shared words only): {e}"),
+                format!(
+                    "scripts/install-model {} (or set CIRCE_MODEL_DIR to a directory it filled), then restart `circe serve`",
+                    dir.display()
+                ),
+            )),
+        },
+    );
+    c.optional = true;
+    c
 }
 
 async fn daemon(socket: &Path) -> (Result<String, (String, String)>, Option<StateView>) {

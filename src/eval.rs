@@ -294,6 +294,18 @@ fn outcome_name(o: Outcome) -> &'static str {
 /// Runs every `*.jsonl` file under `path` (a directory, searched
 /// recursively, or one file) through the Director.
 pub fn run_corpus(path: &Path, decider: &dyn Decider) -> Result<EvalReport, EvalError> {
+    run_corpus_with(path, decider, None)
+}
+
+/// [`run_corpus`] with the semantic signal: each case's observation gets the
+/// similarities of its utterance, computed here (outside the Director and
+/// outside the measured latency). A case whose similarity fails is grounded
+/// without it.
+pub fn run_corpus_with(
+    path: &Path,
+    decider: &dyn Decider,
+    semantic: Option<&crate::semantic::Semantic>,
+) -> Result<EvalReport, EvalError> {
     let mut files = Vec::new();
     collect_jsonl(path, &mut files)?;
     files.sort();
@@ -323,10 +335,21 @@ pub fn run_corpus(path: &Path, decider: &dyn Decider) -> Result<EvalReport, Eval
                 observations.insert(obs_path.clone(), o);
             }
             let observation = &observations[&obs_path];
-            results.push(run_case(file, &case, observation, decider));
+            match semantic {
+                Some(semantic) => {
+                    let mut with = observation.clone();
+                    with.similarity = semantic.similarity(&case.utterance, observation).ok();
+                    results.push(run_case(file, &case, &with, decider));
+                }
+                None => results.push(run_case(file, &case, observation, decider)),
+            }
         }
     }
-    Ok(report(decider.name(), results))
+    let name = match semantic {
+        Some(_) => format!("{}+semantic", decider.name()),
+        None => decider.name().to_string(),
+    };
+    Ok(report(&name, results))
 }
 
 /// Grounds one case and scores it.

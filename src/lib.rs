@@ -29,5 +29,6 @@ pub mod model;
 pub mod operation;
 pub mod preferences;
 pub mod protocol;
+pub mod semantic;
 pub mod store;
 pub mod weather;

@@ -24,12 +24,16 @@ use std::time::Duration;
 const OBSERVE_TIMEOUT: Duration = Duration::from_secs(5);
 /// The extension polls the expected effect for up to 2 s; this leaves room for the round trip.
 const ACT_TIMEOUT: Duration = Duration::from_secs(8);
+/// How long grounding waits for the semantic signal (a new page's labels).
+const SEMANTIC_BUDGET: Duration = Duration::from_millis(1500);
 
 pub struct BrowserExecutor {
     bridge: Arc<Bridge>,
     node: String,
     remote: Remote,
     preferences: Arc<crate::preferences::Preferences>,
+    /// The semantic signal, when its model is installed.
+    semantic: Option<Arc<crate::semantic::Semantic>>,
 }
 
 /// The remote decider, if one is configured (the composition root picks it).
@@ -51,6 +55,41 @@ impl BrowserExecutor {
             node,
             remote,
             preferences,
+            semantic: None,
+        }
+    }
+
+    /// Grounds with the semantic signal too (see `crate::semantic`).
+    pub fn with_semantic(mut self, semantic: Option<Arc<crate::semantic::Semantic>>) -> Self {
+        self.semantic = semantic;
+        self
+    }
+
+    /// The request's similarity to every element, computed off the async
+    /// threads (a new page's labels take ~0.5–2 s; cached ones are free).
+    /// None when the signal is off, fails, or takes longer than
+    /// [`SEMANTIC_BUDGET`]: grounding then uses shared words only, and the
+    /// embedding carries on in the background so the page's labels are
+    /// cached for the next request.
+    async fn similarity(
+        &self,
+        request: &str,
+        observation: &Observation,
+    ) -> Option<director::observation::Similarity> {
+        let semantic = self.semantic.clone()?;
+        let (request, observation) = (request.to_string(), observation.clone());
+        let task = tokio::task::spawn_blocking(move || semantic.similarity(&request, &observation));
+        match tokio::time::timeout(SEMANTIC_BUDGET, task).await {
+            Ok(Ok(Ok(s))) => Some(s),
+            Ok(Ok(Err(e))) => {
+                tracing::warn!("semantic signal skipped: {e}");
+                None
+            }
+            Ok(Err(_)) => None,
+            Err(_) => {
+                tracing::info!("semantic signal skipped: embedding a new page took longer than {SEMANTIC_BUDGET:?}");
+                None
+            }
         }
     }
 
@@ -186,8 +225,10 @@ impl BrowserExecutor {
                     InputMode::Voice => Envelope::voice(&op.id.to_string(), &request),
                     InputMode::Typed => Envelope::typed(&op.id.to_string(), &request),
                 };
+                let mut grounded = observation.clone();
+                grounded.similarity = self.similarity(&request, &observation).await;
                 let snapshot = Snapshot {
-                    observation: Some(observation.clone()),
+                    observation: Some(grounded),
                     ..Default::default()
                 };
                 let decision = self.decide(&envelope, &snapshot).await;

@@ -73,12 +73,15 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<(Arc<Engine>, Arc
         .with(Box::new(
             WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?,
         ))
-        .with(Box::new(BrowserExecutor::new(
-            bridge,
-            config.node.name.clone(),
-            remote_decider(config)?,
-            preferences.clone(),
-        )))
+        .with(Box::new(
+            BrowserExecutor::new(
+                bridge,
+                config.node.name.clone(),
+                remote_decider(config)?,
+                preferences.clone(),
+            )
+            .with_semantic(semantic_signal(paths)),
+        ))
         .with(Box::new(DesktopExecutor::new(
             crate::desktop::platform_session(&config.node.name),
             config.node.name.clone(),
@@ -90,6 +93,22 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<(Arc<Engine>, Arc
         config.limits.clone(),
     )?;
     Ok((engine, preferences))
+}
+
+/// The semantic signal's model when installed; otherwise grounding uses shared
+/// words only (`circe doctor` says how to install it).
+fn semantic_signal(paths: &Paths) -> Option<Arc<crate::semantic::Semantic>> {
+    let dir = crate::semantic::model_dir(&paths.data_dir);
+    match crate::semantic::Semantic::load(&dir) {
+        Ok(s) => {
+            tracing::info!(dir = %dir.display(), "semantic signal on");
+            Some(Arc::new(s))
+        }
+        Err(e) => {
+            tracing::info!("semantic signal off: {e}");
+            None
+        }
+    }
 }
 
 /// The remote decider the config asks for (none by default).

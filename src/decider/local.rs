@@ -14,6 +14,7 @@ use crate::director::observation::{RoleClass, Structure};
 use crate::director::text::{self, Token};
 use crate::director::utterance::{self, Cue, Kind, Ordinal, Reading, Verb};
 
+use super::semantic;
 use super::{ActionKind, Answer, Ask, DecideError, Decider, Meaning, QuestionKey, Screen};
 
 /// Sharpness of the score-to-probability softmax (fitted on the dev corpus,
@@ -91,6 +92,12 @@ impl Decider for LocalDecider {
                         for (b, s) in best.iter_mut().zip(scores) {
                             *b = b.max(s * weight);
                         }
+                    }
+                    // Meaning beyond shared words, when a caller measured it.
+                    if let Some(similarity) = screen.observation.similarity.as_ref() {
+                        let fits =
+                            semantic::fits(first, screen.observation, screen.structure, action);
+                        best = semantic::blend(&best, Some(similarity), &fits);
                     }
                     softmax(&question.choices, &best)
                 }

@@ -9,6 +9,7 @@
 
 pub mod local;
 pub mod remote;
+pub mod semantic;
 
 use crate::director::observation::{Observation, Structure};
 use crate::director::types::Direction;

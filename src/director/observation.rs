@@ -33,6 +33,10 @@ pub struct Observation {
     /// Frames on screen whose content could not be observed (never silently missing).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unobserved: Vec<Unobserved>,
+    /// How close in meaning the request is to each element, when a caller
+    /// computed it (src/semantic.rs); never read from or written to files.
+    #[serde(skip)]
+    pub similarity: Option<Similarity>,
 }
 
 /// `names` of an observation: `accessibility`, `dom` or `mixed`, and why not all from the tree.
@@ -49,6 +53,17 @@ pub struct Unobserved {
     pub url: String,
     #[serde(default)]
     pub reason: String,
+}
+
+/// Cosine similarities from a sentence-embedding model, one per element in
+/// order: `text` compares the request with each element's label, description
+/// and context; `label` compares the request's words that no element says
+/// ("respond" in "respond to lucaspiller") with each element's own name.
+/// Data, not a model: the Director stays pure.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Similarity {
+    pub text: Vec<f32>,
+    pub label: Vec<f32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -16,6 +16,7 @@ mod mesh_tls;
 mod nodes;
 mod relations;
 mod scan;
+mod semantic;
 mod store;
 mod tidy;
 mod util;

@@ -1,0 +1,399 @@
+//! The semantic signal as one feature of the local decider (pure).
+//!
+//! A caller may put cosine similarities from a sentence-embedding model on the
+//! observation ([`Similarity`], computed by src/semantic.rs). They join the
+//! lexical scores here, under the Director's usual gates:
+//!
+//! - when the lexical evidence already names a target clearly
+//!   ([`LEXICAL_SURE`]), meaning changes nothing;
+//! - otherwise meaning alone can make the closest one or two elements
+//!   candidates worth asking about ([`ASK_SCORE`], below what any gate acts
+//!   on), never an action;
+//! - it can make an element act ([`ACT_SCORE`]) only with a clear margin over
+//!   every competitor ([`ACT_FROM`], [`ACT_MARGIN`]) AND agreement: the words
+//!   the screen does not say (the verb: "respond") are close to the element's
+//!   own name ("Reply", [`LABEL_ACT_FROM`]), the words
+//!   of the request that the screen does say somewhere ("lucaspiller") are
+//!   carried by this element as much as by any other (competitors are the
+//!   elements that carry them as well), it is a control (role), no lexical
+//!   candidate points elsewhere, and its label is not destructive (delete,
+//!   pay, report...: meaning alone only asks about those).
+//!
+//! An element's meaning score is the larger of its two cosines: the request
+//! against its label, description and context, and the words the screen does
+//! not say ("respond") against its own name ("Reply").
+
+use crate::director::lexicon;
+use crate::director::observation::{Observation, RoleClass, Similarity, Structure};
+use crate::director::text::Token;
+use crate::director::utterance::Reading;
+
+use super::ActionKind;
+
+/// A lexical score this high is left alone (p ≈ 0.82 against "nothing fits").
+pub const LEXICAL_SURE: f32 = 0.56;
+/// A text cosine from which meaning alone offers an element.
+pub const ASK_FROM: f32 = 0.5;
+/// Elements within this of the closest one are offered too (two at most).
+pub const ASK_BAND: f32 = 0.05;
+/// The score meaning alone gives: p < 0.22 against "nothing fits", so two
+/// such candidates together stay below every act gate.
+pub const ASK_SCORE: f32 = 0.36;
+/// A text cosine from which meaning may act, with agreement.
+pub const ACT_FROM: f32 = 0.6;
+/// ... and its lead over the next element.
+pub const ACT_MARGIN: f32 = 0.1;
+/// The words the screen does not say ("respond") must be this close to the
+/// element's own name ("Reply") for meaning to act on it...
+pub const LABEL_ACT_FROM: f32 = 0.45;
+/// ... and this close for meaning to offer it.
+pub const LABEL_ASK_FROM: f32 = 0.3;
+/// The score of an agreed meaning match: acts when nothing else competes.
+pub const ACT_SCORE: f32 = 0.62;
+/// A lexical score from which an element counts as a competing candidate.
+const LEXICAL_CANDIDATE: f32 = 0.3;
+
+/// Label words whose action meaning alone must never take.
+const DESTRUCTIVE: &[&str] = &[
+    "delete",
+    "remove",
+    "erase",
+    "discard",
+    "trash",
+    "destroy",
+    "wipe",
+    "reset",
+    "unsubscribe",
+    "cancel",
+    "revoke",
+    "uninstall",
+    "block",
+    "report",
+    "flag",
+    "pay",
+    "buy",
+    "purchase",
+    "order",
+    "checkout",
+    "send",
+    "transfer",
+    "submit",
+    "leave",
+    "close",
+    "deactivate",
+    "disable",
+    "logout",
+    "signout",
+    "löschen",
+    "entfernen",
+    "supprimer",
+    "kaufen",
+    "acheter",
+];
+
+/// What the decider knows about one element, for the blend.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Fit {
+    /// The action can apply to it (not disabled, not static, editable when typing).
+    pub eligible: bool,
+    /// It carries as many of the request's on-screen words as any element
+    /// (all elements do when the screen says none of them).
+    pub carries: bool,
+    /// A control of the right role whose label is not destructive.
+    pub safe: bool,
+}
+
+/// An element's meaning score: the larger of its two cosines.
+pub fn meaning(sim: &Similarity, i: usize) -> f32 {
+    match (sim.text.get(i), sim.label.get(i)) {
+        (Some(t), Some(l)) if t.is_finite() && l.is_finite() => t.max(*l),
+        _ => 0.0,
+    }
+}
+
+/// Lexical scores with the semantic signal folded in. Unchanged without a
+/// similarity of the right length.
+pub fn blend(lexical: &[f32], similarity: Option<&Similarity>, fits: &[Fit]) -> Vec<f32> {
+    let mut out = lexical.to_vec();
+    let Some(sim) = similarity else {
+        return out;
+    };
+    let n = lexical.len();
+    if sim.text.len() != n || sim.label.len() != n || fits.len() != n {
+        return out;
+    }
+    let lexical_best = lexical.iter().copied().fold(0.0f32, f32::max);
+    if lexical_best >= LEXICAL_SURE {
+        return out;
+    }
+    let mut ranked: Vec<usize> = (0..n)
+        .filter(|&i| fits[i].eligible && fits[i].carries)
+        .collect();
+    ranked.sort_by(|&a, &b| meaning(sim, b).total_cmp(&meaning(sim, a)).then(a.cmp(&b)));
+    let Some(&top) = ranked.first() else {
+        return out;
+    };
+    let c1 = meaning(sim, top);
+    let c2 = ranked.get(1).map_or(0.0, |&j| meaning(sim, j));
+    let lexical_elsewhere = (0..n).any(|j| j != top && lexical[j] >= LEXICAL_CANDIDATE);
+    if c1 >= ACT_FROM
+        && c1 - c2 >= ACT_MARGIN
+        && sim.label[top] >= LABEL_ACT_FROM
+        && fits[top].safe
+        && !lexical_elsewhere
+    {
+        out[top] = out[top].max(ACT_SCORE);
+        return out;
+    }
+    for &i in ranked.iter().take(2) {
+        let m = meaning(sim, i);
+        if m >= ASK_FROM && m >= c1 - ASK_BAND && sim.label[i] >= LABEL_ASK_FROM {
+            out[i] = out[i].max(ASK_SCORE);
+        }
+    }
+    out
+}
+
+/// The label says an action meaning alone must not take.
+pub fn destructive(label: &[Token]) -> bool {
+    static WORDS: std::sync::OnceLock<Vec<Token>> = std::sync::OnceLock::new();
+    // Folded and stemmed the way labels are ("löschen").
+    let words = WORDS.get_or_init(|| {
+        DESTRUCTIVE
+            .iter()
+            .flat_map(|w| crate::director::text::tokens(w))
+            .collect()
+    });
+    label
+        .iter()
+        .any(|t| words.iter().any(|w| w.norm == t.norm || w.stem == t.stem))
+}
+
+/// Per element: may the action apply, does it carry the request's on-screen
+/// words, is it a safe control.
+pub fn fits(
+    reading: &Reading<'_>,
+    observation: &Observation,
+    structure: &Structure,
+    action: ActionKind,
+) -> Vec<Fit> {
+    let words: Vec<&Token> = reading.tokens[reading.begin..]
+        .iter()
+        .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm) && !t.is_number())
+        .collect();
+    let carried = |t: &Token, i: usize| {
+        let f = &structure.facts[i];
+        let has = |ws: &[Token]| ws.iter().any(|w| w.stem == t.stem || w.norm == t.norm);
+        has(&f.label) || has(&f.description) || has(structure.context(i))
+    };
+    let eligible: Vec<bool> = structure
+        .facts
+        .iter()
+        .map(|f| {
+            !f.disabled
+                && f.class != RoleClass::Static
+                && match action {
+                    ActionKind::Type => f.class == RoleClass::Editable,
+                    ActionKind::Click => f.class != RoleClass::Editable,
+                    _ => false,
+                }
+        })
+        .collect();
+    let counts: Vec<usize> = (0..structure.facts.len())
+        .map(|i| words.iter().filter(|t| carried(t, i)).count())
+        .collect();
+    let most = (0..counts.len())
+        .filter(|&i| eligible[i])
+        .map(|i| counts[i])
+        .max()
+        .unwrap_or(0);
+    structure
+        .facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let role = matches!(f.class, RoleClass::Activatable | RoleClass::Toggle)
+                || action == ActionKind::Type;
+            Fit {
+                eligible: eligible[i] && i < observation.elements.len(),
+                carries: counts[i] == most,
+                safe: role && !destructive(&f.label),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Carries the words, but not a safe control (destructive or wrong role).
+    const UNSAFE: Fit = Fit {
+        eligible: true,
+        carries: true,
+        safe: false,
+    };
+    const SAFE: Fit = Fit {
+        eligible: true,
+        carries: true,
+        safe: true,
+    };
+    /// Lacks words of the request that the screen says elsewhere.
+    const ELSEWHERE: Fit = Fit {
+        eligible: true,
+        carries: false,
+        safe: true,
+    };
+    const OUT: Fit = Fit {
+        eligible: false,
+        carries: true,
+        safe: true,
+    };
+
+    struct Row {
+        name: &'static str,
+        lexical: &'static [f32],
+        text: &'static [f32],
+        label: &'static [f32],
+        fits: &'static [Fit],
+        want: &'static [f32],
+    }
+
+    #[test]
+    fn blend_table() {
+        let rows = [
+            Row {
+                name: "a clear lexical target is left alone",
+                lexical: &[0.9, 0.1, 0.0],
+                text: &[0.2, 0.9, 0.1],
+                label: &[0.2, 0.9, 0.1],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[0.9, 0.1, 0.0],
+            },
+            Row {
+                name: "clear margin and agreement act",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.70, 0.51, 0.31],
+                label: &[0.50, 0.47, 0.30],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[ACT_SCORE, 0.0, 0.0],
+            },
+            Row {
+                name: "the argument matches but the verb fits no name: nothing",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.63, 0.17, 0.16],
+                label: &[0.12, 0.38, 0.26],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[0.0, 0.0, 0.0],
+            },
+            Row {
+                name: "the verb against the name counts as much as the whole text",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.43, 0.37, 0.31],
+                label: &[0.19, 0.80, 0.40],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[0.0, ACT_SCORE, 0.0],
+            },
+            Row {
+                name: "a destructive or static best match: ask only",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.70, 0.51, 0.31],
+                label: &[0.70, 0.47, 0.30],
+                fits: &[UNSAFE, SAFE, SAFE],
+                want: &[ASK_SCORE, 0.0, 0.0],
+            },
+            Row {
+                name: "a small margin asks about both",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.74, 0.72, 0.2],
+                label: &[0.74, 0.72, 0.2],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[ASK_SCORE, ASK_SCORE, 0.0],
+            },
+            Row {
+                name: "the same name on two rows is a tie: ask",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.40, 0.35, 0.2],
+                label: &[0.80, 0.80, 0.2],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[ASK_SCORE, ASK_SCORE, 0.0],
+            },
+            Row {
+                name: "the row the request names wins the tie",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.40, 0.35, 0.2],
+                label: &[0.80, 0.80, 0.2],
+                fits: &[ELSEWHERE, SAFE, SAFE],
+                want: &[0.0, ACT_SCORE, 0.0],
+            },
+            Row {
+                name: "a lexical candidate elsewhere: meaning only adds a candidate",
+                lexical: &[0.0, 0.4, 0.0],
+                text: &[0.70, 0.40, 0.31],
+                label: &[0.70, 0.40, 0.30],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[ASK_SCORE, 0.4, 0.0],
+            },
+            Row {
+                name: "weak meaning adds nothing",
+                lexical: &[0.0, 0.2, 0.0],
+                text: &[0.45, 0.40, 0.31],
+                label: &[0.45, 0.40, 0.30],
+                fits: &[SAFE, SAFE, SAFE],
+                want: &[0.0, 0.2, 0.0],
+            },
+            Row {
+                name: "ineligible elements are never raised",
+                lexical: &[0.0, 0.0, 0.0],
+                text: &[0.90, 0.65, 0.1],
+                label: &[0.90, 0.55, 0.1],
+                fits: &[OUT, SAFE, SAFE],
+                want: &[0.0, ACT_SCORE, 0.0],
+            },
+        ];
+        for row in rows {
+            let sim = Similarity {
+                text: row.text.to_vec(),
+                label: row.label.to_vec(),
+            };
+            let got = blend(row.lexical, Some(&sim), row.fits);
+            assert_eq!(got, row.want, "{}", row.name);
+        }
+    }
+
+    #[test]
+    fn without_a_similarity_nothing_changes() {
+        let lexical = [0.3, 0.1];
+        assert_eq!(blend(&lexical, None, &[SAFE, SAFE]), lexical);
+        // A similarity for another observation (wrong length) is ignored.
+        let sim = Similarity {
+            text: vec![0.9],
+            label: vec![0.9],
+        };
+        assert_eq!(blend(&lexical, Some(&sim), &[SAFE, SAFE]), lexical);
+    }
+
+    #[test]
+    fn meaning_alone_never_reaches_an_act_gate() {
+        // Two elements at the ask score, everything else nothing: the
+        // probabilities of the decider's softmax stay below every gate.
+        let s = super::super::local::SHARPNESS;
+        let nothing = (s * super::super::local::NOTHING_SCORE).exp();
+        let one = (s * ASK_SCORE).exp();
+        let both = 2.0 * one / (nothing + 2.0 * one);
+        assert!(both < crate::director::screen::CLEAR_ACT_AT, "{both}");
+        assert!(one / (nothing + one) >= crate::director::screen::OFFER_AT);
+    }
+
+    #[test]
+    fn destructive_labels_are_recognised() {
+        let t = crate::director::text::tokens;
+        assert!(destructive(&t("Delete account")));
+        assert!(destructive(&t("Report")));
+        assert!(destructive(&t("Alle löschen")));
+        assert!(!destructive(&t("Reply")));
+        assert!(!destructive(&t(
+            "You must be signed in to star a repository"
+        )));
+    }
+}

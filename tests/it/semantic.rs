@@ -1,0 +1,164 @@
+//! The semantic signal with the real model (all-MiniLM-L6-v2), installed by
+//! `scripts/test` through `scripts/install-model`. Fails, never skips, when
+//! the model is missing.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use circe::decider::local::LocalDecider;
+use circe::director::{self, Action, Decision, Envelope, Snapshot};
+use circe::eval::run_corpus_with;
+use circe::semantic::{cosine, Semantic};
+
+fn model_dir() -> PathBuf {
+    match std::env::var_os("CIRCE_MODEL_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".models/all-minilm-l6-v2"),
+    }
+}
+
+/// One loaded model for every test in this file.
+fn semantic() -> &'static Semantic {
+    static MODEL: OnceLock<Semantic> = OnceLock::new();
+    MODEL.get_or_init(|| {
+        let dir = model_dir();
+        Semantic::load(&dir).unwrap_or_else(|e| {
+            panic!(
+                "the semantic model is not installed: {e}\n\
+                 install it with: scripts/install-model {} (scripts/test does this), \
+                 or point CIRCE_MODEL_DIR at a directory it filled",
+                dir.display()
+            )
+        })
+    })
+}
+
+fn cos(a: &str, b: &str) -> f32 {
+    let v = semantic()
+        .vectors(&[a.to_string(), b.to_string()])
+        .expect("embed");
+    cosine(&v[0], &v[1])
+}
+
+#[test]
+fn similarities_go_the_right_way() {
+    // Verb synonyms (values measured in shared/notes/local-models.md).
+    assert!((cos("respond", "Reply") - 0.804).abs() < 0.01);
+    assert!(cos("respond", "Reply") > cos("respond", "Report") + 0.2);
+    assert!(cos("go back", "Back") > cos("go back", "Close"));
+    // The same button on two rows, told apart by its context.
+    let lucas = cos(
+        "reply to lucaspiller",
+        "Reply (comment by lucaspiller: nice write-up)",
+    );
+    let other = cos(
+        "reply to lucaspiller",
+        "Reply (comment by ferretfan: agreed)",
+    );
+    assert!(lucas > other + 0.2, "{lucas} vs {other}");
+}
+
+fn page(name: &str) -> director::Observation {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/grounding/observations")
+        .join(name);
+    director::load_observation(&path).expect("observation")
+}
+
+fn decide(page_file: &str, text: &str, with_meaning: bool) -> Decision {
+    let mut observation = page(page_file);
+    if with_meaning {
+        observation.similarity = Some(
+            semantic()
+                .similarity(text, &observation)
+                .expect("similarity"),
+        );
+    }
+    let snapshot = Snapshot {
+        observation: Some(observation),
+        ..Snapshot::default()
+    };
+    director::decide(&Envelope::voice("t", text), &snapshot, &LocalDecider)
+}
+
+fn clicked(decision: &Decision) -> Option<&str> {
+    match decision {
+        Decision::Execute(plan) => match &plan.action {
+            Action::Click { target } => Some(target),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[test]
+fn respond_to_lucaspiller_is_the_reply_on_that_comment() {
+    let decision = decide("forum.json", "respond to lucaspiller", true);
+    assert_eq!(clicked(&decision), Some("e13"), "{decision:?}");
+}
+
+#[test]
+fn a_label_that_states_a_precondition_is_the_control() {
+    // "You must be signed in to star a repository" is the Star control; the
+    // verb must lead an action label, so shared words alone reject it.
+    let without = decide("forge-signedout.json", "star this repository", false);
+    assert!(matches!(without, Decision::Reject(_)), "{without:?}");
+    let with = decide("forge-signedout.json", "star this repository", true);
+    assert_eq!(clicked(&with), Some("e8"), "{with:?}");
+}
+
+#[test]
+fn a_spoken_form_grounds_a_written_abbreviation() {
+    let without = decide("privacy.json", "turn on two factor authentication", false);
+    assert_eq!(clicked(&without), None, "{without:?}");
+    let with = decide("privacy.json", "turn on two factor authentication", true);
+    assert_eq!(clicked(&with), Some("e4"), "{with:?}");
+}
+
+#[test]
+fn meaning_alone_never_acts_on_a_destructive_control() {
+    // "get rid of" means Delete: worth asking about, never done on meaning alone.
+    let decision = decide("privacy.json", "get rid of my account", true);
+    assert!(matches!(decision, Decision::Clarify(_)), "{decision:?}");
+}
+
+#[test]
+fn corpora_stay_safe_with_the_signal() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dev = run_corpus_with(&root.join("eval/dev"), &LocalDecider, Some(semantic())).unwrap();
+    println!("{dev}");
+    assert_eq!(dev.wrong_target, 0, "{dev}");
+    assert_eq!(dev.acted_instead, 0, "{dev}");
+    assert!(dev.correct_rate() >= 0.95, "{dev}");
+    let own = run_corpus_with(&root.join("grounding"), &LocalDecider, Some(semantic())).unwrap();
+    println!("{own}");
+    assert_eq!(own.wrong_target, 0, "{own}");
+    assert!(own.acted_instead <= 1, "{own}");
+}
+
+#[test]
+fn the_director_and_its_local_decider_never_call_the_model() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![
+        root.join("src/decider/local.rs"),
+        root.join("src/decider/semantic.rs"),
+    ];
+    for entry in std::fs::read_dir(root.join("src/director")).expect("src/director") {
+        files.push(entry.expect("entry").path());
+    }
+    for path in files {
+        let source = std::fs::read_to_string(&path).expect("source");
+        for word in [
+            "candle",
+            "tokenizers",
+            "crate::semantic",
+            "Semantic::",
+            "std::fs",
+        ] {
+            if word == "std::fs" && path.ends_with("observation.rs") {
+                continue; // loads observation files for `circe eval`
+            }
+            assert!(!source.contains(word), "{} mentions {word}", path.display());
+        }
+    }
+}
