@@ -287,9 +287,22 @@ fn skip_openers(tokens: &[Token]) -> usize {
 fn global_cue(source: &str, w: &[&str]) -> Option<Cue> {
     let first = w[0];
     let asks = source.trim_end().ends_with('?');
+    // Spoken questions have no "?": an auxiliary followed by its subject ("is this wine sweet",
+    // "do I have any unread emails") asks as well.
+    let plain_aux = matches!(
+        first,
+        "is" | "are" | "was" | "were" | "do" | "does" | "did" | "has" | "have" | "am"
+    );
+    let subject = plain_aux
+        && w.get(1).is_some_and(|x| {
+            matches!(
+                *x,
+                "this" | "that" | "it" | "there" | "these" | "those" | "i" | "we" | "my" | "any"
+            )
+        });
     if is_in(lexicon::QUESTION_WORDS, first)
         || is_in(lexicon::REASON_VERBS, first)
-        || (asks && is_in(lexicon::AUXILIARIES, first))
+        || ((asks || subject) && is_in(lexicon::AUXILIARIES, first))
     {
         return Some(Cue::Question);
     }
@@ -449,7 +462,10 @@ pub const UI_VERBS: &[&str] = &[
     "pay", "checkout", "apply", "sort", "filter", "refresh", "reload", "install", "rename",
     "copy", "paste", "undo", "redo", "minimize", "maximize", "zoom", "confirm", "continue",
     "retry", "approve", "archive", "move", "attach", "forward", "mark", "restart", "update",
-    "change", "put", "start", "reset", "clear", "empty", "make",
+    "change", "put", "start", "reset", "clear", "empty", "make", "block", "unblock", "ban",
+    "unban", "fork", "retweet", "repost", "invite", "kick", "unstar", "unpin", "snooze",
+    "restore", "unarchive", "merge", "clone", "embed", "duplicate", "favorite",
+    "favourite",
 ];
 
 fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
@@ -532,8 +548,12 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
             }
             start += 1;
         }
-        let scope_end =
-            (start..n).find(|&i| matches!(reading.tokens[i].norm.as_str(), "for" | "by"));
+        let scope_end = (start..n).find(|&i| {
+            matches!(
+                reading.tokens[i].norm.as_str(),
+                "for" | "by" | "nach" | "pour" | "por"
+            )
+        });
         let (field, mut from) = match scope_end {
             Some(f) => ((start..f).collect(), f + 1),
             None => (Vec::new(), start),
@@ -642,21 +662,65 @@ fn trim_tail(reading: &Reading<'_>, from: usize, mut to: usize) -> usize {
     let t = &reading.tokens;
     loop {
         let last = |k: usize| to >= from + k && to >= k;
-        if last(1) && matches!(t[to - 1].norm.as_str(), "here" | "please" | "now") {
+        let scope = |k: usize| last(k) && is_in(SCOPE_NOUNS, &t[to - 1].norm);
+        if last(1)
+            && matches!(
+                t[to - 1].norm.as_str(),
+                "here" | "please" | "now" | "instead" | "thanks" | "again"
+            )
+        {
             to -= 1;
         } else if last(2) && t[to - 2].norm == "for" && t[to - 1].norm == "me" {
             to -= 2;
-        } else if last(3)
-            && matches!(t[to - 3].norm.as_str(), "on" | "in")
-            && t[to - 2].norm == "this"
-            && matches!(t[to - 1].norm.as_str(), "page" | "site" | "website")
+        } else if last(2) && t[to - 2].norm == "right" && t[to - 1].norm == "now" {
+            to -= 2;
+        } else if scope(3)
+            && is_in(SCOPE_PREPOSITIONS, &t[to - 3].norm)
+            && is_in(SCOPE_DETERMINERS, &t[to - 2].norm)
         {
+            // "on the encyclopedia", "in this forum": where to search, not what.
             to -= 3;
+        } else if scope(2) && is_in(SCOPE_PREPOSITIONS, &t[to - 2].norm) {
+            to -= 2;
         } else {
             return to;
         }
     }
 }
+
+/// Words that scope a request to the page, the site or a part of it ("in this forum", "on the
+/// encyclopedia"): never part of the text to type.
+const SCOPE_NOUNS: &[&str] = &[
+    "page",
+    "site",
+    "website",
+    "forum",
+    "board",
+    "encyclopedia",
+    "wiki",
+    "store",
+    "shop",
+    "section",
+    "tab",
+    "app",
+    "channel",
+    "inbox",
+    "thread",
+    "blog",
+    "docs",
+    "documentation",
+    "catalog",
+    "catalogue",
+    "list",
+    "box",
+    "field",
+    "bar",
+    "searchbox",
+    "screen",
+    "window",
+];
+const SCOPE_PREPOSITIONS: &[&str] = &["on", "in", "at", "across", "within", "into"];
+const SCOPE_DETERMINERS: &[&str] = &["the", "this", "that", "my", "our", "your"];
 
 /// Splits a token list into content words, a kind noun and an ordinal.
 fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
