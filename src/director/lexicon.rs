@@ -566,7 +566,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
 
 /// Verbs that only say "activate it": they name no particular target.
 pub const ACTIVATE_VERBS: &[&str] = &[
-    "list", "browse", "open", "click", "press", "tap", "hit", "select", "choose", "pick", "go",
+    "list", "browse", "open", "click", "press", "tap", "hit", "choose", "pick", "go",
     "goto", "navigate", "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display",
     "read", "launch", "load", "expand", "collapse", "activate", "focus",
 ];
@@ -574,7 +574,7 @@ pub const ACTIVATE_VERBS: &[&str] = &[
 /// Verbs that set an on/off state: they prefer checkboxes, switches, radios.
 pub const TOGGLE_VERBS: &[&str] = &[
     "tick", "untick", "check", "uncheck", "toggle", "turn", "switch", "enable", "disable", "mark",
-    "unmark", "flip",
+    "unmark", "flip", "select",
 ];
 
 /// Verbs that name a control when there is one ("play" -> the Play button)
