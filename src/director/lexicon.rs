@@ -566,9 +566,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
 
 /// Verbs that only say "activate it": they name no particular target.
 pub const ACTIVATE_VERBS: &[&str] = &[
-    "list", "browse", "open", "click", "press", "tap", "hit", "choose", "pick", "go",
-    "goto", "navigate", "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display",
-    "read", "launch", "load", "expand", "collapse", "activate", "focus",
+    "list", "browse", "open", "click", "press", "tap", "hit", "choose", "pick", "go", "goto",
+    "navigate", "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display", "read",
+    "launch", "load", "expand", "collapse", "activate", "focus",
 ];
 
 /// Verbs that set an on/off state: they prefer checkboxes, switches, radios.
