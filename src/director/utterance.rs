@@ -663,7 +663,9 @@ fn trim_tail(reading: &Reading<'_>, from: usize, mut to: usize) -> usize {
     loop {
         let last = |k: usize| to >= from + k && to >= k;
         let scope = |k: usize| last(k) && is_in(SCOPE_NOUNS, &t[to - 1].norm);
-        if last(1)
+        if last(2) && t[to - 2].norm == "right" && t[to - 1].norm == "now" {
+            to -= 2;
+        } else if last(1)
             && matches!(
                 t[to - 1].norm.as_str(),
                 "here" | "please" | "now" | "instead" | "thanks" | "again"
@@ -671,8 +673,6 @@ fn trim_tail(reading: &Reading<'_>, from: usize, mut to: usize) -> usize {
         {
             to -= 1;
         } else if last(2) && t[to - 2].norm == "for" && t[to - 1].norm == "me" {
-            to -= 2;
-        } else if last(2) && t[to - 2].norm == "right" && t[to - 1].norm == "now" {
             to -= 2;
         } else if scope(3)
             && is_in(SCOPE_PREPOSITIONS, &t[to - 3].norm)
@@ -852,6 +852,18 @@ mod tests {
             ("the password is h7q2", "h7q2"),
             ("replace oD with done", "done"),
             ("type \"lo-fi beats\" into search", "lo-fi beats"),
+            // Words that scope the request to the page or site are not content.
+            ("search for red pandas on the encyclopedia", "red pandas"),
+            ("search for flohkot in this forum please", "flohkot"),
+            (
+                "search the docs for wildcard certificates instead",
+                "wildcard certificates",
+            ),
+            ("search for sqlite right now", "sqlite"),
+            ("suche nach Zecken", "Zecken"),
+            ("cherche pour vélos", "vélos"),
+            // A place or time is content ("on monday" is not a scope).
+            ("search for flights on monday", "flights on monday"),
         ];
         for (source, want) in table {
             let r = read(source);
