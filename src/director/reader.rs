@@ -591,12 +591,21 @@ mod tests {
         )
     }
 
-    /// (said, relation, goal, value or place, misfit?) against a pending "Which city?".
+    /// (said, relation, goal, value or place, misfit?).
+    type Row = (
+        &'static str,
+        Relation,
+        Option<Goal>,
+        Option<&'static str>,
+        bool,
+    );
+
+    /// Rows against a pending "Which city?".
     #[test]
     fn against_a_place_question() {
         use Relation::*;
         let q = question(QuestionKind::Place, &[]);
-        let table: &[(&str, Relation, Option<Goal>, Option<&str>, bool)] = &[
+        let table: &[Row] = &[
             ("Ahmedabad", Answer, None, Some("Ahmedabad"), false),
             ("in Ahmedabad.", Answer, None, Some("Ahmedabad"), false),
             ("New York", Answer, None, Some("New York"), false),
