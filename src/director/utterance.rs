@@ -223,7 +223,10 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
             });
         }
     }
-    if joins_steps(&w) || w.iter().skip(1).any(|x| is_in(lexicon::TEXT_MARKERS, x)) {
+    if joins_steps(&w)
+        || super::steps::joined(source)
+        || w.iter().skip(1).any(|x| is_in(lexicon::TEXT_MARKERS, x))
+    {
         reading.cue = Cue::MultiStep;
     }
     let after_verb = verb(&mut reading, &w);
