@@ -139,7 +139,7 @@ fn presses_key(r: &Range<usize>, words: &[&str]) -> bool {
 }
 
 /// A word that begins a step of its own: a verb from the lexicon's verb lists.
-fn is_action_verb(word: &str) -> bool {
+pub fn is_action_verb(word: &str) -> bool {
     is_in(lexicon::ACTIVATE_VERBS, word)
         || is_in(lexicon::TOGGLE_VERBS, word)
         || is_in(lexicon::TYPE_VERBS, word)
@@ -283,5 +283,160 @@ mod tests {
         for s in ["press Submit", "enter hello", "press enter twice"] {
             assert!(!presses_enter(s), "{s}");
         }
+    }
+
+    use crate::director::{
+        decide_locally, Action, Decision, Element, Envelope, Observation, Snapshot,
+    };
+
+    fn page(elements: &[(&str, &str, &str, &str)]) -> Snapshot {
+        Snapshot {
+            observation: Some(Observation {
+                title: "Page".into(),
+                elements: elements
+                    .iter()
+                    .map(|(id, role, label, context)| Element {
+                        id: id.to_string(),
+                        role: role.to_string(),
+                        label: label.to_string(),
+                        context: context.to_string(),
+                        ..Element::default()
+                    })
+                    .collect(),
+                ..Observation::default()
+            }),
+            ..Snapshot::default()
+        }
+    }
+
+    fn form() -> Snapshot {
+        page(&[
+            ("e1", "textbox", "Name", ""),
+            ("e2", "textbox", "Email", ""),
+            ("e3", "radio", "Germany", "Country"),
+            ("e4", "radio", "France", "Country"),
+            ("e5", "button", "Submit", ""),
+            ("e6", "button", "Clear", ""),
+        ])
+    }
+
+    fn decide(text: &str, snapshot: &Snapshot) -> Decision {
+        decide_locally(&Envelope::voice("r1", text), snapshot)
+    }
+
+    #[test]
+    fn the_director_grounds_the_first_step_and_the_plan_carries_the_rest() {
+        let Decision::Execute(plan) = decide(
+            "enter Ada Lovelace into the name field and press Submit",
+            &form(),
+        ) else {
+            panic!("no plan")
+        };
+        assert_eq!(
+            plan.action,
+            Action::Type {
+                target: "e1".into(),
+                text: "Ada Lovelace".into()
+            }
+        );
+        assert_eq!(plan.steps, ["press Submit"]);
+        assert_eq!(
+            plan.source.raw,
+            "enter Ada Lovelace into the name field and press Submit"
+        );
+
+        let Decision::Execute(plan) = decide("select Germany and click Submit", &form()) else {
+            panic!("no plan")
+        };
+        assert_eq!(
+            plan.action,
+            Action::Click {
+                target: "e3".into()
+            }
+        );
+        assert_eq!(plan.steps, ["click Submit"]);
+
+        // A later step is grounded later, against its own observation.
+        let Decision::Execute(plan) = decide("press Submit", &form()) else {
+            panic!("no plan")
+        };
+        assert_eq!(
+            plan.action,
+            Action::Click {
+                target: "e5".into()
+            }
+        );
+        assert!(plan.steps.is_empty());
+    }
+
+    #[test]
+    fn too_many_steps_are_refused_and_a_first_step_that_is_no_action_goes_to_the_planner() {
+        let Decision::Reject(r) = decide(
+            "click Submit, then click Clear, then click Submit, then click Clear, then click Submit, then click Clear",
+            &form(),
+        ) else {
+            panic!("not refused")
+        };
+        assert!(r.message.contains("at most 5"), "{}", r.message);
+        let Decision::Execute(plan) =
+            decide("make the text a bit bigger and then click Submit", &form())
+        else {
+            panic!("no plan")
+        };
+        assert_eq!(plan.action, Action::Planner);
+    }
+
+    #[test]
+    fn a_scope_before_the_command_scopes_its_target() {
+        let card = |who: &str| format!("@{who} {who} · 2h a post Share Like");
+        let (ada, sam, bob) = (card("ada"), card("sam"), card("bob"));
+        let feed = page(&[
+            ("e1", "link", "@ada", &ada),
+            ("e2", "button", "Share", &ada),
+            ("e3", "link", "@sam", &sam),
+            ("e4", "button", "Share", &sam),
+            ("e5", "link", "@bob", &bob),
+            ("e6", "button", "Share", &bob),
+        ]);
+        let Decision::Execute(plan) = decide("for the user @sam, click Share", &feed) else {
+            panic!("no plan")
+        };
+        assert_eq!(
+            plan.action,
+            Action::Click {
+                target: "e4".into()
+            }
+        );
+        assert!(plan.steps.is_empty(), "one step");
+    }
+
+    #[test]
+    fn an_answer_about_the_first_step_resumes_it_and_keeps_the_rest() {
+        let snapshot = form();
+        let asked = decide("press the button and then click Submit", &snapshot);
+        let Decision::Clarify(c) = &asked else {
+            panic!("expected a question, got {asked:?}")
+        };
+        assert_eq!(c.request.text, "press the button and then click Submit");
+        let after = Snapshot {
+            interaction: snapshot.interaction.after(&asked),
+            ..snapshot.clone()
+        };
+        let pick = c
+            .candidates
+            .iter()
+            .find(|k| k.label.contains("Clear"))
+            .expect("Clear offered");
+        let Decision::Execute(plan) = decide(&pick.label.replace('"', ""), &after) else {
+            panic!("not resumed")
+        };
+        assert_eq!(
+            plan.action,
+            Action::Click {
+                target: "e6".into()
+            }
+        );
+        assert_eq!(plan.steps, ["click Submit"]);
+        assert_eq!(plan.resumes.as_deref(), Some("r1"));
     }
 }
