@@ -172,3 +172,61 @@ fn typing_then_pressing_enter_is_one_typing_step_and_the_next_step_sees_the_new_
     );
     assert_eq!(done[1], "pressed Enter");
 }
+
+#[test]
+fn a_question_about_a_later_step_is_answered_and_resumes_that_step_only() {
+    let (sites, d, _b) = setup("/form/index.html");
+    let out = d.cli(&[
+        "say",
+        "--json",
+        "enter Ada Lovelace into the name field and then press the button",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let op = v["operation"]["id"].as_str().unwrap().to_string();
+    let mut question = Value::Null;
+    for _ in 0..200 {
+        let s: Value = serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
+        if s["interaction"]["pending"]["type"] == "question" {
+            question = s["interaction"]["pending"].clone();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let prompt = question["prompt"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no question: {}", d.log()));
+    assert!(
+        prompt.starts_with("Typed \"Ada Lovelace\" into \"Name\". For \"press the button\":"),
+        "{question:#}"
+    );
+    assert_eq!(question["slot"], "target2", "{question:#}");
+    assert!(sites.actions().is_empty(), "nothing clicked while asking");
+
+    let out = d.cli(&["answer", "--json", "--wait", "Submit"]);
+    let v: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
+    assert_eq!(
+        v["operation"]["id"],
+        op.as_str(),
+        "the same operation resumed"
+    );
+    assert_eq!(status(&v), "completed", "{v:#}");
+    // The answer resumed the second step: the name was typed once, then Submit was clicked.
+    assert_eq!(
+        sites.actions(),
+        vec![
+            json!({"site": "form", "action": "submit", "item": {"name": "Ada Lovelace", "email": "", "country": null}})
+        ]
+    );
+    assert_eq!(
+        acts(&listed(&d)),
+        vec![
+            "typed \"Ada Lovelace\" into \"Name\"".to_string(),
+            "clicked \"Submit\"".to_string()
+        ]
+    );
+    assert_eq!(
+        v["operation"]["outcome"]["summary"],
+        "Typed \"Ada Lovelace\" into \"Name\", then clicked \"Submit\" on \"Sign-up form\"."
+    );
+}
