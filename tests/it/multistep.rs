@@ -230,3 +230,40 @@ fn a_question_about_a_later_step_is_answered_and_resumes_that_step_only() {
         "Typed \"Ada Lovelace\" into \"Name\", then clicked \"Submit\" on \"Sign-up form\"."
     );
 }
+
+#[test]
+fn search_then_open_a_result_grounds_the_second_step_on_the_results_page() {
+    let (sites, d, _b) = setup("/video/index.html");
+    let v = say(&d, "search for lo-fi beats and open the lo-fi beats radio");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    let gets = sites.gets();
+    let results = gets
+        .iter()
+        .position(|g| g.starts_with("/video/results.html?search_query=lo-fi+beats"))
+        .unwrap_or_else(|| panic!("{gets:?}"));
+    // The text typed was "lo-fi beats", never "lo-fi beats and open the …".
+    assert!(gets.iter().all(|g| !g.contains("+and+open")), "{gets:?}");
+    // "lo-fi beats radio 24/7" is a result (its title is made from the query): grounded on the
+    // fresh observation of the results page, after the search.
+    assert!(
+        gets[results..]
+            .iter()
+            .any(|g| g.starts_with("/video/watch.html?v=")),
+        "{gets:?}"
+    );
+    let op = listed(&d);
+    let done = acts(&op);
+    assert_eq!(done.len(), 3, "{done:?}");
+    assert!(done[0].starts_with("typed \"lo-fi beats\""), "{done:?}");
+    assert_eq!(done[1], "pressed Enter");
+    assert_eq!(done[2], "clicked \"lo-fi beats radio 24/7\"");
+    let steps = op["steps"].as_array().unwrap();
+    assert_eq!(steps[3]["action"], "observe the page");
+    assert!(
+        steps[3]["evidence"]["url"]
+            .as_str()
+            .unwrap()
+            .contains("/video/results.html"),
+        "the second step was grounded on the results page: {op:#}"
+    );
+}
