@@ -787,6 +787,69 @@ mod tests {
     }
 
     #[test]
+    fn an_early_end_of_several_steps_says_what_was_done_and_what_was_not() {
+        let done = vec!["typed \"Ada\" into \"Name\"".to_string()];
+        let left = vec!["click Frobnicate".to_string(), "click Submit".to_string()];
+        let out = partial(
+            ExecOutcome::Blocked {
+                reason: "Nothing on screen fits that.".into(),
+            },
+            &done,
+            &left,
+        );
+        assert_eq!(
+            out,
+            ExecOutcome::Blocked {
+                reason: "Done: typed \"Ada\" into \"Name\". Not done: \"click Frobnicate\", then \"click Submit\" (Nothing on screen fits that.)".into()
+            }
+        );
+        // A one-step request keeps its own words.
+        let one = ExecOutcome::Blocked {
+            reason: "Not done: the page is already at the top.".into(),
+        };
+        assert_eq!(partial(one.clone(), &[], &left[..1]), one);
+        // Nothing after a lost answer runs; it says so.
+        let lost = partial(
+            ExecOutcome::Unknown {
+                reason: "clicked \"Submit\": whether it took effect is unknown".into(),
+            },
+            &done,
+            &[],
+        );
+        assert!(
+            matches!(lost, ExecOutcome::Unknown { reason } if reason.starts_with("Done: typed"))
+        );
+    }
+
+    #[test]
+    fn an_answer_resumes_the_step_it_was_asked_for() {
+        assert_eq!(target_slot(0), "target");
+        assert_eq!(target_slot(2), "target3");
+        let mut op: Operation = serde_json::from_value(json!({
+            "id": "00000000-0000-0000-0000-000000000001",
+            "interaction": "00000000-0000-0000-0000-000000000002",
+            "interactionRevision": 1,
+            "target": {"type": "unresolved"},
+            "authorizedScope": [],
+            "goal": "browser",
+            "arguments": {"request": "a and then b"},
+            "expectedOutcome": "",
+            "status": "running",
+            "steps": [],
+            "stop": null,
+            "outcome": null,
+            "acceptedAt": 0,
+            "updatedAt": 0
+        }))
+        .expect("an operation");
+        assert_eq!(resume_point(&op, 3), (0, None));
+        op.arguments.insert("target".into(), "e1".into());
+        assert_eq!(resume_point(&op, 3), (0, Some("e1".into())));
+        op.arguments.insert("target3".into(), "e9".into());
+        assert_eq!(resume_point(&op, 3), (2, Some("e9".into())));
+    }
+
+    #[test]
     fn lost_answers_are_unknown_refusals_are_not_applied() {
         assert_eq!(
             error_result(&BridgeError::Disconnected),
