@@ -70,6 +70,7 @@ fn acceptance() {
             goal: Some(Goal::Weather),
             arguments: [("place".to_string(), "Pune".to_string())].into(),
             value: None,
+            misfit: None,
         };
         let now = 1_000_000 + n;
         let cx = Context {

@@ -306,6 +306,24 @@ pub fn conditions(code: u32) -> &'static str {
     }
 }
 
+/// The place question again, after the geocoder found nothing for `place`.
+fn place_again(op: &Operation, place: &str) -> Question {
+    let owner = match &op.target {
+        Target::App(t) => t.node.clone(),
+        Target::Browser(b) => b.target.node.clone(),
+        Target::Unresolved => String::new(),
+    };
+    Question {
+        kind: QuestionKind::Place,
+        slot: "place".into(),
+        prompt: format!("I could not find a place called \"{place}\". Which city?"),
+        known_arguments: op.arguments.clone(),
+        choices: Vec::new(),
+        owner,
+        expires_at: crate::clock::now() + crate::interaction::QUESTION_TTL_MS,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,23 +368,5 @@ mod tests {
             admin1: None,
         };
         assert_eq!(p.display_name(), "Singapore");
-    }
-}
-
-/// The place question again, after the geocoder found nothing for `place`.
-fn place_again(op: &Operation, place: &str) -> Question {
-    let owner = match &op.target {
-        Target::App(t) => t.node.clone(),
-        Target::Browser(b) => b.target.node.clone(),
-        Target::Unresolved => String::new(),
-    };
-    Question {
-        kind: QuestionKind::Place,
-        slot: "place".into(),
-        prompt: format!("I could not find a place called \"{place}\". Which city?"),
-        known_arguments: op.arguments.clone(),
-        choices: Vec::new(),
-        owner,
-        expires_at: crate::clock::now() + crate::interaction::QUESTION_TTL_MS,
     }
 }

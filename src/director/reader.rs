@@ -593,6 +593,7 @@ mod tests {
 
     /// (said, relation, goal, value or place, misfit?) against a pending "Which city?".
     #[test]
+    #[allow(clippy::type_complexity)]
     fn against_a_place_question() {
         use Relation::*;
         let q = question(QuestionKind::Place, &[]);
