@@ -62,6 +62,9 @@ pub struct Expect {
     pub candidates: Option<Vec<String>>,
     pub route: Option<String>,
     pub reject: Option<bool>,
+    /// Several steps said at once: the texts of the steps after the first, in order. The first
+    /// step is the expected action above; a plan is correct only with exactly these later steps.
+    pub steps: Option<Vec<String>>,
 }
 
 impl Expect {
@@ -82,7 +85,11 @@ impl Expect {
         if let Some(r) = &self.route {
             return format!("route {r}");
         }
-        match self.act.as_deref() {
+        let then = match &self.steps {
+            Some(steps) if !steps.is_empty() => format!(", then {steps:?}"),
+            _ => String::new(),
+        };
+        let first = match self.act.as_deref() {
             Some("type") => format!(
                 "type {:?} into {:?}",
                 self.text.clone().unwrap_or_default(),
@@ -91,7 +98,8 @@ impl Expect {
             Some("scroll") => format!("scroll {}", self.direction.clone().unwrap_or_default()),
             Some(a) => format!("{a} {:?}", self.targets()),
             None => "?".into(),
-        }
+        };
+        first + &then
     }
 }
 
@@ -470,7 +478,7 @@ pub fn score(expect: &Expect, decision: &Decision) -> Outcome {
                 }
                 (Some("back"), Action::Back) => true,
                 _ => false,
-            };
+            } && plan.steps == expect.steps.clone().unwrap_or_default();
             if ok {
                 Outcome::Correct
             } else {
@@ -552,7 +560,8 @@ pub fn decision_text(decision: &Decision) -> String {
                 Action::Planner => "route to planner".into(),
                 Action::Dispatch => format!("dispatch {:?}", plan.objective),
             };
-            format!("{what} (p={:.2})", plan.confidence)
+            let then: String = plan.steps.iter().map(|s| format!(", then {s:?}")).collect();
+            format!("{what} (p={:.2}){then}", plan.confidence)
         }
         Decision::Clarify(c) => {
             let ids: Vec<String> = c
@@ -588,6 +597,7 @@ pub fn decision_json(decision: &Decision) -> Value {
             json!({
                 "decision": "execute",
                 "action": action,
+                "steps": plan.steps,
                 "route": {
                     "project": plan.route.project.as_ref().map(|p| json!({"node": p.node, "project": p.project})),
                     "task": plan.route.task.as_ref().map(|t| json!({"node": t.project.node, "project": t.project.project, "task": t.task})),
@@ -665,6 +675,7 @@ mod tests {
             resumes: None,
             learned: Vec::new(),
             confidence: 1.0,
+            steps: Vec::new(),
         })
     }
 
@@ -762,6 +773,42 @@ mod tests {
         });
         assert_eq!(score(&e, &good), Outcome::Correct);
         assert_eq!(score(&e, &bad), Outcome::WrongTarget);
+    }
+
+    #[test]
+    fn a_plan_of_several_steps_is_right_only_with_exactly_the_later_steps() {
+        let e = expect(
+            r#"{"act": "type", "target": "e1", "text": "ecdsa", "steps": ["open the first result"]}"#,
+        );
+        let first = Action::Type {
+            target: "e1".into(),
+            text: "ecdsa".into(),
+        };
+        let with = |steps: &[&str]| match execute(first.clone()) {
+            Decision::Execute(mut p) => {
+                p.steps = steps.iter().map(|s| s.to_string()).collect();
+                Decision::Execute(p)
+            }
+            d => d,
+        };
+        assert_eq!(
+            score(&e, &with(&["open the first result"])),
+            Outcome::Correct
+        );
+        assert_eq!(score(&e, &with(&[])), Outcome::WrongTarget);
+        assert_eq!(
+            score(&e, &with(&["open it", "close it"])),
+            Outcome::WrongTarget
+        );
+        // A one-step expectation is not met by a plan that does more.
+        let one = expect(r#"{"act": "type", "target": "e1", "text": "ecdsa"}"#);
+        assert_eq!(score(&one, &with(&["open it"])), Outcome::WrongTarget);
+        // Acting on the first step where the planner was expected is acting.
+        let plan = expect(r#"{"route": "planner"}"#);
+        assert_eq!(score(&plan, &with(&["open it"])), Outcome::ActedInstead);
+        let json = decision_json(&with(&["open the first result"]));
+        assert_eq!(json["steps"], json!(["open the first result"]));
+        assert!(decision_text(&with(&["open it"])).ends_with(", then \"open it\""));
     }
 
     #[test]

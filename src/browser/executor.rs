@@ -145,46 +145,87 @@ impl Executor for BrowserExecutor {
     }
 }
 
+/// What one observation of the tab gave.
+struct Seen {
+    observation: Observation,
+    raw: Value,
+    tab: i64,
+    handle: super::lifecycle::TabHandle,
+    /// "tab 3, observation 7": what the next actions are grounded in.
+    observed: String,
+}
+
+/// The step said at `k` (0-based) of several: how its chosen candidate is stored when the
+/// Director asks about it, so the answer resumes that step, not the whole sequence.
+fn target_slot(k: usize) -> String {
+    if k == 0 {
+        "target".into()
+    } else {
+        format!("target{}", k + 1)
+    }
+}
+
+/// Where a run starts: the latest step whose candidate the person chose, with that choice.
+fn resume_point(op: &Operation, steps: usize) -> (usize, Option<String>) {
+    (0..steps)
+        .rev()
+        .find_map(|k| {
+            op.arguments
+                .get(&target_slot(k))
+                .map(|c| (k, Some(c.clone())))
+        })
+        .unwrap_or((0, None))
+}
+
+const OBSERVE: &str = "observe the page";
+
 impl BrowserExecutor {
-    async fn run_steps(&self, op: &Operation, cx: &RunContext<'_>) -> Result<ExecOutcome, String> {
-        if let Some(reason) = self.wrong_profile() {
-            return Ok(ExecOutcome::Blocked { reason });
-        }
-        let request = op.arguments.get("request").cloned().unwrap_or_default();
-        // 1. Observe.
-        let step = begin(cx, "observe the page", BTreeMap::new(), None, false).await?;
+    /// Observe the tab, journalled as its own step.
+    async fn observe(
+        &self,
+        cx: &RunContext<'_>,
+        first: bool,
+    ) -> Result<Result<Seen, ExecOutcome>, String> {
+        let step = begin(cx, OBSERVE, BTreeMap::new(), None, false).await?;
         let raw = match self
             .bridge
             .command("observe", json!({}), OBSERVE_TIMEOUT)
             .await
         {
             Ok(v) => v,
-            Err(e) => return blocked(cx, step, e.to_string()).await,
+            Err(e) => return Ok(Err(blocked(cx, step, e.to_string()).await?)),
         };
         let observation: Observation = match serde_json::from_value(raw.clone()) {
             Ok(o) => o,
             Err(e) => {
-                return blocked(cx, step, format!("the page could not be read ({e})")).await;
+                return Ok(Err(blocked(
+                    cx,
+                    step,
+                    format!("the page could not be read ({e})"),
+                )
+                .await?));
             }
         };
         let tab = raw.get("tabId").and_then(Value::as_i64).unwrap_or(-1);
         let handle = self.bridge.tab_handle(tab);
-        let profile = self
-            .bridge
-            .info()
-            .profile
-            .map_or_else(|| "unknown".to_string(), |p| p.label);
-        let target = Target::Browser(BrowserTarget {
-            target: TargetRef {
-                node: self.node.clone(),
-                desktop_session: None,
-                application: "chrome".into(),
-            },
-            connector_profile: profile,
-            window: raw.get("windowId").and_then(Value::as_i64),
-            tab: Some(tab),
-        });
-        cx.journal.target(target).await.map_err(|e| e.to_string())?;
+        if first {
+            let profile = self
+                .bridge
+                .info()
+                .profile
+                .map_or_else(|| "unknown".to_string(), |p| p.label);
+            let target = Target::Browser(BrowserTarget {
+                target: TargetRef {
+                    node: self.node.clone(),
+                    desktop_session: None,
+                    application: "chrome".into(),
+                },
+                connector_profile: profile,
+                window: raw.get("windowId").and_then(Value::as_i64),
+                tab: Some(tab),
+            });
+            cx.journal.target(target).await.map_err(|e| e.to_string())?;
+        }
         let observed = format!(
             "tab {tab}, observation {}",
             raw.get("generation").and_then(Value::as_u64).unwrap_or(0)
@@ -200,169 +241,302 @@ impl BrowserExecutor {
                     "observation": observation }),
         )
         .await?;
+        Ok(Ok(Seen {
+            observation,
+            raw,
+            tab,
+            handle,
+            observed,
+        }))
+    }
 
-        // 2. Decide: a chosen candidate, or the Director over this observation.
-        let action = match op.arguments.get("target") {
-            Some(chosen) => {
-                if !observation.elements.iter().any(|e| &e.id == chosen) {
-                    return Ok(ExecOutcome::Blocked {
-                        reason: "the element you chose is no longer on the page; nothing was done"
-                            .into(),
-                    });
-                }
-                // The action the Director clarified: a request to type resumes as a type.
-                match director::resumed_action(&request, &observation, chosen) {
-                    Some(action) => action,
-                    None => {
-                        return Ok(ExecOutcome::Blocked {
-                            reason: "what to type into the element you chose could not be read from the request; nothing was done".into(),
-                        })
-                    }
-                }
-            }
-            None => {
-                let envelope = match op.mode {
-                    InputMode::Voice => Envelope::voice(&op.id.to_string(), &request),
-                    InputMode::Typed => Envelope::typed(&op.id.to_string(), &request),
-                };
-                let mut grounded = observation.clone();
-                grounded.similarity = self.similarity(&request, &observation).await;
-                let snapshot = Snapshot {
-                    observation: Some(grounded),
-                    ..Default::default()
-                };
-                let decision = self.decide(&envelope, &snapshot).await;
-                if !matches!(decision, Decision::Execute(_)) {
-                    if let Some(reason) = aimed_under_an_overlay(&envelope, &raw) {
-                        return Ok(ExecOutcome::Blocked { reason });
-                    }
-                }
-                match decision {
-                    Decision::Execute(plan) => plan.action,
-                    Decision::Clarify(c) => {
-                        let choices: Vec<Choice> = c
-                            .candidates
-                            .iter()
-                            .filter_map(|k| match &k.entity {
-                                EntityRef::Element(id) => Some(Choice {
-                                    key: id.clone(),
-                                    label: k.label.clone(),
-                                }),
-                                _ => None,
-                            })
-                            .collect();
-                        if choices.is_empty() {
-                            return Ok(ExecOutcome::Blocked { reason: c.question });
-                        }
-                        return Ok(ExecOutcome::NeedsInput {
-                            question: Question {
-                                kind: crate::model::QuestionKind::Choice,
-                                slot: "target".into(),
-                                prompt: c.question,
-                                known_arguments: op.arguments.clone(),
-                                choices,
-                                owner: self.node.clone(),
-                                expires_at: clock::now() + QUESTION_TTL_MS,
+    /// Observe → ground → act → verify, once per step said; a request of several steps
+    /// ("enter Ada into the name field and press Submit") grounds each later step against a
+    /// fresh observation taken after the earlier ones' effects, and stops at the first step that
+    /// cannot be grounded or done, saying what was done and what was not.
+    async fn run_steps(&self, op: &Operation, cx: &RunContext<'_>) -> Result<ExecOutcome, String> {
+        if let Some(reason) = self.wrong_profile() {
+            return Ok(ExecOutcome::Blocked { reason });
+        }
+        let request = op.arguments.get("request").cloned().unwrap_or_default();
+        let texts = director::steps::texts(&request);
+        let (start, chosen) = resume_point(op, texts.len());
+        // What earlier runs of this operation did (before a question about a later step).
+        let mut said: Vec<String> = op
+            .steps
+            .iter()
+            .filter(|s| s.action != OBSERVE && s.result == Some(StepResult::Applied))
+            .map(|s| s.action.clone())
+            .collect();
+        let mut last = None;
+        let mut k = start;
+        while k < texts.len() {
+            // Not done (yet): this step and the ones after it, in the person's words.
+            let left = |k: usize| texts[k..].to_vec();
+            let Seen {
+                observation,
+                raw,
+                tab,
+                handle,
+                observed,
+            } = match self.observe(cx, k == start).await? {
+                Ok(seen) => seen,
+                Err(outcome) => return Ok(partial(outcome, &said, &left(k))),
+            };
+            // Decide: a chosen candidate, or the Director over this observation.
+            let action = match chosen.as_ref().filter(|_| k == start) {
+                Some(chosen) => {
+                    if !observation.elements.iter().any(|e| &e.id == chosen) {
+                        return Ok(partial(
+                            ExecOutcome::Blocked {
+                                reason: "the element you chose is no longer on the page; nothing was done".into(),
                             },
-                        });
+                            &said,
+                            &left(k),
+                        ));
                     }
-                    Decision::Reject(r) => return Ok(ExecOutcome::Blocked { reason: r.message }),
+                    // The action the Director clarified: a request to type resumes as a type.
+                    match director::resumed_action(&texts[k], &observation, chosen) {
+                        Some(action) => action,
+                        None => {
+                            return Ok(partial(ExecOutcome::Blocked {
+                                reason: "what to type into the element you chose could not be read from the request; nothing was done".into(),
+                            }, &said, &left(k)))
+                        }
+                    }
+                }
+                None if director::steps::presses_enter(&texts[k]) => {
+                    return Ok(partial(
+                        ExecOutcome::Blocked {
+                            reason: "pressing Enter needs text typed just before it".into(),
+                        },
+                        &said,
+                        &left(k),
+                    ));
+                }
+                None => {
+                    // The first step is grounded with the whole request, so the Director sees
+                    // every step (and refuses too many); later ones with their own words.
+                    let words = if k == 0 { &request } else { &texts[k] };
+                    let envelope = match op.mode {
+                        InputMode::Voice => Envelope::voice(&op.id.to_string(), words),
+                        InputMode::Typed => Envelope::typed(&op.id.to_string(), words),
+                    };
+                    let mut grounded = observation.clone();
+                    grounded.similarity = self.similarity(&texts[k], &observation).await;
+                    let snapshot = Snapshot {
+                        observation: Some(grounded),
+                        ..Default::default()
+                    };
+                    let decision = self.decide(&envelope, &snapshot).await;
+                    if !matches!(decision, Decision::Execute(_)) {
+                        if let Some(reason) = aimed_under_an_overlay(&envelope, &raw) {
+                            return Ok(partial(ExecOutcome::Blocked { reason }, &said, &left(k)));
+                        }
+                    }
+                    match decision {
+                        Decision::Execute(plan) => plan.action,
+                        Decision::Clarify(c) => {
+                            let choices: Vec<Choice> = c
+                                .candidates
+                                .iter()
+                                .filter_map(|k| match &k.entity {
+                                    EntityRef::Element(id) => Some(Choice {
+                                        key: id.clone(),
+                                        label: k.label.clone(),
+                                    }),
+                                    _ => None,
+                                })
+                                .collect();
+                            if choices.is_empty() {
+                                return Ok(partial(
+                                    ExecOutcome::Blocked { reason: c.question },
+                                    &said,
+                                    &left(k),
+                                ));
+                            }
+                            // A later step asks about itself, saying what was done already.
+                            let prompt = if said.is_empty() {
+                                c.question
+                            } else {
+                                format!("{}. For \"{}\": {}", sentence(&said), texts[k], c.question)
+                            };
+                            return Ok(ExecOutcome::NeedsInput {
+                                question: Question {
+                                    kind: crate::model::QuestionKind::Choice,
+                                    slot: target_slot(k),
+                                    prompt,
+                                    known_arguments: op.arguments.clone(),
+                                    choices,
+                                    owner: self.node.clone(),
+                                    expires_at: clock::now() + QUESTION_TTL_MS,
+                                },
+                            });
+                        }
+                        Decision::Reject(r) => {
+                            return Ok(partial(
+                                ExecOutcome::Blocked { reason: r.message },
+                                &said,
+                                &left(k),
+                            ))
+                        }
+                    }
+                }
+            };
+
+            // Act, then verify by what the page shows. "… and press enter" right after typing
+            // is part of the typing.
+            let enter = matches!(action, Action::Type { .. })
+                && texts
+                    .get(k + 1)
+                    .is_some_and(|t| director::steps::presses_enter(t));
+            let mut acts = match plan_acts(&action, &observation, &texts[k], enter) {
+                Ok(acts) => acts,
+                Err(reason) => {
+                    return Ok(partial(ExecOutcome::Blocked { reason }, &said, &left(k)))
+                }
+            };
+            if texts.len() > 1 {
+                for act in &mut acts {
+                    act.args["step"] = json!(format!("{} of {}", k + 1, texts.len()));
                 }
             }
-        };
-
-        // 3. Act, then verify by what the page shows.
-        let acts = match plan_acts(&action, &observation, &request) {
-            Ok(acts) => acts,
-            Err(reason) => return Ok(ExecOutcome::Blocked { reason }),
-        };
-        let mut said = Vec::new();
-        for act in acts {
-            // Cancelled, or superseded (a correction or a cancel moved the interaction on).
-            if cx.cancel.is_cancelled() || !cx.journal.current().await {
-                return Ok(ExecOutcome::Stopped);
-            }
-            if let Err(problem) = self.bridge.check(&handle) {
-                return Ok(ExecOutcome::Blocked {
-                    reason: format!("{problem}; nothing more was done"),
-                });
-            }
-            let mut args = act.args.clone();
-            args["tabId"] = json!(tab);
-            let arguments: BTreeMap<String, String> = args
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .filter(|(k, _)| *k != "expect")
-                        .map(|(k, v)| (k.clone(), plain(v)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let step = begin(
-                cx,
-                &act.says,
-                arguments,
-                Some(observed.clone()),
-                act.irreversible,
-            )
-            .await?;
-            let reply = tokio::select! {
-                biased;
-                // A stop during an action: its effect is whatever the page shows; we cannot say.
-                _ = cx.cancel.cancelled() => {
-                    end(cx, step, StepResult::Unknown, json!({ "stopped": "during the action" })).await?;
+            for act in acts {
+                // Cancelled, or superseded (a correction or a cancel moved the interaction on).
+                if cx.cancel.is_cancelled() || !cx.journal.current().await {
                     return Ok(ExecOutcome::Stopped);
                 }
-                r = self.bridge.command("act", args, ACT_TIMEOUT) => r,
-            };
-            let (result, evidence) = match reply {
-                Ok(v) => (
-                    result_of(&v),
-                    v.get("evidence").cloned().unwrap_or(Value::Null),
-                ),
-                Err(e) => (error_result(&e), json!({ "error": e.to_string() })),
-            };
-            end(cx, step, result, evidence.clone()).await?;
-            match result {
-                StepResult::Applied => said.push(act.says),
-                StepResult::Blocked => {
-                    let by = evidence
-                        .pointer("/coveredBy/label")
-                        .and_then(Value::as_str)
-                        .unwrap_or("something else");
-                    return Ok(ExecOutcome::Blocked {
-                        reason: format!(
+                if let Err(problem) = self.bridge.check(&handle) {
+                    return Ok(partial(
+                        ExecOutcome::Blocked {
+                            reason: format!("{problem}; nothing more was done"),
+                        },
+                        &said,
+                        &left(k),
+                    ));
+                }
+                let mut args = act.args.clone();
+                args["tabId"] = json!(tab);
+                let arguments: BTreeMap<String, String> = args
+                    .as_object()
+                    .map(|m| {
+                        m.iter()
+                            .filter(|(k, _)| *k != "expect")
+                            .map(|(k, v)| (k.clone(), plain(v)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if let Some(o) = args.as_object_mut() {
+                    o.remove("step");
+                }
+                let step = begin(
+                    cx,
+                    &act.says,
+                    arguments,
+                    Some(observed.clone()),
+                    act.irreversible,
+                )
+                .await?;
+                let reply = tokio::select! {
+                    biased;
+                    // A stop during an action: its effect is whatever the page shows; we cannot say.
+                    _ = cx.cancel.cancelled() => {
+                        end(cx, step, StepResult::Unknown, json!({ "stopped": "during the action" })).await?;
+                        return Ok(ExecOutcome::Stopped);
+                    }
+                    r = self.bridge.command("act", args, ACT_TIMEOUT) => r,
+                };
+                let (result, evidence) = match reply {
+                    Ok(v) => (
+                        result_of(&v),
+                        v.get("evidence").cloned().unwrap_or(Value::Null),
+                    ),
+                    Err(e) => (error_result(&e), json!({ "error": e.to_string() })),
+                };
+                end(cx, step, result, evidence.clone()).await?;
+                match result {
+                    StepResult::Applied => said.push(act.says),
+                    StepResult::Blocked => {
+                        let by = evidence
+                            .pointer("/coveredBy/label")
+                            .and_then(Value::as_str)
+                            .unwrap_or("something else");
+                        let reason = format!(
                             "\"{}\" is covered by \"{by}\"; nothing was clicked",
                             label_of(&act)
-                        ),
-                    });
-                }
-                StepResult::NotApplied => {
-                    let why = evidence
-                        .get("error")
-                        .map(plain)
-                        .or_else(|| evidence.get("reason").map(|r| reason_words(&plain(r))))
-                        .unwrap_or_else(|| "the page did not take it".into());
-                    return Ok(ExecOutcome::Blocked {
-                        reason: format!("Not done: {why}."),
-                    });
-                }
-                StepResult::Unknown => {
-                    let why = evidence
-                        .get("error")
-                        .map(plain)
-                        .unwrap_or_else(|| "no change was seen in time".into());
-                    return Ok(ExecOutcome::Unknown {
-                        reason: format!("{}: whether it took effect is unknown ({why})", act.says),
-                    });
+                        );
+                        return Ok(partial(ExecOutcome::Blocked { reason }, &said, &left(k)));
+                    }
+                    StepResult::NotApplied => {
+                        let why = evidence
+                            .get("error")
+                            .map(plain)
+                            .or_else(|| evidence.get("reason").map(|r| reason_words(&plain(r))))
+                            .unwrap_or_else(|| "the page did not take it".into());
+                        let reason = format!("Not done: {why}.");
+                        return Ok(partial(ExecOutcome::Blocked { reason }, &said, &left(k)));
+                    }
+                    StepResult::Unknown => {
+                        let why = evidence
+                            .get("error")
+                            .map(plain)
+                            .unwrap_or_else(|| "no change was seen in time".into());
+                        let reason =
+                            format!("{}: whether it took effect is unknown ({why})", act.says);
+                        // Nothing after an action whose answer is lost runs.
+                        let outcome = ExecOutcome::Unknown { reason };
+                        return Ok(partial(outcome, &said, &texts[(k + 1).min(texts.len())..]));
+                    }
                 }
             }
+            last = Some(observation);
+            k += if enter { 2 } else { 1 };
         }
+        let observation = last.unwrap_or_default();
         let summary = format!("{} on \"{}\".", sentence(&said), observation.title);
         Ok(ExecOutcome::Completed {
             summary,
             data: json!({ "url": observation.url, "done": said }),
         })
+    }
+}
+
+/// An outcome that ends a request of several steps early, saying truthfully what was done
+/// before and which steps were not done. A one-step request's outcome is left as it is.
+fn partial(outcome: ExecOutcome, done: &[String], left: &[String]) -> ExecOutcome {
+    if done.is_empty() && left.len() <= 1 {
+        return outcome;
+    }
+    let tell = |why: String| {
+        let not_done: Vec<String> = left.iter().map(|s| format!("\"{s}\"")).collect();
+        let done = if done.is_empty() {
+            "Nothing was done".to_string()
+        } else {
+            format!("Done: {}", lower_first(&sentence(done)))
+        };
+        if not_done.is_empty() {
+            format!("{done}. {why}")
+        } else {
+            format!("{done}. Not done: {} ({why})", not_done.join(", then "))
+        }
+    };
+    match outcome {
+        ExecOutcome::Blocked { reason } => ExecOutcome::Blocked {
+            reason: tell(reason),
+        },
+        ExecOutcome::Unknown { reason } => ExecOutcome::Unknown {
+            reason: tell(reason),
+        },
+        other => other,
+    }
+}
+
+/// "Typed …" → "typed …", to follow "Done: ".
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
     }
 }
 
@@ -429,6 +603,7 @@ fn plan_acts(
     action: &Action,
     observation: &Observation,
     request: &str,
+    enter: bool,
 ) -> Result<Vec<Act>, String> {
     let element = |id: &str| observation.elements.iter().find(|e| e.id == id);
     let name = |id: &str| {
@@ -455,7 +630,7 @@ fn plan_acts(
             let searchish = element(target).is_some_and(|e| {
                 e.role == "searchbox" || e.label.to_lowercase().contains("search")
             }) || request.trim_start().to_lowercase().starts_with("search");
-            if searchish {
+            if searchish || enter {
                 acts.push(Act {
                     args: json!({ "action": "press", "ref": target, "key": "Enter", "expect": { "navigation": true } }),
                     says: "pressed Enter".into(),
@@ -576,6 +751,7 @@ mod tests {
             },
             &page(),
             "upvote the third story",
+            false,
         )
         .unwrap();
         assert_eq!(acts.len(), 1);
@@ -593,6 +769,7 @@ mod tests {
             },
             &page(),
             "search for lo-fi beats",
+            false,
         )
         .unwrap();
         assert_eq!(acts.len(), 2);
@@ -603,10 +780,73 @@ mod tests {
 
     #[test]
     fn planner_work_is_refused_honestly() {
-        let err = plan_acts(&Action::Planner, &page(), "what is this page about")
+        let err = plan_acts(&Action::Planner, &page(), "what is this page about", false)
             .err()
             .unwrap();
         assert!(err.contains("not built yet"), "{err}");
+    }
+
+    #[test]
+    fn an_early_end_of_several_steps_says_what_was_done_and_what_was_not() {
+        let done = vec!["typed \"Ada\" into \"Name\"".to_string()];
+        let left = vec!["click Frobnicate".to_string(), "click Submit".to_string()];
+        let out = partial(
+            ExecOutcome::Blocked {
+                reason: "Nothing on screen fits that.".into(),
+            },
+            &done,
+            &left,
+        );
+        assert_eq!(
+            out,
+            ExecOutcome::Blocked {
+                reason: "Done: typed \"Ada\" into \"Name\". Not done: \"click Frobnicate\", then \"click Submit\" (Nothing on screen fits that.)".into()
+            }
+        );
+        // A one-step request keeps its own words.
+        let one = ExecOutcome::Blocked {
+            reason: "Not done: the page is already at the top.".into(),
+        };
+        assert_eq!(partial(one.clone(), &[], &left[..1]), one);
+        // Nothing after a lost answer runs; it says so.
+        let lost = partial(
+            ExecOutcome::Unknown {
+                reason: "clicked \"Submit\": whether it took effect is unknown".into(),
+            },
+            &done,
+            &[],
+        );
+        assert!(
+            matches!(lost, ExecOutcome::Unknown { reason } if reason.starts_with("Done: typed"))
+        );
+    }
+
+    #[test]
+    fn an_answer_resumes_the_step_it_was_asked_for() {
+        assert_eq!(target_slot(0), "target");
+        assert_eq!(target_slot(2), "target3");
+        let mut op: Operation = serde_json::from_value(json!({
+            "id": "00000000-0000-0000-0000-000000000001",
+            "interaction": "00000000-0000-0000-0000-000000000002",
+            "interactionRevision": 1,
+            "target": {"type": "unresolved"},
+            "authorizedScope": [],
+            "goal": "browser",
+            "arguments": {"request": "a and then b"},
+            "expectedOutcome": "",
+            "status": "running",
+            "steps": [],
+            "stop": null,
+            "outcome": null,
+            "acceptedAt": 0,
+            "updatedAt": 0
+        }))
+        .expect("an operation");
+        assert_eq!(resume_point(&op, 3), (0, None));
+        op.arguments.insert("target".into(), "e1".into());
+        assert_eq!(resume_point(&op, 3), (0, Some("e1".into())));
+        op.arguments.insert("target3".into(), "e9".into());
+        assert_eq!(resume_point(&op, 3), (2, Some("e9".into())));
     }
 
     #[test]

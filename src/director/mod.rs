@@ -19,6 +19,7 @@ pub mod lexicon;
 pub mod observation;
 pub mod reader;
 pub mod screen;
+pub mod steps;
 pub mod text;
 pub mod turn;
 pub mod types;
@@ -59,10 +60,57 @@ pub fn decide_locally(envelope: &Envelope, snapshot: &Snapshot) -> Decision {
 pub enum Prepared {
     Done(Decision),
     Screen {
+        /// The words grounded now: the whole request, or its first step.
         envelope: Envelope,
         observation: Observation,
         structure: Structure,
+        /// Several steps said at once: the whole request and the texts of the later steps.
+        multi: Option<Multi>,
     },
+}
+
+/// A request of several steps (see [`steps`]): its first step is grounded now; the plan carries
+/// the others.
+#[derive(Debug, Clone)]
+pub struct Multi {
+    pub whole: Envelope,
+    pub rest: Vec<String>,
+}
+
+impl Multi {
+    /// The decision about the first step, made the decision about the whole request: a plan
+    /// carries the later steps; the planner, a question or a refusal speak for the whole.
+    fn decision(&self, first: Decision) -> Decision {
+        match first {
+            Decision::Execute(mut plan) => {
+                if plan.action != Action::Planner {
+                    plan.steps = self.rest.clone();
+                }
+                plan.objective = utterance::read(&self.whole.text).request().to_string();
+                plan.source = Source::of(&self.whole);
+                Decision::Execute(plan)
+            }
+            Decision::Clarify(mut c) => {
+                c.request = self.whole.clone();
+                Decision::Clarify(c)
+            }
+            // A first step that is no action on this screen ("make the text a bit bigger and
+            // then apply"): the whole task is the planner's, as before steps were split.
+            Decision::Reject(r) if r.reason != RejectReason::Cancelled => Decision::Execute(Plan {
+                action: Action::Planner,
+                route: Route::default(),
+                continuation: false,
+                objective: utterance::read(&self.whole.text).request().to_string(),
+                evidence: Vec::new(),
+                source: Source::of(&self.whole),
+                resumes: None,
+                learned: Vec::new(),
+                confidence: 0.0,
+                steps: Vec::new(),
+            }),
+            other => other,
+        }
+    }
 }
 
 impl Prepared {
@@ -74,6 +122,7 @@ impl Prepared {
                 envelope,
                 observation,
                 structure,
+                ..
             } => Some(screen::ask(envelope, observation, structure)),
         }
     }
@@ -86,7 +135,14 @@ impl Prepared {
                 envelope,
                 observation,
                 structure,
-            } => screen::conclude(envelope, observation, structure, ask, answers),
+                multi,
+            } => {
+                let decision = screen::conclude(envelope, observation, structure, ask, answers);
+                match multi {
+                    Some(multi) => multi.decision(decision),
+                    None => decision,
+                }
+            }
         }
     }
 
@@ -94,11 +150,13 @@ impl Prepared {
     pub fn unanswered(&self) -> Decision {
         match self {
             Prepared::Done(decision) => decision.clone(),
-            Prepared::Screen { envelope, .. } => Decision::Clarify(Clarification {
+            Prepared::Screen {
+                envelope, multi, ..
+            } => Decision::Clarify(Clarification {
                 question: "I could not work out what to do. Could you say it another way?".into(),
                 slot: Slot::Target,
                 candidates: Vec::new(),
-                request: envelope.clone(),
+                request: multi.as_ref().map_or(envelope, |m| &m.whole).clone(),
             }),
         }
     }
@@ -125,11 +183,40 @@ pub fn prepare(envelope: &Envelope, snapshot: &Snapshot) -> Prepared {
         }));
     }
     match &snapshot.observation {
-        Some(observation) => Prepared::Screen {
-            envelope: envelope.clone(),
-            structure: Structure::of(observation),
-            observation: observation.clone(),
-        },
+        Some(observation) => {
+            let (envelope, multi) = match steps::split(&envelope.text) {
+                steps::Steps::TooMany(n) => {
+                    return Prepared::Done(Decision::Reject(Rejection {
+                        reason: RejectReason::Unsupported,
+                        message: format!(
+                            "That is {n} steps; I do at most {} at once. Nothing was done.",
+                            steps::MAX_STEPS
+                        ),
+                    }))
+                }
+                steps::Steps::Many(spans) => {
+                    let text = |i: usize| envelope.text[spans[i].clone()].to_string();
+                    // Recognition alternatives are of the whole sentence, not of one step.
+                    let first = Envelope {
+                        text: text(0),
+                        alternatives: Vec::new(),
+                        ..envelope.clone()
+                    };
+                    let multi = Multi {
+                        whole: envelope.clone(),
+                        rest: (1..spans.len()).map(text).collect(),
+                    };
+                    (first, Some(multi))
+                }
+                steps::Steps::One | steps::Steps::Shared => (envelope.clone(), None),
+            };
+            Prepared::Screen {
+                envelope,
+                structure: Structure::of(observation),
+                observation: observation.clone(),
+                multi,
+            }
+        }
         None => Prepared::Done(turn::decide_turn(envelope, snapshot)),
     }
 }
@@ -185,7 +272,10 @@ fn resume(pending: &Pending, k: usize, snapshot: &Snapshot) -> Decision {
             let Some(observation) = &snapshot.observation else {
                 return stale();
             };
-            let Some(action) = resumed_action(&pending.request.text, observation, id) else {
+            // A request of several steps was asked about its first one; the others follow.
+            let mut texts = steps::texts(&pending.request.text).into_iter();
+            let first = texts.next().unwrap_or_default();
+            let Some(action) = resumed_action(&first, observation, id) else {
                 return stale();
             };
             let reading = utterance::read(&pending.request.text);
@@ -205,6 +295,7 @@ fn resume(pending: &Pending, k: usize, snapshot: &Snapshot) -> Decision {
                 resumes: Some(pending.request.request_id.clone()),
                 learned: Vec::new(),
                 confidence: 1.0,
+                steps: texts.collect(),
             })
         }
         _ => stale(),

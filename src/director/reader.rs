@@ -602,6 +602,7 @@ mod tests {
 
     /// Rows against a pending "Which city?".
     #[test]
+    #[allow(clippy::type_complexity)]
     fn against_a_place_question() {
         use Relation::*;
         let q = question(QuestionKind::Place, &[]);

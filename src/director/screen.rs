@@ -203,6 +203,7 @@ pub fn conclude(
             resumes: None,
             learned: Vec::new(),
             confidence,
+            steps: Vec::new(),
         })
     };
     match action {

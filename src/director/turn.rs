@@ -268,6 +268,7 @@ pub fn decide_turn(envelope: &Envelope, snapshot: &Snapshot) -> Decision {
         resumes: None,
         learned: Vec::new(),
         confidence: 1.0,
+        steps: Vec::new(),
     })
 }
 
@@ -335,6 +336,7 @@ pub fn resume_with_project(
         resumes: Some(original.request_id.clone()),
         learned,
         confidence: 1.0,
+        steps: Vec::new(),
     })
 }
 

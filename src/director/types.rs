@@ -215,6 +215,10 @@ pub struct Plan {
     pub learned: Vec<Alias>,
     /// The decider's probability for the chosen grounding.
     pub confidence: f32,
+    /// Several steps said at once: the texts of the steps after this one, in order, each a
+    /// slice of the user's words, grounded later against a fresh observation
+    /// ([`super::steps`]). Empty for a one-step request.
+    pub steps: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -166,6 +166,10 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
     let tokens = text::tokens(source);
     let begin = last_sentence(source, &tokens);
     let begin = begin + skip_openers(&tokens[begin..]);
+    // "for the user @sam, click Share": the leading scope qualifies the target of the command
+    // after the comma, as "click Share for the user @sam" would.
+    let scope = leading_scope(source, &tokens, begin);
+    let begin = scope.as_ref().map_or(begin, |s| s.end);
     let mut reading = Reading {
         source,
         tokens,
@@ -223,7 +227,10 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
             });
         }
     }
-    if joins_steps(&w) || w.iter().skip(1).any(|x| is_in(lexicon::TEXT_MARKERS, x)) {
+    if joins_steps(&w)
+        || super::steps::joined(source)
+        || w.iter().skip(1).any(|x| is_in(lexicon::TEXT_MARKERS, x))
+    {
         reading.cue = Cue::MultiStep;
     }
     let after_verb = verb(&mut reading, &w);
@@ -239,8 +246,23 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         Some(p) => (&rest[..p], &rest[p + 1..]),
         None => (&rest[..], &[][..]),
     };
+    let qualifier: Vec<usize> = qualifier
+        .iter()
+        .copied()
+        .chain(scope.into_iter().flat_map(|s| {
+            // "the user @sam": the noun only says what the name is; the name scopes.
+            let tokens = &reading.tokens;
+            (s.start + 1..s.end).filter(move |&i| {
+                !(i + 1 < s.end
+                    && matches!(
+                        tokens[i].norm.as_str(),
+                        "user" | "account" | "person" | "member" | "handle"
+                    ))
+            })
+        }))
+        .collect();
     reading.head = phrase(&reading.tokens, head);
-    reading.qualifier = phrase(&reading.tokens, qualifier);
+    reading.qualifier = phrase(&reading.tokens, &qualifier);
     reading
 }
 
@@ -258,6 +280,20 @@ fn last_sentence(source: &str, tokens: &[Token]) -> usize {
         }
         _ => 0,
     }
+}
+
+/// "for the user @sam, click Share", "on the second story, click hide": a leading
+/// preposition's phrase, closed by a comma before an action verb. Returns the token range from
+/// the preposition to the last token before the comma.
+fn leading_scope(source: &str, tokens: &[Token], begin: usize) -> Option<Range<usize>> {
+    let first = tokens.get(begin)?;
+    if !matches!(first.norm.as_str(), "for" | "on" | "in" | "under" | "at") {
+        return None;
+    }
+    (begin + 2..tokens.len()).find_map(|c| {
+        let comma = source[tokens[c - 1].end..tokens[c].start].contains(',');
+        (comma && super::steps::is_action_verb(&tokens[c].norm)).then_some(begin..c)
+    })
 }
 
 fn skip_openers(tokens: &[Token]) -> usize {
@@ -898,6 +934,18 @@ mod tests {
         let r = read("show other stories from krebsonsecurity");
         assert_eq!(r.head.kind, Kind::Item);
         assert!(r.head.plural);
+
+        // A leading scope qualifies the command after the comma.
+        let r = read("for the user @sam, click Share");
+        assert_eq!(r.verb, Verb::Activate);
+        let words = |p: &Phrase| -> Vec<String> {
+            p.content
+                .iter()
+                .map(|&i| r.tokens[i].norm.clone())
+                .collect()
+        };
+        assert_eq!(words(&r.head), ["share"]);
+        assert!(words(&r.qualifier).contains(&"sam".to_string()));
 
         let r = read("okay, allow everything");
         assert!(matches!(

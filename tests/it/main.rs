@@ -13,6 +13,7 @@ mod engine;
 mod mesh;
 mod mesh_browser;
 mod mesh_tls;
+mod multistep;
 mod nodes;
 mod relations;
 mod scan;
