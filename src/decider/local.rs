@@ -1074,19 +1074,106 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
         let pool: Vec<usize> = (0..scores.len())
             .filter(|&i| scores[i] >= 0.8 * top)
             .collect();
-        let chosen = match ordinal {
-            Ordinal::Nth(n) | Ordinal::Number(n) if n >= 1 => pool.get(n as usize - 1).copied(),
-            Ordinal::Nth(_) | Ordinal::Number(_) => None,
-            Ordinal::Last => pool.last().copied(),
-        };
-        for (i, s) in scores.iter_mut().enumerate() {
-            if Some(i) != chosen {
-                *s = 0.0;
-            } else {
-                *s = s.max(0.75);
+        let readings = counted_readings(reading, phrase, structure, &pool, ordinal);
+        match readings.as_slice() {
+            [one] => {
+                for (i, s) in scores.iter_mut().enumerate() {
+                    if i != *one {
+                        *s = 0.0;
+                    } else {
+                        *s = s.max(0.75);
+                    }
+                }
+            }
+            // The count is ambiguous: each reading stays, equally likely, so
+            // the gate asks which one was meant.
+            _ => {
+                for (i, s) in scores.iter_mut().enumerate() {
+                    *s = match readings.iter().position(|&r| r == i) {
+                        Some(0) => top,
+                        Some(_) => 0.98 * top,
+                        None => 0.0,
+                    };
+                }
             }
         }
     }
+}
+
+/// The elements an ordinal can pick from `pool` (matching elements in reading
+/// order), one per way of counting. The head's ordinal counts the elements the
+/// noun names; when some carry the noun in their label and others only in
+/// their row ("the second plugin" under "Getting certificates (and choosing
+/// plugins)"), both counts are readings. The qualifier's ordinal ("more options
+/// on the second tweet") counts the qualifier's things: only pool elements
+/// whose row names them count, and without such rows every pool element stays
+/// a reading.
+fn counted_readings(
+    reading: &Reading<'_>,
+    phrase: &utterance::Phrase,
+    structure: &Structure,
+    pool: &[usize],
+    ordinal: Ordinal,
+) -> Vec<usize> {
+    let nth = |within: &[usize]| match ordinal {
+        Ordinal::Nth(n) | Ordinal::Number(n) if n >= 1 => within.get(n as usize - 1).copied(),
+        Ordinal::Nth(_) | Ordinal::Number(_) => None,
+        Ordinal::Last => within.last().copied(),
+    };
+    let nouns: Vec<&Token> = phrase
+        .content
+        .iter()
+        .map(|&t| &reading.tokens[t])
+        .filter(|t| !t.is_number())
+        .collect();
+    let in_label = |i: usize| {
+        !nouns.is_empty()
+            && nouns
+                .iter()
+                .all(|q| word_match(q, &structure.facts[i].label) >= 0.7)
+    };
+    if std::ptr::eq(phrase, &reading.qualifier) {
+        // Count the qualifier's things by the page's list items when it has
+        // them; a count of whatever else is nested is not certain enough.
+        let wanted = match ordinal {
+            Ordinal::Number(n) => Some(n),
+            Ordinal::Nth(n) if structure.items.contains(&n) => Some(n),
+            Ordinal::Nth(_) => None,
+            Ordinal::Last => structure.items.last().copied(),
+        };
+        let inside: Vec<usize> = pool
+            .iter()
+            .copied()
+            .filter(|&i| wanted.is_some() && structure.facts[i].item == wanted)
+            .collect();
+        return match inside.as_slice() {
+            [one] => vec![*one],
+            _ => pool.to_vec(),
+        };
+    }
+    let Some(chosen) = nth(pool) else {
+        return Vec::new();
+    };
+    // Counting is certain among alike things ("the second Reply", "the third
+    // 12 comments link"); among differently named things that merely share
+    // the noun ("DNS Plugins", "Combining plugins") it is a preference only.
+    let unlike = |i: &usize| {
+        let words = |i: usize| -> Vec<&str> {
+            structure.facts[i]
+                .label
+                .iter()
+                .filter(|t| !t.is_number())
+                .map(|t| t.stem.as_str())
+                .collect()
+        };
+        words(*i) != words(chosen)
+    };
+    if phrase.kind == Kind::Plain && pool.iter().all(|&i| in_label(i)) && pool.iter().any(unlike) {
+        let mut out = vec![chosen];
+        out.extend(pool.iter().copied().filter(|&i| i != chosen));
+        return out;
+    }
+    vec![chosen]
 }
 
 #[cfg(test)]

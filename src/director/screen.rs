@@ -544,6 +544,55 @@ mod tests {
         assert_eq!(c.request.text, "open the one with seventeen comments");
     }
 
+    /// An ordinal acts only when its count is certain: among alike labels.
+    #[test]
+    fn an_ordinal_over_unlike_things_asks() {
+        let plugins = vec![
+            el(
+                "e1",
+                "link",
+                "Getting certificates (and choosing plugins)",
+                "Guide",
+            ),
+            el("e2", "link", "DNS Plugins", "Guide"),
+            el("e3", "link", "Combining plugins", "Guide"),
+        ];
+        let replies = vec![
+            el("e1", "button", "Reply", "Ada: first post Reply"),
+            el("e2", "button", "Reply", "Bo: second post Reply"),
+            el("e3", "button", "Reply", "Cy: third post Reply"),
+        ];
+        // Each tweet a card of its own: the qualifier's ordinal counts cards.
+        let tweets = vec![
+            el("e1", "link", "More", "Home Explore More"),
+            el("e2", "button", "More", "Lina: a thread soon"),
+            el("e3", "button", "More", "Amy: great range"),
+        ];
+        // Links make no cards: which "More" is in the second tweet is a guess.
+        let flat = vec![
+            el("e1", "link", "More", "Home Explore More"),
+            el("e2", "link", "More", "Lina: a thread soon"),
+            el("e3", "link", "More", "Amy: great range"),
+        ];
+        let table = [
+            (&plugins, "open the second plugin", None),
+            (&replies, "click the second reply", Some("e2")),
+            (&replies, "reply to the last one", Some("e3")),
+            (&tweets, "more options on the second tweet", Some("e3")),
+            (&flat, "more options on the second tweet", None),
+        ];
+        for (elements, text, want) in table {
+            let d = decide(elements.clone(), text);
+            match want {
+                Some(id) => assert!(
+                    matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: id.into() }),
+                    "{text}: {d:?}"
+                ),
+                None => assert!(matches!(&d, Decision::Clarify(_)), "{text}: {d:?}"),
+            }
+        }
+    }
+
     #[test]
     fn interchangeable_links_merge_and_act() {
         let d = decide(

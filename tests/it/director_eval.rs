@@ -28,28 +28,22 @@ const OWN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/grounding
 /// (docs/GROUNDING.md, blind first runs). `own_cases_are_safe` skips them until they are safe
 /// (0 wrong targets, 0 acted instead); remove a file from this list when its batch is.
 /// What each still gets wrong is listed in docs/GROUNDING.md.
-const FIRST_RUN_PENDING: &[&str] = &[
-    "docs-certbot.jsonl",
-    "forum-katzen.jsonl",
-    "mail-adminlte.jsonl",
-    "shop-ebrosia.jsonl",
-    "social-twitter.jsonl",
-];
+const FIRST_RUN_PENDING: &[&str] = &["mail-adminlte.jsonl", "shop-ebrosia.jsonl"];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
 /// a floor for correct and a ceiling for wrong targets and acted-instead: nothing may regress.
 /// (file, at least correct, at most wrong, at most acted instead)
 const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
-    ("docs-certbot.jsonl", 20, 1, 1),
-    ("forum-katzen.jsonl", 12, 0, 1),
+    ("docs-certbot.jsonl", 21, 0, 0),
+    ("forum-katzen.jsonl", 13, 0, 0),
     ("mail-adminlte.jsonl", 14, 2, 2),
     ("settings-adminlte.jsonl", 18, 0, 0),
     ("shop-ebrosia.jsonl", 15, 0, 2),
-    ("social-twitter.jsonl", 12, 1, 0),
+    ("social-twitter.jsonl", 13, 0, 0),
 ];
 
-/// A copy of the own corpus without the first-run batches (the observations are shared).
-fn own_cases_without_pending() -> tempfile::TempDir {
+/// A copy of the own corpus without the files `skip` names (the observations are shared).
+fn own_cases_without(skip: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::Builder::new()
         .prefix("circe-own-cases")
         .tempdir()
@@ -58,9 +52,7 @@ fn own_cases_without_pending() -> tempfile::TempDir {
     for entry in std::fs::read_dir(own).unwrap() {
         let p = entry.unwrap().path();
         let name = p.file_name().unwrap().to_str().unwrap().to_string();
-        if p.extension().is_some_and(|e| e == "jsonl")
-            && !FIRST_RUN_PENDING.contains(&name.as_str())
-        {
+        if p.extension().is_some_and(|e| e == "jsonl") && !skip.contains(&name.as_str()) {
             std::fs::copy(&p, dir.path().join(&name)).unwrap();
         }
     }
@@ -89,7 +81,7 @@ fn first_run_batches_hold_their_floors() {
 
 #[test]
 fn own_cases_are_safe() {
-    let dir = own_cases_without_pending();
+    let dir = own_cases_without(FIRST_RUN_PENDING);
     let report = run_corpus(dir.path(), &LocalDecider).expect("corpus");
     println!("{report}");
     assert_eq!(report.wrong_target, 0, "{report}");
@@ -97,5 +89,10 @@ fn own_cases_are_safe() {
     // a consent banner whose only label with that word is "Paramétrer les
     // cookies" (lm-clarify-cookies). See docs/GROUNDING.md.
     assert!(report.acted_instead <= 1, "{report}");
+    // The rate is held on the cases written before the first-run batches;
+    // each batch holds its own floor (first_run_batches_hold_their_floors).
+    let batches: Vec<&str> = FIRST_RUN_FLOORS.iter().map(|f| f.0).collect();
+    let dir = own_cases_without(&batches);
+    let report = run_corpus(dir.path(), &LocalDecider).expect("corpus");
     assert!(report.correct_rate() >= 0.85, "{report}");
 }
