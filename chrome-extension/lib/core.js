@@ -10,7 +10,10 @@
 
   /** Collapse whitespace and trim. */
   function normText(s) {
-    return String(s == null ? '' : s).replace(/[\s\u00a0\u200b]+/g, ' ').trim();
+    // Icon-font glyphs (Unicode private use areas, e.g. Font Awesome's U+F015) are pictures, not words.
+    return String(s == null ? '' : s)
+      .replace(/[\ue000-\uf8ff]|[\udb80-\udbbf][\udc00-\udfff]/g, ' ')
+      .replace(/[\s\u00a0\u200b]+/g, ' ').trim();
   }
 
   /** Cut at `max` characters on a word boundary when one is close, adding an ellipsis. */
@@ -271,7 +274,29 @@
     let end = start + 1;
     while (end < sigs.length && end - start < maxLen && sigs[end] !== startSig && periodic.has(sigs[end])) end++;
     if (end <= idx) end = idx + 1;
+    if (end - start > 1 && !repeatedSequence(profile, start, end, minRepeat)) return [idx, idx + 1];
     return [start, end];
+  }
+
+  /**
+   * Several siblings are one item only if they differ from each other and their sequence of
+   * signatures recurs at least `minRepeat` times: read and unread rows of a mail list (two
+   * signatures, similar counts) are items of one sibling each, not pairs. Cached per sequence.
+   */
+  function repeatedSequence(profile, start, end, minRepeat) {
+    const seq = profile.sigs.slice(start, end);
+    if (new Set(seq).size !== seq.length) return false;
+    const key = seq.join('\u0000');
+    profile.sequences = profile.sequences || new Map();
+    let n = profile.sequences.get(key);
+    if (n === undefined) {
+      n = 0;
+      for (let i = 0; i + seq.length <= profile.sigs.length; i++) {
+        if (seq.every((s, k) => profile.sigs[i + k] === s)) { n++; i += seq.length - 1; }
+      }
+      profile.sequences.set(key, n);
+    }
+    return n >= minRepeat;
   }
 
   /** Context string from an item's text: whitespace-collapsed, at most 200 characters. */

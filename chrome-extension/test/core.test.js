@@ -54,6 +54,18 @@ test('item groups: Hacker News title row + subline + spacer form one story', () 
   assert.deepEqual(C.itemGroup(hid, 4), [3, 6]);
 });
 
+test('item groups: read and unread rows of a mail list are one row each', () => {
+  const unread = 'LI.list-group-item.fw-semibold', read = 'LI.list-group-item';
+  const sigs = [unread, unread, unread, read, read, read, read, read, read, read];
+  for (let i = 0; i < sigs.length; i++) assert.deepEqual(C.itemGroup(sigs, i), [i, i + 1], `row ${i}`);
+});
+
+test('icon-font glyphs are not words', () => {
+  assert.equal(C.normText('\uf015 Certbot'), 'Certbot');
+  assert.equal(C.normText('\uf015'), '');
+  assert.equal(C.normText('Caf\u00e9 \u2605 5'), 'Caf\u00e9 \u2605 5');
+});
+
 test('context is whitespace-collapsed and capped at 200 characters', () => {
   assert.equal(C.contextText('  3.\n  Show HN:   thing '), '3. Show HN: thing');
   const long = C.contextText('word '.repeat(100));

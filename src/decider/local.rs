@@ -661,6 +661,12 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         .filter(|f| f.primary)
         .filter_map(|f| f.item_slot)
         .collect();
+    let items_with_toggle: Vec<usize> = structure
+        .facts
+        .iter()
+        .filter(|f| f.class == RoleClass::Toggle)
+        .filter_map(|f| f.item_slot)
+        .collect();
     let mut head_best = vec![0.0f32; head.len()];
     // "the next song", "the previous track" name a player or pager control,
     // not a list item.
@@ -780,7 +786,16 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             && !specific
             && !relative
             && has_items;
-        if wants_primary && !f.primary {
+        // "select the AWS email", "tick the second row": a state verb on an
+        // item means the item's own checkbox when it has one.
+        let item_toggle = f
+            .item_slot
+            .is_some_and(|slot| items_with_toggle.contains(&slot));
+        if wants_primary && reading.verb == Verb::Toggle && item_toggle {
+            if f.class != RoleClass::Toggle {
+                factor = 0.0;
+            }
+        } else if wants_primary && !f.primary {
             // Inside a list item, only its main link is "the story"; outside
             // any item, or in items without a main link, it is weaker.
             let item_has_primary = f

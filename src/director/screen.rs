@@ -544,6 +544,37 @@ mod tests {
         assert_eq!(c.request.text, "open the one with seventeen comments");
     }
 
+    /// A state verb on an item ("select the AWS email") means the item's checkbox.
+    #[test]
+    fn a_state_verb_on_an_item_takes_its_checkbox() {
+        let mut elements = Vec::new();
+        for (k, who) in ["Stripe", "AWS", "Vercel"].iter().enumerate() {
+            let row = format!("Select message from {who} {who} · Mail number {k}");
+            let mut check = el(
+                &format!("c{k}"),
+                "checkbox",
+                &format!("Select message from {who}"),
+                &row,
+            );
+            check.states = vec!["focusable".into()];
+            elements.push(check);
+            elements.push(el(&format!("s{k}"), "button", "Star", &row));
+            elements.push(el(
+                &format!("l{k}"),
+                "link",
+                &format!("{who} · Mail number {k}"),
+                &row,
+            ));
+        }
+        for (text, want) in [("select the AWS email", "c1"), ("open the AWS email", "l1")] {
+            let d = decide(elements.clone(), text);
+            assert!(
+                matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: want.into() }),
+                "{text}: {d:?}"
+            );
+        }
+    }
+
     /// An ordinal acts only when its count is certain: among alike labels.
     #[test]
     fn an_ordinal_over_unlike_things_asks() {
