@@ -139,6 +139,8 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                 if names_field_and_value(reading, screen)
                     || quantifies_over_list(reading, screen)
                     || compares(reading, screen)
+                    || sets_an_amount(reading, screen)
+                    || acts_on_something_elsewhere(reading, screen)
                 {
                     return ActionKind::Reason;
                 }
@@ -262,6 +264,88 @@ fn quantifies_over_list(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
                         .any(|c| concepts.contains(c))
             })
     })
+}
+
+/// "add six bottles to the cart" beside a quantity field: setting the amount
+/// is a step of its own before the click, so it is a task, not one click.
+/// A number a label also says ("the 17 comments link") names, it does not count.
+fn sets_an_amount(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    if reading.head.ordinal.is_some() || reading.qualifier.ordinal.is_some() {
+        return false;
+    }
+    let facts = &screen.structure.facts;
+    let mut numbers = reading.tokens[reading.begin..]
+        .iter()
+        .filter(|t| t.is_number())
+        .peekable();
+    let said = numbers.peek().is_some();
+    let named = numbers.any(|n| {
+        facts
+            .iter()
+            .any(|f| f.label.iter().any(|w| w.stem == n.stem))
+    });
+    let amount_field = screen.observation.elements.iter().zip(facts).any(|(e, f)| {
+        f.class == RoleClass::Editable
+            && (e.role == "spinbutton"
+                || e.value
+                    .as_deref()
+                    .is_some_and(|v| v.trim_start().starts_with(|c: char| c.is_ascii_digit())))
+    });
+    said && !named && amount_field
+}
+
+/// "delete the email from vercel" where the only Delete is in a toolbar, away
+/// from the Vercel row: the row must be selected first, so it is a task. A
+/// verb's control inside its object's own row or card ("hide" under each
+/// story) is one click; "this" is the page itself ("block this user").
+fn acts_on_something_elsewhere(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    let Verb::Specific { tokens, .. } = &reading.verb else {
+        return false;
+    };
+    let verb: Vec<&Token> = tokens.clone().map(|i| &reading.tokens[i]).collect();
+    let words = |phrase: &utterance::Phrase| -> Vec<&Token> {
+        phrase
+            .content
+            .iter()
+            .filter(|&&i| Some(i) != phrase.kind_token)
+            .map(|&i| &reading.tokens[i])
+            .filter(|t| !t.is_number() && !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+            .collect()
+    };
+    let deictic = |phrase: &utterance::Phrase| {
+        phrase.span.iter().any(|&i| {
+            matches!(
+                reading.tokens[i].norm.as_str(),
+                "this" | "these" | "current"
+            )
+        })
+    };
+    if deictic(&reading.head) || deictic(&reading.qualifier) {
+        return false;
+    }
+    let object = match words(&reading.qualifier) {
+        q if !q.is_empty() => q,
+        _ => words(&reading.head),
+    };
+    if object.is_empty() || verb.is_empty() {
+        return false;
+    }
+    let structure = screen.structure;
+    let facts = &structure.facts;
+    let offers = |i: usize| verb.iter().any(|v| word_match(v, &facts[i].label) >= 0.75);
+    let about = |i: usize| {
+        object.iter().all(|q| {
+            word_match(q, &facts[i].label) >= 0.7
+                || word_match(q, structure.context(i)) >= 0.7
+                || word_match(q, structure.item_text(i)) >= 0.7
+        })
+    };
+    let controls: Vec<usize> = (0..facts.len()).filter(|&i| offers(i)).collect();
+    !controls.is_empty()
+        && controls
+            .iter()
+            .all(|&c| facts[c].item.is_none() && !about(c))
+        && (0..facts.len()).any(|e| facts[e].item.is_some() && about(e))
 }
 
 fn softmax(choices: &[super::Choice], scores: &[f32]) -> Vec<f32> {

@@ -575,6 +575,49 @@ mod tests {
         }
     }
 
+    /// A request that needs a step before its click is a task for the planner:
+    /// the object is a row away from the only control, or an amount is to be set.
+    #[test]
+    fn a_step_before_the_click_makes_a_task() {
+        let mut mail = vec![el("d", "button", "Delete", "Select all 1-3 of 3")];
+        let mut own_rows = Vec::new();
+        for (k, who) in ["Stripe", "Vercel", "Linear"].iter().enumerate() {
+            let row = format!("Select message from {who} {who} · Mail number {k}");
+            mail.push(el(
+                &format!("c{k}"),
+                "checkbox",
+                &format!("Select message from {who}"),
+                &row,
+            ));
+            mail.push(el(&format!("s{k}"), "button", "Star", &row));
+            own_rows.push(el(&format!("x{k}"), "button", "Delete", &row));
+            own_rows.push(el(&format!("s{k}"), "button", "Star", &row));
+        }
+        let mut amount = el("q", "combobox", "", "1 Fl 2 Fl 3 Fl");
+        amount.value = Some("1 Fl".into());
+        amount.states = vec!["editable".into()];
+        let shop = vec![amount, el("b", "button", "Add to cart", "1 Fl 2 Fl 3 Fl")];
+        let table = [
+            (&mail, "delete the email from vercel", None),
+            (&own_rows, "delete the email from vercel", Some("x1")),
+            (&shop, "add six bottles to the cart", None),
+            (&shop, "add it to the cart", Some("b")),
+        ];
+        for (elements, text, want) in table {
+            let d = decide(elements.clone(), text);
+            match want {
+                Some(id) => assert!(
+                    matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: id.into() }),
+                    "{text}: {d:?}"
+                ),
+                None => assert!(
+                    matches!(&d, Decision::Execute(p) if p.action == Action::Planner),
+                    "{text}: {d:?}"
+                ),
+            }
+        }
+    }
+
     /// An ordinal acts only when its count is certain: among alike labels.
     #[test]
     fn an_ordinal_over_unlike_things_asks() {
