@@ -130,10 +130,14 @@ fn corpora_stay_safe_with_the_signal() {
     assert_eq!(dev.wrong_target, 0, "{dev}");
     assert_eq!(dev.acted_instead, 0, "{dev}");
     assert!(dev.correct_rate() >= 0.95, "{dev}");
+    // The own corpus holds first-run batches that still act where a person
+    // would ask (tests/it/director_eval.rs lists them): the signal may not
+    // add a wrong target or an act-instead to what the words alone do.
     let own = run_corpus_with(&root.join("grounding"), &LocalDecider, Some(semantic())).unwrap();
+    let words = run_corpus_with(&root.join("grounding"), &LocalDecider, None).unwrap();
     println!("{own}");
     assert_eq!(own.wrong_target, 0, "{own}");
-    assert!(own.acted_instead <= 1, "{own}");
+    assert!(own.acted_instead <= words.acted_instead, "{own}\nwithout:\n{words}");
 }
 
 #[test]
