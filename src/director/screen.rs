@@ -237,6 +237,7 @@ pub fn conclude(
             if (p < ACT_AT && !clear)
                 || reading.guessed_verb
                 || leads_with_an_unknown_word(&reading, observation)
+                || a_bare_word_could_be_an_action(&reading, observation, &ranked)
             {
                 return clarify(envelope, observation, &ranked);
             }
@@ -302,6 +303,56 @@ fn leads_with_an_unknown_word(reading: &Reading<'_>, observation: &Observation) 
     !observation.elements.iter().any(|e| {
         on_screen(&e.label) || on_screen(&e.context) || e.value.as_deref().is_some_and(on_screen)
     }) && !on_screen(&observation.title)
+}
+
+/// A bare word ("spam") that one label is and another acts on ("Mark as
+/// spam"): going to the Spam folder and marking as spam are both readings.
+fn a_bare_word_could_be_an_action(
+    reading: &Reading<'_>,
+    observation: &Observation,
+    ranked: &[(usize, f32)],
+) -> bool {
+    if !matches!(reading.verb, Verb::None)
+        || reading.cue != utterance::Cue::Act
+        || reading.typing.is_some()
+    {
+        return false;
+    }
+    let said: Vec<text::Token> = reading.tokens[reading.begin..]
+        .iter()
+        .filter(|t| !super::lexicon::is_in(super::lexicon::STOPWORDS, &t.norm))
+        .cloned()
+        .collect();
+    if said.is_empty() || said.len() > 2 {
+        return false;
+    }
+    let acts_on_it = |label: &str| {
+        let words = text::tokens(label);
+        let Some(first) = words.first() else {
+            return false;
+        };
+        let verb = super::lexicon::is_in(super::lexicon::ACTIVATE_VERBS, &first.norm)
+            || super::lexicon::is_in(super::lexicon::TOGGLE_VERBS, &first.norm)
+            || utterance::UI_VERBS.contains(&first.norm.as_str());
+        // The rest of the label is what was said, and only that.
+        let object: Vec<&text::Token> = words[1..]
+            .iter()
+            .filter(|w| {
+                w.norm.len() > 2 && !super::lexicon::is_in(super::lexicon::STOPWORDS, &w.norm)
+            })
+            .collect();
+        verb && object.len() == said.len()
+            && said
+                .iter()
+                .all(|s| object.iter().any(|w| w.stem == s.stem || w.norm == s.norm))
+    };
+    ranked
+        .iter()
+        .skip(1)
+        .any(|(i, p)| *p >= SHOW_AT && acts_on_it(&observation.elements[*i].label))
+        && ranked
+            .first()
+            .is_some_and(|(i, _)| !acts_on_it(&observation.elements[*i].label))
 }
 
 /// Target probabilities per element, with interchangeable duplicates merged
@@ -542,6 +593,40 @@ mod tests {
             c.question
         );
         assert_eq!(c.request.text, "open the one with seventeen comments");
+    }
+
+    /// A bare word that one label is and another acts on asks which was meant.
+    #[test]
+    fn a_bare_word_that_a_label_acts_on_asks() {
+        let mut badges = el("e4", "checkbox", "Show notification badges", "Appearance");
+        badges.states = vec!["focusable".into()];
+        let elements = vec![
+            el("e1", "link", "Spam", "Inbox Sent Spam Trash"),
+            el("e2", "button", "Mark as spam", "Select all"),
+            el(
+                "e3",
+                "tab",
+                "Notifications",
+                "General Privacy Notifications",
+            ),
+            badges,
+        ];
+        let table = [
+            ("spam", None),
+            ("mark as spam", Some("e2")),
+            ("open spam", Some("e1")),
+            ("notifications", Some("e3")),
+        ];
+        for (text, want) in table {
+            let d = decide(elements.clone(), text);
+            match want {
+                Some(id) => assert!(
+                    matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: id.into() }),
+                    "{text}: {d:?}"
+                ),
+                None => assert!(matches!(&d, Decision::Clarify(_)), "{text}: {d:?}"),
+            }
+        }
     }
 
     /// A state verb on an item ("select the AWS email") means the item's checkbox.

@@ -36,7 +36,7 @@ const FIRST_RUN_PENDING: &[&str] = &["mail-adminlte.jsonl", "shop-ebrosia.jsonl"
 const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("docs-certbot.jsonl", 21, 0, 0),
     ("forum-katzen.jsonl", 13, 0, 0),
-    ("mail-adminlte.jsonl", 17, 0, 1),
+    ("mail-adminlte.jsonl", 18, 0, 0),
     ("settings-adminlte.jsonl", 18, 0, 0),
     ("shop-ebrosia.jsonl", 16, 0, 1),
     ("social-twitter.jsonl", 13, 0, 0),

@@ -137,7 +137,10 @@ fn corpora_stay_safe_with_the_signal() {
     let words = run_corpus_with(&root.join("grounding"), &LocalDecider, None).unwrap();
     println!("{own}");
     assert_eq!(own.wrong_target, 0, "{own}");
-    assert!(own.acted_instead <= words.acted_instead, "{own}\nwithout:\n{words}");
+    assert!(
+        own.acted_instead <= words.acted_instead,
+        "{own}\nwithout:\n{words}"
+    );
 }
 
 #[test]
