@@ -1053,10 +1053,16 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
                 bonus = 0.05;
             }
         }
+        // A count after a label ("Bewertungen 1", "Inbox 3") is not a word anyone says.
+        let last = f.label.len().saturating_sub(1);
         let meaningful: Vec<bool> = f
             .label
             .iter()
-            .map(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+            .enumerate()
+            .map(|(k, t)| {
+                !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
+                    && !(k == last && k > 0 && t.is_number())
+            })
             .collect();
         let words = meaningful.iter().filter(|m| **m).count();
         let precision = if words == 0 {
