@@ -1060,8 +1060,8 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             .iter()
             .enumerate()
             .map(|(k, t)| {
-                !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
-                    && !(k == last && k > 0 && t.is_number())
+                let count = k == last && k > 0 && t.is_number();
+                !count && !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
             })
             .collect();
         let words = meaningful.iter().filter(|m| **m).count();
