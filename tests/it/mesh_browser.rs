@@ -366,3 +366,54 @@ fn the_phone_page_pairs_asks_answers_stops_corrects_and_survives_a_reload() {
         15,
     );
 }
+
+/// Issue 10's relations on the phone page itself: a request of its own while "Which city?" waits
+/// runs as a new request (the question is set aside, never given the request as its place), an
+/// answer that fits is taken, and "never mind" cancels.
+#[test]
+fn the_phone_page_tells_a_new_request_from_an_answer() {
+    let weather = WeatherServer::start();
+    let d = Daemon::start(&weather.config());
+    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
+    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
+    phone.goto(started["url"].as_str().unwrap());
+    phone.wait("!document.getElementById('pairing').hidden", 10);
+    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+
+    phone.say("what's the weather?");
+    phone.wait("!document.getElementById('question-box').hidden", 10);
+    let first = rt().block_on(d.state()).interaction.expect("asked").id;
+    // A request of its own: it runs; the city question is set aside.
+    phone.say("what's the weather in Pune");
+    phone.wait("document.getElementById('outcome-class').textContent === 'done' && document.getElementById('outcome').textContent.includes('Pune')", 15);
+    assert_eq!(
+        phone.eval("document.getElementById('question-box').hidden"),
+        true
+    );
+    let store = circe::store::Store::open(&d.database()).unwrap();
+    let old = store.interaction(first).unwrap().unwrap();
+    assert!(old.closed, "{old:?}");
+    assert_eq!(old.pending, circe::model::Pending::None, "{old:?}");
+    assert!(!old.arguments.contains_key("place"), "{old:?}");
+    assert_eq!(
+        weather.geocodes.load(Ordering::SeqCst),
+        1,
+        "only Pune was looked up"
+    );
+
+    // An answer that fits the question is its value.
+    phone.say("what's the weather?");
+    phone.wait("!document.getElementById('question-box').hidden", 10);
+    phone.say("Ahmedabad");
+    phone.wait("document.getElementById('outcome-class').textContent === 'done' && document.getElementById('outcome').textContent.includes('Ahmedabad')", 15);
+
+    // "never mind" cancels the question.
+    phone.say("what's the weather?");
+    phone.wait("!document.getElementById('question-box').hidden", 10);
+    phone.say("never mind");
+    phone.wait("document.getElementById('question-box').hidden", 10);
+    let state = rt().block_on(d.state());
+    let last = state.interaction.expect("the cancelled interaction");
+    assert!(last.closed, "{last:?}");
+    assert_eq!(last.pending, circe::model::Pending::None, "{last:?}");
+}
