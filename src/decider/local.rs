@@ -833,7 +833,9 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
                 .cloned()
                 .collect();
             let (by_concept, covered) = concept_strength(&f.label, &zone_concepts, &verb_concepts);
-            let m = by_word.max(by_concept);
+            let m = by_word
+                .max(by_concept)
+                .max(undoes(&verb_tokens, &f.label[..zone], element));
             if m < 0.75 {
                 continue;
             }
@@ -1113,6 +1115,29 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     }
     apply_ordinals(reading, structure, &mut scores);
     scores
+}
+
+/// "unstar", "unfollow", "unlike", "unpin": undoing a state is done on the
+/// control that shows the state is on ("Starred", "Following", "Liked", or a
+/// pressed or checked "Star"), never on the one that would set it.
+fn undoes(verb: &[&Token], zone: &[Token], element: &crate::director::Element) -> f32 {
+    let [only] = verb else { return 0.0 };
+    let Some(rest) = only.norm.strip_prefix("un").filter(|r| r.len() >= 3) else {
+        return 0.0;
+    };
+    let on = element
+        .states
+        .iter()
+        .any(|s| matches!(s.as_str(), "checked" | "pressed" | "selected"));
+    let shows_on = zone.iter().any(|w| {
+        (w.norm.starts_with(rest) && w.norm.len() > rest.len() + 1)
+            || (on && (w.norm == rest || w.stem == rest))
+    });
+    if shows_on {
+        0.9
+    } else {
+        0.0
+    }
 }
 
 fn role_fits(noun: RoleNoun, class: RoleClass, role: &str) -> bool {

@@ -595,6 +595,34 @@ mod tests {
         assert_eq!(c.request.text, "open the one with seventeen comments");
     }
 
+    /// Undoing a state acts on the control that shows it on, never on the one that sets it.
+    #[test]
+    fn an_un_verb_takes_the_control_that_shows_the_state_on() {
+        let mut pressed = el("p2", "button", "Pin", "Bo: second post Pin");
+        pressed.states = vec!["pressed".into()];
+        let elements = vec![
+            el("s1", "button", "Star", "Ada: first mail Star"),
+            el("s2", "button", "Starred", "Olivia: design review Starred"),
+            el("p1", "button", "Pin", "Ada: first post Pin"),
+            pressed,
+        ];
+        let table = [
+            ("unstar olivia's message", Some("s2")),
+            ("unpin it", Some("p2")),
+            ("unfollow her", None),
+        ];
+        for (text, want) in table {
+            let d = decide(elements.clone(), text);
+            match want {
+                Some(id) => assert!(
+                    matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: id.into() }),
+                    "{text}: {d:?}"
+                ),
+                None => assert!(matches!(&d, Decision::Reject(_)), "{text}: {d:?}"),
+            }
+        }
+    }
+
     /// A bare word that one label is and another acts on asks which was meant.
     #[test]
     fn a_bare_word_that_a_label_acts_on_asks() {
