@@ -1160,6 +1160,12 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
         let Some(ordinal) = phrase.ordinal else {
             continue;
         };
+        if phrase
+            .ordinal_token
+            .is_some_and(|t| spelled_in_a_label(reading, structure, t))
+        {
+            continue;
+        }
         let by_item = matches!(phrase.kind, Kind::Item | Kind::One | Kind::Plain)
             && !structure.items.is_empty()
             && (phrase.kind != Kind::Plain || matches!(ordinal, Ordinal::Number(_)));
@@ -1228,6 +1234,21 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             }
         }
     }
+}
+
+/// "third party plugins" on a page with "Third-party plugins": the ordinal
+/// word and the word after it stand together in a label, so they are its
+/// words, not a count.
+fn spelled_in_a_label(reading: &Reading<'_>, structure: &Structure, t: usize) -> bool {
+    let (Some(word), Some(next)) = (reading.tokens.get(t), reading.tokens.get(t + 1)) else {
+        return false;
+    };
+    let same = |a: &Token, b: &Token| a.norm == b.norm || a.stem == b.stem;
+    structure.facts.iter().any(|f| {
+        f.label
+            .windows(2)
+            .any(|w| same(&w[0], word) && same(&w[1], next))
+    })
 }
 
 /// The elements an ordinal can pick from `pool` (matching elements in reading

@@ -595,6 +595,27 @@ mod tests {
         assert_eq!(c.request.text, "open the one with seventeen comments");
     }
 
+    /// An ordinal word a label spells with the next word said is the label's word.
+    #[test]
+    fn an_ordinal_word_in_a_label_is_a_word() {
+        let elements = vec![
+            el("t", "link", "Third-party plugins", "Guide"),
+            el("a", "link", "Apache", "Guide"),
+            el("w", "link", "Webroot", "Guide"),
+            el("n", "link", "Nginx", "Guide"),
+        ];
+        for (text, want) in [
+            ("third party plugins please", "t"),
+            ("open the third link", "w"),
+        ] {
+            let d = decide(elements.clone(), text);
+            assert!(
+                matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: want.into() }),
+                "{text}: {d:?}"
+            );
+        }
+    }
+
     /// Undoing a state acts on the control that shows it on, never on the one that sets it.
     #[test]
     fn an_un_verb_takes_the_control_that_shows_the_state_on() {

@@ -71,6 +71,9 @@ pub struct Phrase {
     pub content: Vec<usize>,
     pub kind: Kind,
     pub ordinal: Option<Ordinal>,
+    /// The token that said the ordinal ("third", "last"), so a label that
+    /// spells it as a word ("Third-party plugins") can take it back.
+    pub ordinal_token: Option<usize>,
     /// The kind noun was plural ("stories"): a collection, not one item.
     pub plural: bool,
     /// Concept ids named by the content words.
@@ -772,8 +775,10 @@ fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
         let number_after = next.and_then(|n| text::number_word(&n.norm));
         if let Some(n) = text::ordinal_word(&t.norm) {
             p.ordinal = Some(Ordinal::Nth(n));
+            p.ordinal_token = Some(i);
         } else if matches!(t.norm.as_str(), "last" | "final" | "bottom") {
             p.ordinal = Some(Ordinal::Last);
+            p.ordinal_token = Some(i);
         } else if t.norm == "top" && next.is_some() {
             p.ordinal = Some(Ordinal::Nth(1));
         } else if matches!(t.norm.as_str(), "number" | "no" | "nr") && number_after.is_some() {
