@@ -251,6 +251,8 @@ fn quantifies_over_list(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
     let all = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "all");
     let verb = match &reading.verb {
         Verb::Specific { tokens, .. } => tokens.clone().next().map(|i| &reading.tokens[i]),
+        // "select all messages" is the "Select all" checkbox.
+        Verb::Toggle | Verb::Activate => reading.tokens.get(reading.begin),
         _ => None,
     };
     // Only a label that says both the verb and "all" makes it one click.
@@ -689,6 +691,14 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         let skip = consumed.saturating_sub(verb_tokens.len());
         head.into_iter().skip(skip).collect()
     };
+    // "switch it off": the state word after a pronoun belongs to the verb.
+    let head: Vec<&Token> = if reading.verb == Verb::Toggle {
+        head.into_iter()
+            .filter(|t| !matches!(t.norm.as_str(), "on" | "off"))
+            .collect()
+    } else {
+        head
+    };
     // Words that appear nowhere on screen, or only in the page title, cannot
     // tell elements apart.
     // Words that no possible target's own label has (or only the page
@@ -745,6 +755,15 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         .filter(|f| f.primary)
         .filter_map(|f| f.item_slot)
         .collect();
+    let unnamed_toggle = reading.verb == Verb::Toggle && head.is_empty() && qual.is_empty();
+    // The state a state verb leaves: "off" -> off, "on" -> on.
+    let toggles_to = reading.tokens[reading.begin..]
+        .iter()
+        .find_map(|t| match t.norm.as_str() {
+            "off" => Some(false),
+            "on" => Some(true),
+            _ => None,
+        });
     let items_with_toggle: Vec<usize> = structure
         .facts
         .iter()
@@ -796,6 +815,14 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         }
         if reading.verb == Verb::Toggle && f.class != RoleClass::Toggle {
             factor *= 0.8;
+        }
+        // "switch it off", "turn that on": a state verb that names nothing
+        // means a switch, one in the state the verb changes.
+        if unnamed_toggle {
+            let on = element.has_state("checked") || element.has_state("pressed");
+            if f.class != RoleClass::Toggle || toggles_to == Some(on) {
+                continue;
+            }
         }
         let label_concepts = &f.label_concepts;
         let mut explained = 0.0f32;
@@ -1043,6 +1070,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             || reading.qualifier.ordinal.is_some()
             || reading.head.kind != Kind::Plain
             || action == ActionKind::Type
+            || unnamed_toggle
         {
             0.6
         } else {

@@ -561,6 +561,18 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         &["title", "titles", "titel", "titre", "titres", "título"],
     ),
     ("only", &["only", "nur", "seulement", "uniquement", "solo"]),
+    (
+        "general",
+        &[
+            "general",
+            "allgemein",
+            "allgemeine",
+            "allgemeines",
+            "général",
+            "générale",
+            "generales",
+        ],
+    ),
     ("dark", &["dark", "dunkel", "sombre", "oscuro", "night"]),
 ];
 

@@ -595,6 +595,57 @@ mod tests {
         assert_eq!(c.request.text, "open the one with seventeen comments");
     }
 
+    /// A state verb that names nothing means a switch in the state it changes;
+    /// "select all" over a list is the "Select all" control when there is one.
+    #[test]
+    fn state_verbs_without_a_name_and_select_all() {
+        let switch = |id: &str, label: &str, on: bool| {
+            let mut e = el(id, "switch", label, "Notifications");
+            e.states = if on { vec!["checked".into()] } else { vec![] };
+            e
+        };
+        let two_on = vec![
+            switch("a", "Product updates", true),
+            switch("b", "Security alerts", true),
+            switch("c", "Weekly digest", false),
+            el("s", "button", "Save preferences", "Notifications"),
+        ];
+        let one_on = vec![
+            switch("a", "Product updates", true),
+            switch("c", "Weekly digest", false),
+        ];
+        let mut mail = vec![el("all", "checkbox", "Select all", "Select all 1-3 of 3")];
+        for (k, who) in ["Stripe", "Vercel", "Linear"].iter().enumerate() {
+            let row = format!("{who} · Mail number {k}");
+            mail.push(el(
+                &format!("c{k}"),
+                "checkbox",
+                &format!("Select message from {who}"),
+                &row,
+            ));
+            mail.push(el(&format!("s{k}"), "button", "Star", &row));
+        }
+        let table = [
+            (&two_on, "switch it off", None),
+            (&one_on, "switch it off", Some("a")),
+            (&one_on, "turn it on", Some("c")),
+            (&mail, "select all messages", Some("all")),
+        ];
+        for (elements, text, want) in table {
+            let d = decide(elements.clone(), text);
+            match want {
+                Some(id) => assert!(
+                    matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: id.into() }),
+                    "{text}: {d:?}"
+                ),
+                None => assert!(
+                    matches!(&d, Decision::Clarify(c) if c.candidates.len() == 2),
+                    "{text}: {d:?}"
+                ),
+            }
+        }
+    }
+
     /// An ordinal word a label spells with the next word said is the label's word.
     #[test]
     fn an_ordinal_word_in_a_label_is_a_word() {

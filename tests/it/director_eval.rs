@@ -34,10 +34,10 @@ const FIRST_RUN_PENDING: &[&str] = &["mail-adminlte.jsonl", "shop-ebrosia.jsonl"
 /// a floor for correct and a ceiling for wrong targets and acted-instead: nothing may regress.
 /// (file, at least correct, at most wrong, at most acted instead)
 const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
-    ("docs-certbot.jsonl", 21, 0, 0),
-    ("forum-katzen.jsonl", 13, 0, 0),
-    ("mail-adminlte.jsonl", 18, 0, 0),
-    ("settings-adminlte.jsonl", 18, 0, 0),
+    ("docs-certbot.jsonl", 22, 0, 0),
+    ("forum-katzen.jsonl", 14, 0, 0),
+    ("mail-adminlte.jsonl", 20, 0, 0),
+    ("settings-adminlte.jsonl", 19, 0, 0),
     ("shop-ebrosia.jsonl", 16, 0, 1),
     ("social-twitter.jsonl", 13, 0, 0),
 ];
