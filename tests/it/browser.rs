@@ -5,30 +5,6 @@ use crate::util::*;
 use serde_json::json;
 use std::time::Duration;
 
-fn say(d: &Daemon, text: &str) -> serde_json::Value {
-    let out = d.cli(&["say", "--json", "--wait", text]);
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "say {text:?}: {} {}\n{}",
-            stdout(&out),
-            stderr(&out),
-            d.log()
-        )
-    })
-}
-
-fn setup(page: &str) -> (Sites, Daemon, Browser) {
-    let sites = Sites::start();
-    let d = Daemon::start("[node]\nname = \"desk\"\n");
-    let b = Browser::start(&d, &format!("{}{page}", sites.url));
-    wait_connected(&d, Duration::from_secs(30));
-    (sites, d, b)
-}
-
-fn status(v: &serde_json::Value) -> &str {
-    v["operation"]["status"].as_str().unwrap_or("?")
-}
-
 /// The GETs since `since` (the fixture server's log), for checking navigation independently.
 fn gets_since(sites: &Sites, since: usize) -> Vec<String> {
     sites.gets()[since..].to_vec()

@@ -228,3 +228,30 @@ pub fn wait_connected(daemon: &Daemon, within: Duration) {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// `circe say --json --wait TEXT`, parsed; a reply that is not JSON fails with the daemon's log.
+pub fn say(d: &Daemon, text: &str) -> serde_json::Value {
+    let out = d.cli(&["say", "--json", "--wait", text]);
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "say {text:?}: {} {}\n{}",
+            crate::util::stdout(&out),
+            crate::util::stderr(&out),
+            d.log()
+        )
+    })
+}
+
+/// The fixture sites, a daemon named "desk", and Chromium with the extension on `page`, connected.
+pub fn setup(page: &str) -> (Sites, Daemon, Browser) {
+    let sites = Sites::start();
+    let d = Daemon::start("[node]\nname = \"desk\"\n");
+    let b = Browser::start(&d, &format!("{}{page}", sites.url));
+    wait_connected(&d, Duration::from_secs(30));
+    (sites, d, b)
+}
+
+/// The operation's status in a `say --json` reply.
+pub fn status(v: &serde_json::Value) -> &str {
+    v["operation"]["status"].as_str().unwrap_or("?")
+}

@@ -7,30 +7,6 @@ use crate::util::*;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-fn say(d: &Daemon, text: &str) -> Value {
-    let out = d.cli(&["say", "--json", "--wait", text]);
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "say {text:?}: {} {}\n{}",
-            stdout(&out),
-            stderr(&out),
-            d.log()
-        )
-    })
-}
-
-fn setup(page: &str) -> (Sites, Daemon, Browser) {
-    let sites = Sites::start();
-    let d = Daemon::start("[node]\nname = \"desk\"\n");
-    let b = Browser::start(&d, &format!("{}{page}", sites.url));
-    wait_connected(&d, Duration::from_secs(30));
-    (sites, d, b)
-}
-
-fn status(v: &Value) -> &str {
-    v["operation"]["status"].as_str().unwrap_or("?")
-}
-
 /// The actions of an operation's steps, in order, without the observations.
 fn acts(op: &Value) -> Vec<String> {
     op["steps"]

@@ -4,33 +4,7 @@
 //! and `circe serve`; the fixture pages are `tests/fixtures/sites/scan/`.
 
 use crate::browser_util::*;
-use crate::util::*;
 use serde_json::{json, Value};
-use std::time::Duration;
-
-fn say(d: &Daemon, text: &str) -> Value {
-    let out = d.cli(&["say", "--json", "--wait", text]);
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "say {text:?}: {} {}\n{}",
-            stdout(&out),
-            stderr(&out),
-            d.log()
-        )
-    })
-}
-
-fn setup(page: &str) -> (Sites, Daemon, Browser) {
-    let sites = Sites::start();
-    let d = Daemon::start("[node]\nname = \"desk\"\n");
-    let b = Browser::start(&d, &format!("{}{page}", sites.url));
-    wait_connected(&d, Duration::from_secs(30));
-    (sites, d, b)
-}
-
-fn status(v: &Value) -> &str {
-    v["operation"]["status"].as_str().unwrap_or("?")
-}
 
 /// The observation the operation grounded its decision in (its first step's evidence).
 fn observation(v: &Value) -> &Value {
