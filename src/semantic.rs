@@ -294,6 +294,14 @@ impl Semantic {
         self.vectors(&texts).map(|_| ())
     }
 
+    /// Embeds the request's words ahead of the observation (they do not
+    /// depend on it), so that [`Self::similarity`] only embeds what does.
+    pub fn prepare(&self, request: &str) -> anyhow::Result<()> {
+        let reading = crate::director::utterance::read(request);
+        self.vectors(&[reading.request().trim().to_string()])?;
+        Ok(())
+    }
+
     /// The similarity of `request` to every element of `observation`.
     pub fn similarity(
         &self,
@@ -468,6 +476,16 @@ mod tests {
         assert_eq!(
             counter.0.load(std::sync::atomic::Ordering::SeqCst),
             first + 2
+        );
+        // A request prepared while the page was read leaves only its
+        // unexplained words ("star" is no label's word here) for afterwards.
+        semantic.prepare("star bo's answer").unwrap();
+        let prepared = counter.0.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(prepared, first + 3);
+        semantic.similarity("star bo's answer", &obs).unwrap();
+        assert_eq!(
+            counter.0.load(std::sync::atomic::Ordering::SeqCst),
+            prepared + 1
         );
     }
 

@@ -65,6 +65,19 @@ impl BrowserExecutor {
         self
     }
 
+    /// Starts embedding the request's words on a blocking thread, so that
+    /// [`Self::similarity`] after the observation finds them cached.
+    fn prepare_similarity(&self, request: &str) {
+        if let Some(semantic) = self.semantic.clone() {
+            let request = request.to_string();
+            tokio::task::spawn_blocking(move || {
+                if let Err(e) = semantic.prepare(&request) {
+                    tracing::debug!("semantic signal: request not prepared: {e}");
+                }
+            });
+        }
+    }
+
     /// The request's similarity to every element, computed off the async
     /// threads (a new page's labels take ~0.5–2 s; cached ones are free).
     /// None when the signal is off, fails, or takes longer than
@@ -273,6 +286,8 @@ impl BrowserExecutor {
         while k < texts.len() {
             // Not done (yet): this step and the ones after it, in the person's words.
             let left = |k: usize| texts[k..].to_vec();
+            // The request's own embedding needs no page: it is computed while the page is read.
+            self.prepare_similarity(&texts[k]);
             let Seen {
                 observation,
                 raw,
