@@ -42,8 +42,7 @@ pub fn private_dir(dir: &Path) -> Result<(), ControlError> {
         path: dir.to_path_buf(),
         source,
     };
-    std::fs::create_dir_all(dir).map_err(io)?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)
+    crate::private::dir(dir).map_err(io)
 }
 
 /// Bind the socket (private to this user), replacing a stale one.

@@ -18,6 +18,8 @@ pub struct Daemon {
     env: Vec<(String, String)>,
     /// The network namespace (of this process id) the daemon and its CLI run in, if not ours.
     netns: Option<u32>,
+    /// The umask `circe serve` starts under, if not this process's.
+    umask: Option<libc::mode_t>,
 }
 
 impl Daemon {
@@ -55,6 +57,7 @@ impl Daemon {
             child: None,
             env: Vec::new(),
             netns: None,
+            umask: None,
         }
     }
 
@@ -67,14 +70,32 @@ impl Daemon {
         d
     }
 
+    /// Start `circe serve` under `umask` (e.g. 0o022, which leaves new files readable by others).
+    pub fn start_under_umask(config: &str, umask: libc::mode_t) -> Daemon {
+        let mut d = Daemon::start_stopped(config);
+        d.umask = Some(umask);
+        d.spawn();
+        d
+    }
+
     pub fn spawn(&mut self) {
+        use std::os::unix::process::CommandExt as _;
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(self.dir.path().join("serve.log"))
             .unwrap();
-        let child = self
-            .command()
+        let mut command = self.command();
+        if let Some(mask) = self.umask {
+            // SAFETY: umask is async-signal-safe and touches no memory.
+            unsafe {
+                command.pre_exec(move || {
+                    libc::umask(mask);
+                    Ok(())
+                });
+            }
+        }
+        let child = command
             .arg("serve")
             .stdout(Stdio::null())
             .stderr(log)
