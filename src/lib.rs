@@ -9,8 +9,10 @@
 //! - `executor`, `weather`: the executor seam and the weather connector;
 //! - `protocol`, `client`: the control API's wire format and its client;
 //! - `mesh`: paired devices, the HTTP + WebSocket listener and the phone client;
+//! - `accept`: what every accept loop does when `accept` fails (pause, log rarely);
 //! - `daemon`: the composition root (`circe serve`); `cli`: the command line.
 
+pub mod accept;
 pub mod browser;
 pub mod cli;
 pub mod client;

@@ -196,9 +196,17 @@ impl Bridge {
     /// Accept native hosts until the listener fails.
     pub async fn serve(self: Arc<Bridge>, listener: UnixListener) {
         let me = unsafe { libc::geteuid() };
+        let mut pause = crate::accept::Pause::new("browser");
         loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => {
+                    pause.accepted();
+                    stream
+                }
+                Err(e) => {
+                    pause.failed(&e).await;
+                    continue;
+                }
             };
             if !stream.peer_cred().is_ok_and(|c| c.uid() == me) {
                 tracing::warn!("refused a browser connection from another user");

@@ -63,11 +63,15 @@ pub fn bind(path: &Path) -> Result<UnixListener, ControlError> {
 
 pub async fn serve(listener: UnixListener, engine: Arc<Engine>, mesh: Option<Arc<Mesh>>) {
     let me = unsafe { libc::geteuid() };
+    let mut pause = crate::accept::Pause::new("control");
     loop {
         let (stream, _) = match listener.accept().await {
-            Ok(s) => s,
+            Ok(s) => {
+                pause.accepted();
+                s
+            }
             Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
+                pause.failed(&e).await;
                 continue;
             }
         };

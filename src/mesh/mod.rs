@@ -16,6 +16,7 @@ pub mod pairing;
 pub mod peer;
 pub mod policy;
 pub mod server;
+pub mod slots;
 pub mod tls;
 
 use crate::clock;
@@ -82,6 +83,16 @@ pub struct Mesh {
     pub peers: peer::Peers,
     /// The stored preferences, as the executors read them.
     preferences: Arc<Preferences>,
+    /// TCP connections held now (`[mesh] max_connections`, per address too).
+    pub connections: Arc<slots::Slots>,
+    /// TLS handshakes in progress (`server::MAX_HANDSHAKES`, per address too; the oldest is
+    /// evicted for a newcomer).
+    pub handshakes: Arc<slots::Evicting>,
+    /// WebSockets that have not authenticated yet (`server::MAX_UNAUTHENTICATED`, per address
+    /// too); authenticated ones count against `max_sockets` instead.
+    pub unauthenticated: Arc<slots::Slots>,
+    /// `[mesh] header_timeout_ms`.
+    pub header_timeout: std::time::Duration,
     /// A pairing with another node that this one started (`circe join`), awaiting approval there.
     joining: tokio::sync::Mutex<Option<Joining>>,
 }
@@ -147,6 +158,21 @@ impl Mesh {
             failure_buckets: Mutex::new(HashMap::new()),
             peers: peer::Peers::default(),
             preferences,
+            connections: slots::Slots::new(
+                config.mesh.max_connections,
+                config.mesh.max_connections_per_address,
+            ),
+            handshakes: slots::Evicting::new(
+                server::MAX_HANDSHAKES,
+                server::MAX_HANDSHAKES_PER_ADDRESS,
+            ),
+            unauthenticated: slots::Slots::new(
+                server::MAX_UNAUTHENTICATED,
+                server::MAX_UNAUTHENTICATED_PER_ADDRESS,
+            ),
+            header_timeout: std::time::Duration::from_millis(
+                config.mesh.header_timeout_ms.max(100),
+            ),
             joining: tokio::sync::Mutex::new(None),
         })
     }

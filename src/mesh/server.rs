@@ -7,11 +7,12 @@
 //! - no CORS header is ever sent, no cookie is set, and no GET changes state;
 //! - WebSocket messages and frames are capped at 64 KiB (a larger one closes the socket);
 //! - the first message must be `auth` or `pair` within 5 s, or the socket is closed (4401);
-//! - with TLS on, nothing is served before a completed TLS handshake (10 s at most each);
+//! - with TLS on, nothing is served before a completed TLS handshake (3 s at most each);
+//! - connections, handshakes and unauthenticated sockets are counted (`slots`) in total and per
+//!   address; a request head must arrive within `[mesh] header_timeout_ms`;
 //! - stop is never rate limited; submits are limited per device (5/s, burst 20).
 
 use super::policy::{self, MessageKind};
-use super::tls::TlsListener;
 use super::{pairing::Stage, Mesh};
 use crate::config::TlsMode;
 use crate::daemon::control;
@@ -23,7 +24,6 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt as _;
 use futures_util::{SinkExt, StreamExt};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -34,6 +34,15 @@ use tokio::sync::mpsc;
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// How long a new socket has to authenticate.
 pub const AUTH_DEADLINE: Duration = Duration::from_secs(5);
+/// How long a client has to finish the TLS handshake.
+pub const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(3);
+/// TLS handshakes in progress at once, in total and from one address; a newer one evicts the
+/// oldest (`slots::Evicting`).
+pub const MAX_HANDSHAKES: usize = 64;
+pub const MAX_HANDSHAKES_PER_ADDRESS: usize = 8;
+/// WebSockets that have not authenticated yet, in total and from one address.
+pub const MAX_UNAUTHENTICATED: usize = 32;
+pub const MAX_UNAUTHENTICATED_PER_ADDRESS: usize = 8;
 
 /// Close codes.
 pub const CLOSE_UNAUTHENTICATED: u16 = 4401;
@@ -85,25 +94,95 @@ pub fn router(mesh: Arc<Mesh>) -> axum::Router {
         .with_state(mesh)
 }
 
-/// Serve `router` on `listener` until the task is aborted; with `tls`, every connection first
-/// completes a TLS handshake (`tls::TlsListener`; a plaintext client is dropped).
+/// Serve `router` on `listener` until the task is aborted. Each connection takes a slot
+/// (`[mesh] max_connections`, in total and per address; without one it is closed at once), then,
+/// with `tls`, finishes its handshake within `HANDSHAKE_DEADLINE` holding a handshake slot, and
+/// must send each request head within `[mesh] header_timeout_ms`. A failed accept pauses the
+/// loop (`accept::Pause`).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     mesh: Arc<Mesh>,
     tls: Option<Arc<rustls::ServerConfig>>,
 ) {
-    let app = router(mesh).into_make_service_with_connect_info::<SocketAddr>();
-    let served = match tls {
-        None => axum::serve(listener, app).await,
-        Some(config) => match TlsListener::new(listener, config) {
-            // `tap_io` only so axum's `ConnectInfo<SocketAddr>` applies to this listener (it is
-            // implemented for `TapIo<L, _>` whose address is a `SocketAddr`).
-            Ok(l) => axum::serve(l.tap_io(|_| {}), app).await,
-            Err(e) => Err(e),
-        },
-    };
+    let app = router(mesh.clone());
+    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
+    let mut pause = crate::accept::Pause::new("mesh");
+    let mut refusals = crate::accept::Rarely::default();
+    loop {
+        let (tcp, peer) = match listener.accept().await {
+            Ok(accepted) => {
+                pause.accepted();
+                accepted
+            }
+            Err(e) => {
+                pause.failed(&e).await;
+                continue;
+            }
+        };
+        let slot = match mesh.connections.take(peer.ip()) {
+            Ok(slot) => slot,
+            Err(full) => {
+                // Closed at once: a flood costs this node a descriptor for a moment only.
+                if let Some(left_out) = refusals.due(std::time::Instant::now()) {
+                    tracing::warn!(%peer, ?full, left_out, "mesh connections full; closing new ones");
+                }
+                continue;
+            }
+        };
+        let (app, mesh, acceptor) = (app.clone(), mesh.clone(), acceptor.clone());
+        tokio::spawn(async move {
+            let _slot = slot;
+            let _ = tcp.set_nodelay(true);
+            match acceptor {
+                None => connection_http(tcp, peer, app, mesh.header_timeout).await,
+                Some(acceptor) => {
+                    let handshake = mesh.handshakes.take(peer.ip());
+                    let accepted = tokio::select! {
+                        a = tokio::time::timeout(HANDSHAKE_DEADLINE, acceptor.accept(tcp)) => a,
+                        _ = handshake.evicted.cancelled() => {
+                            tracing::debug!(%peer, "TLS handshake evicted by a newer one");
+                            return;
+                        }
+                    };
+                    let tls = match accepted {
+                        Ok(Ok(tls)) => tls,
+                        Ok(Err(e)) => {
+                            tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                            return;
+                        }
+                        Err(_) => {
+                            tracing::debug!(%peer, "TLS handshake timed out");
+                            return;
+                        }
+                    };
+                    drop(handshake);
+                    connection_http(tls, peer, app, mesh.header_timeout).await
+                }
+            }
+        });
+    }
+}
+
+/// Serve HTTP/1.1 (and WebSocket upgrades) on one connection, with `peer` as axum's
+/// `ConnectInfo`.
+async fn connection_http<I>(io: I, peer: SocketAddr, app: axum::Router, header_timeout: Duration)
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    use tower_service::Service as _;
+    let service =
+        hyper::service::service_fn(move |mut request: HttpRequest<hyper::body::Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            app.clone().call(request.map(axum::body::Body::new))
+        });
+    let served = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service)
+        .with_upgrades()
+        .await;
     if let Err(e) = served {
-        tracing::error!(error = %e, "the mesh listener failed");
+        tracing::debug!(%peer, error = %e, "mesh connection ended");
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::util::*;
 use std::path::Path;
+use std::time::Duration;
 
 /// Every directory under `dir` (itself included) and every file in them, with its mode.
 fn modes_under(dir: &Path) -> Vec<(String, u32, bool)> {
@@ -21,7 +22,13 @@ fn modes_under(dir: &Path) -> Vec<(String, u32, bool)> {
 #[test]
 fn store_files_are_private_under_umask_022() {
     let weather = WeatherServer::start();
-    let d = Daemon::start_under_umask(&weather.config(), 0o022);
+    let d = Daemon::start_launched(
+        &weather.config(),
+        Launch {
+            umask: Some(0o022),
+            ..Launch::default()
+        },
+    );
     // A write, so the WAL and shared-memory files exist too.
     let done = d.cli(&["say", "--wait", "weather in Pune"]);
     assert!(done.status.success(), "{}", stderr(&done));
@@ -45,4 +52,203 @@ fn store_files_are_private_under_umask_022() {
         assert_eq!(*mode, want, "{path} is {mode:o}, not {want:o}");
     }
     assert_eq!(file_mode(&d.dir.path().join("run/circe/mesh.addr")), 0o600);
+}
+
+/// A TCP connection to `addr` from `from` (any 127.0.0.0/8 address: one "machine" each) that
+/// sends the start of a request head and then nothing more.
+async fn half_open(from: &str, addr: &str) -> std::io::Result<tokio::net::TcpStream> {
+    use tokio::io::AsyncWriteExt;
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(format!("{from}:0").parse().unwrap())?;
+    let mut s = socket.connect(addr.parse().unwrap()).await?;
+    s.write_all(format!("GET / HTTP/1.1\r\nHost: {addr}\r\n").as_bytes())
+        .await?;
+    Ok(s)
+}
+
+/// How many of `streams` the server still holds open (no EOF, no reset, nothing to read).
+async fn held(streams: &mut [tokio::net::TcpStream]) -> usize {
+    use tokio::io::AsyncReadExt;
+    let mut n = 0;
+    for s in streams.iter_mut() {
+        let mut buf = [0u8; 64];
+        if tokio::time::timeout(Duration::from_millis(2), s.read(&mut buf))
+            .await
+            .is_err()
+        {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// `circe state` over the control socket, and how long it took.
+async fn timed_state(d: &Daemon) -> Duration {
+    let start = std::time::Instant::now();
+    tokio::time::timeout(Duration::from_secs(5), d.state())
+        .await
+        .expect("circe state answers within 5 s");
+    start.elapsed()
+}
+
+const HALF_OPEN: &str = "[node]\nname = \"desk\"\n[mesh]\nlisten = \"127.0.0.1:0\"\nmax_connections = 48\nmax_connections_per_address = 16\nheader_timeout_ms = 1500\n";
+
+#[test]
+fn half_open_connections_neither_stall_the_daemon_nor_flood_the_log() {
+    // 256 descriptors (lowered, as a small default would be): the 1,010 half-open
+    // connections against 1,024 is the same attack at a quarter of the size.
+    let d = Daemon::start_launched(
+        HALF_OPEN,
+        Launch {
+            open_files: Some(256),
+            ..Launch::default()
+        },
+    );
+    let addr = d.mesh_addr();
+    let log_before = d.log().len();
+    rt().block_on(async {
+        // One machine opens 100: it holds its 16, the rest are closed at once, and another
+        // machine is still served meanwhile.
+        let mut one = Vec::new();
+        for _ in 0..100 {
+            one.push(half_open("127.0.0.2", &addr).await.unwrap());
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let n = held(&mut one).await;
+        assert_eq!(
+            n, 16,
+            "one address holds at most max_connections_per_address"
+        );
+        let (code, head) = tokio::task::spawn_blocking({
+            let addr = addr.clone();
+            move || crate::mesh::http(&addr, "GET", "/healthz", &[("Host", &addr)])
+        })
+        .await
+        .unwrap();
+        assert_eq!(
+            code, 200,
+            "another address is served during the flood: {head}"
+        );
+
+        // Eight machines open 400: the listener holds max_connections, the control socket
+        // answers at once, and the held ones are closed after the header timeout.
+        let mut many = Vec::new();
+        for i in 0..400 {
+            let from = format!("127.0.0.{}", 3 + i % 8);
+            many.push(half_open(&from, &addr).await.unwrap());
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let n = held(&mut many).await + held(&mut one).await;
+        assert!(n <= 48, "{n} connections held; the cap is 48");
+        let took = timed_state(&d).await;
+        assert!(
+            took < Duration::from_millis(500),
+            "state took {took:?} during the flood"
+        );
+        eprintln!("state during the half-open flood: {took:?}");
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let n = held(&mut many).await + held(&mut one).await;
+        assert_eq!(n, 0, "every half-open connection is closed after 1.5 s");
+
+        // Descriptors run out on the control socket itself: the accept loop pauses and logs
+        // rarely, and serves again as soon as descriptors are free.
+        let mut hogs = Vec::new();
+        for _ in 0..300 {
+            match tokio::net::UnixStream::connect(d.socket()).await {
+                Ok(s) => hogs.push(s),
+                Err(e) => panic!("connect: {e}"),
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        drop(hogs);
+        let took = timed_state(&d).await;
+        assert!(
+            took < Duration::from_millis(2500),
+            "state took {took:?} after the flood"
+        );
+        eprintln!("state once descriptors are free: {took:?}");
+    });
+    let log = d.log();
+    let grown = log.len() - log_before;
+    let failures = log.matches("accept failed").count();
+    assert!(
+        log.contains("accept failed") && failures <= 3,
+        "the descriptor flood is logged, rarely: {failures} lines"
+    );
+    assert!(grown < 16 * 1024, "the log grew by {grown} bytes");
+    eprintln!(
+        "log grew by {grown} bytes, {failures} accept-failure lines:\n{}",
+        &log[log_before..]
+    );
+}
+
+const TLS_HALF_OPEN: &str = "[node]\nname = \"desk\"\n[mesh]\nlisten = \"127.0.0.1:0\"\ntls = \"on\"\nheader_timeout_ms = 1500\n";
+
+#[test]
+fn silent_tls_connections_do_not_delay_a_real_handshake() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let d = Daemon::start(TLS_HALF_OPEN);
+    assert!(d.mesh_tls());
+    let addr = d.mesh_addr();
+    rt().block_on(async {
+        let node = crate::mesh::node_id(&d).await;
+        // 130 connections that never start a handshake, from ten machines and from the real
+        // client's own address: more than every handshake slot (64, 8 per address).
+        let mut idle = Vec::new();
+        for i in 0..138 {
+            let from = if i < 8 {
+                "127.0.0.1".to_string()
+            } else {
+                format!("127.0.0.{}", 2 + i % 10)
+            };
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+            idle.push(socket.connect(addr.parse().unwrap()).await.unwrap());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let started = std::time::Instant::now();
+        let (code, head) =
+            crate::mesh_tls::https(&addr, &node, "GET", "/healthz", &[("Host", &addr)])
+                .await
+                .unwrap();
+        let took = started.elapsed();
+        assert_eq!(code, 200, "{head}");
+        assert!(
+            took < Duration::from_secs(1),
+            "a real handshake took {took:?}"
+        );
+        eprintln!("a real handshake and request behind 138 silent connections: {took:?}");
+        // Every silent one is gone after the 3 s handshake deadline.
+        tokio::time::sleep(Duration::from_millis(3300)).await;
+        assert_eq!(
+            held(&mut idle).await,
+            0,
+            "silent connections are closed after 3 s"
+        );
+
+        // A completed handshake, then half a request head: closed after the header timeout.
+        let tcp = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let connector =
+            tokio_rustls::TlsConnector::from(circe::mesh::tls::pinned_client_config(&node));
+        let ip: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+        let mut s = connector
+            .connect(rustls::pki_types::ServerName::IpAddress(ip.into()), tcp)
+            .await
+            .unwrap();
+        s.write_all(format!("GET / HTTP/1.1\r\nHost: {addr}\r\n").as_bytes())
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        let mut buf = [0u8; 256];
+        let read = tokio::time::timeout(Duration::from_secs(5), s.read(&mut buf)).await;
+        let took = started.elapsed();
+        assert!(
+            matches!(read, Ok(Ok(_)) | Ok(Err(_))),
+            "the connection is closed, not held: {read:?}"
+        );
+        assert!(
+            took >= Duration::from_millis(1200) && took < Duration::from_millis(2500),
+            "closed after {took:?}; the header timeout is 1.5 s"
+        );
+    });
 }

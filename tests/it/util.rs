@@ -18,8 +18,17 @@ pub struct Daemon {
     env: Vec<(String, String)>,
     /// The network namespace (of this process id) the daemon and its CLI run in, if not ours.
     netns: Option<u32>,
-    /// The umask `circe serve` starts under, if not this process's.
-    umask: Option<libc::mode_t>,
+    /// How `circe serve` is started, beyond this process's own settings.
+    launch: Launch,
+}
+
+/// Process settings for `circe serve` (lowered, never raised).
+#[derive(Clone, Copy, Default)]
+pub struct Launch {
+    /// The umask (e.g. 0o022, which leaves new files readable by others).
+    pub umask: Option<libc::mode_t>,
+    /// The descriptor limit (`RLIMIT_NOFILE`, soft and hard).
+    pub open_files: Option<u64>,
 }
 
 impl Daemon {
@@ -57,7 +66,7 @@ impl Daemon {
             child: None,
             env: Vec::new(),
             netns: None,
-            umask: None,
+            launch: Launch::default(),
         }
     }
 
@@ -70,10 +79,10 @@ impl Daemon {
         d
     }
 
-    /// Start `circe serve` under `umask` (e.g. 0o022, which leaves new files readable by others).
-    pub fn start_under_umask(config: &str, umask: libc::mode_t) -> Daemon {
+    /// Start `circe serve` with `launch`'s process settings.
+    pub fn start_launched(config: &str, launch: Launch) -> Daemon {
         let mut d = Daemon::start_stopped(config);
-        d.umask = Some(umask);
+        d.launch = launch;
         d.spawn();
         d
     }
@@ -86,14 +95,24 @@ impl Daemon {
             .open(self.dir.path().join("serve.log"))
             .unwrap();
         let mut command = self.command();
-        if let Some(mask) = self.umask {
-            // SAFETY: umask is async-signal-safe and touches no memory.
-            unsafe {
-                command.pre_exec(move || {
+        let launch = self.launch;
+        // SAFETY: umask and setrlimit are async-signal-safe; nothing is allocated.
+        unsafe {
+            command.pre_exec(move || {
+                if let Some(mask) = launch.umask {
                     libc::umask(mask);
-                    Ok(())
-                });
-            }
+                }
+                if let Some(n) = launch.open_files {
+                    let limit = libc::rlimit {
+                        rlim_cur: n,
+                        rlim_max: n,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
         }
         let child = command
             .arg("serve")
