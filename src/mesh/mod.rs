@@ -88,9 +88,10 @@ pub struct Mesh {
     /// TLS handshakes in progress (`server::MAX_HANDSHAKES`, per address too; the oldest is
     /// evicted for a newcomer).
     pub handshakes: Arc<slots::Evicting>,
-    /// WebSockets that have not authenticated yet (`server::MAX_UNAUTHENTICATED`, per address
-    /// too); authenticated ones count against `max_sockets` instead.
-    pub unauthenticated: Arc<slots::Slots>,
+    /// WebSockets that have not sent their first message (`server::MAX_UNAUTHENTICATED`, per
+    /// address too; the oldest is evicted for a newcomer); authenticated ones count against
+    /// `max_sockets` instead.
+    pub unauthenticated: Arc<slots::Evicting>,
     /// `[mesh] header_timeout_ms`.
     pub header_timeout: std::time::Duration,
     /// A pairing with another node that this one started (`circe join`), awaiting approval there.
@@ -166,7 +167,7 @@ impl Mesh {
                 server::MAX_HANDSHAKES,
                 server::MAX_HANDSHAKES_PER_ADDRESS,
             ),
-            unauthenticated: slots::Slots::new(
+            unauthenticated: slots::Evicting::new(
                 server::MAX_UNAUTHENTICATED,
                 server::MAX_UNAUTHENTICATED_PER_ADDRESS,
             ),

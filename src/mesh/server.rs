@@ -40,7 +40,8 @@ pub const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(3);
 /// oldest (`slots::Evicting`).
 pub const MAX_HANDSHAKES: usize = 64;
 pub const MAX_HANDSHAKES_PER_ADDRESS: usize = 8;
-/// WebSockets that have not authenticated yet, in total and from one address.
+/// WebSockets that have not sent their first message yet, in total and from one address; a
+/// newer one evicts the oldest (`slots::Evicting`).
 pub const MAX_UNAUTHENTICATED: usize = 32;
 pub const MAX_UNAUTHENTICATED_PER_ADDRESS: usize = 8;
 
@@ -242,12 +243,23 @@ async fn upgrade(
     _headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
+    // Refused before upgrading, so a flood of sockets costs this node no task and no buffer.
+    if !mesh.failures_allow(peer.ip(), false) {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many failed attempts from this address; wait a minute",
+        )
+            .into_response();
+    }
+    // A place among the sockets not yet authenticated; a newcomer evicts the oldest (of its
+    // address when that address holds its share), so silent sockets never keep a device out.
+    let waiting = mesh.unauthenticated.take(peer.ip());
     ws.max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
         // One reply may be a whole state with its operations' evidence (a browser step keeps its
         // observation): as large as a node client accepts (`tls::MAX_RECEIVE_BYTES`).
         .max_write_buffer_size(super::tls::MAX_RECEIVE_BYTES)
-        .on_upgrade(move |socket| connection(socket, mesh, peer))
+        .on_upgrade(move |socket| connection(socket, mesh, peer, waiting))
 }
 
 fn json_text(v: serde_json::Value) -> Message {
@@ -287,13 +299,12 @@ enum Hello {
     },
 }
 
-async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
-    let Some(_total) = mesh.admit() else {
-        let _ = socket
-            .send(close(CLOSE_TOO_MANY, "too many connections"))
-            .await;
-        return;
-    };
+async fn connection(
+    mut socket: WebSocket,
+    mesh: Arc<Mesh>,
+    peer: SocketAddr,
+    waiting: super::slots::Evictable,
+) {
     // The challenge a node signs to authenticate; phones ignore it.
     let challenge = super::identity::base32(&super::identity::random_bytes(16));
     let hello = serde_json::json!({
@@ -307,22 +318,39 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
     if socket.send(json_text(hello)).await.is_err() {
         return;
     }
-    let first = match tokio::time::timeout(AUTH_DEADLINE, socket.recv()).await {
+    let ip = peer.ip();
+    let first = tokio::select! {
+        first = tokio::time::timeout(AUTH_DEADLINE, socket.recv()) => first,
+        _ = waiting.evicted.cancelled() => {
+            // Evicted for a newer socket after waiting silently: a failed attempt.
+            mesh.failures_allow(ip, true);
+            let _ = socket
+                .send(close(CLOSE_UNAUTHENTICATED, "evicted by a newer socket; authenticate first"))
+                .await;
+            return;
+        }
+    };
+    // The first message is in: the place is free for the next socket.
+    drop(waiting);
+    let first = match first {
         Ok(Some(Ok(Message::Text(t)))) => t,
         Ok(Some(Ok(_))) | Ok(Some(Err(_))) | Ok(None) => {
+            mesh.failures_allow(ip, true);
             let _ = socket
                 .send(close(CLOSE_UNAUTHENTICATED, "authenticate first"))
                 .await;
             return;
         }
         Err(_) => {
+            // Silence is a failed attempt too: an address that keeps sockets open without
+            // authenticating runs out of attempts like one that guesses.
+            mesh.failures_allow(ip, true);
             let _ = socket
                 .send(close(CLOSE_UNAUTHENTICATED, "no authentication within 5 s"))
                 .await;
             return;
         }
     };
-    let ip = peer.ip();
     if !mesh.failures_allow(ip, false) {
         let _ = socket
             .send(json_text(serde_json::json!({"type": "authFailed", "code": "rate_limited", "message": "too many failed attempts; wait a minute"})))
@@ -330,14 +358,12 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
         let _ = socket.send(close(CLOSE_TOO_MANY, "rate limited")).await;
         return;
     }
-    let device = match serde_json::from_str::<Hello>(first.as_str()) {
+    // What to send once the socket is registered (pairing sends its own `paired`).
+    let (device, ok) = match serde_json::from_str::<Hello>(first.as_str()) {
         Ok(Hello::Auth { token }) => match mesh.authenticate(&token) {
             Some(device) => {
                 let ok = serde_json::json!({"type": "authOk", "device": device});
-                if socket.send(json_text(ok)).await.is_err() {
-                    return;
-                }
-                device
+                (device, Some(ok))
             }
             None => {
                 mesh.failures_allow(ip, true);
@@ -352,7 +378,7 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
         },
         Ok(Hello::Pair { code, name }) => {
             match pair(&mut socket, &mesh, &code, &name, None).await {
-                Some(device) => device,
+                Some(device) => (device, None),
                 None => {
                     mesh.failures_allow(ip, true);
                     return;
@@ -370,10 +396,7 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
                     "type": "authOk", "device": device,
                     "signature": super::identity::hex(&mesh.identity.sign(&proof)),
                 });
-                if socket.send(json_text(ok)).await.is_err() {
-                    return;
-                }
-                device
+                (device, Some(ok))
             }
             _ => {
                 mesh.failures_allow(ip, true);
@@ -413,7 +436,7 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
             }
             let offer = super::NodeOffer { public_key, role };
             match pair(&mut socket, &mesh, &code, &name, Some(offer)).await {
-                Some(device) => device,
+                Some(device) => (device, None),
                 None => {
                     mesh.failures_allow(ip, true);
                     return;
@@ -431,15 +454,25 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
             return;
         }
     };
-    let Some((_registration, revoked)) = mesh.register(&device.id) else {
+    // Authenticated: from now on the socket counts against `max_sockets` (and the device's 4),
+    // checked before `authOk` so a socket over a limit is never told it is in.
+    let registered = mesh
+        .admit()
+        .and_then(|total| mesh.register(&device.id).map(|r| (total, r)));
+    let Some((_total, (_registration, revoked))) = registered else {
         let _ = socket
             .send(close(
                 CLOSE_TOO_MANY,
-                "too many connections for this device",
+                "too many connections for this device or this node",
             ))
             .await;
         return;
     };
+    if let Some(ok) = ok {
+        if socket.send(json_text(ok)).await.is_err() {
+            return;
+        }
+    }
     authenticated(socket, mesh, device, revoked).await;
 }
 

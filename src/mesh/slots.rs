@@ -1,8 +1,8 @@
-//! Counted places, in total and per peer address. Connections and sockets that have not
-//! authenticated yet each have their own `Slots`: when full, a newcomer is refused. TLS handshakes
-//! in progress have `Evicting` places: when full, a newcomer ends the oldest handshake instead
-//! (a real one takes milliseconds, so what is evicted is what has waited longest, and a flood of
-//! silent connections cannot keep a real client out, even from the same address). A `Slot` or an
+//! Counted places, in total and per peer address. Connections have `Slots`: when full, a
+//! newcomer is refused. TLS handshakes in progress and sockets that have not sent their first
+//! message have `Evicting` places: when full, a newcomer ends the oldest instead (a real client
+//! needs milliseconds there, so what is evicted is what has waited longest, and a flood of silent
+//! connections cannot keep a real client out, even from the same address). A `Slot` or an
 //! `Evictable` gives its place back when dropped, however its task ends.
 
 use std::collections::{HashMap, VecDeque};

@@ -252,3 +252,83 @@ fn silent_tls_connections_do_not_delay_a_real_handshake() {
         );
     });
 }
+
+/// Open a WebSocket to the mesh from `from` and send nothing: `Ok` when upgraded (the socket
+/// stays open), `Err(status)` when the upgrade was refused.
+async fn silent_socket(from: &str, addr: &str) -> Result<crate::mesh::Ws, u16> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let tcp = socket.connect(addr.parse().unwrap()).await.unwrap();
+    let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+    req.headers_mut()
+        .insert("Origin", format!("http://{addr}").parse().unwrap());
+    match tokio_tungstenite::client_async(req, tokio_tungstenite::MaybeTlsStream::Plain(tcp)).await
+    {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => Err(r.status().as_u16()),
+        Err(e) => panic!("upgrade: {e}"),
+    }
+}
+
+#[test]
+fn silent_sockets_do_not_lock_out_paired_devices() {
+    let d = Daemon::start("");
+    let addr = d.mesh_addr();
+    rt().block_on(async {
+        let (token, _) = crate::mesh::pair(&d, "Pixel").await;
+        // Another machine opens 64 sockets and never authenticates (the issue: enough to fill
+        // `max_sockets` and keep every device out with 4429, again every few seconds).
+        let mut silent = Vec::new();
+        let mut refused = 0;
+        for _ in 0..64 {
+            match silent_socket("127.0.0.2", &addr).await {
+                Ok(ws) => silent.push(ws),
+                Err(429) => refused += 1,
+                Err(other) => panic!("upgrade refused with {other}"),
+            }
+        }
+        // One address waits with at most 8; each newer one evicts the oldest, and an eviction
+        // is a failed attempt: after 10 the address is refused before upgrading.
+        let mut evicted = 0;
+        let mut open = Vec::new();
+        for mut ws in silent {
+            let closed =
+                tokio::time::timeout(Duration::from_millis(200), crate::mesh::close_code(&mut ws))
+                    .await;
+            match closed {
+                Ok(code) => {
+                    assert_eq!(code, Some(4401));
+                    evicted += 1;
+                }
+                Err(_) => open.push(ws),
+            }
+        }
+        assert!(
+            open.len() <= 8,
+            "{} silent sockets still open; one address may hold 8",
+            open.len()
+        );
+        assert!(
+            refused >= 64 - 8 - 10,
+            "{refused} refused, {evicted} evicted"
+        );
+        eprintln!(
+            "64 silent sockets: {} held, {evicted} evicted, {refused} refused (429)",
+            open.len()
+        );
+        // The paired phone is let in at once, and served.
+        let started = std::time::Instant::now();
+        let mut phone = crate::mesh::authed(&d, &token).await;
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(1), "authOk after {took:?}");
+        let state = crate::mesh::call(&mut phone, 1, serde_json::json!({"verb": "state"})).await;
+        assert!(state["ok"]["operations"].is_array(), "{state}");
+        // The held ones are closed at the 5 s deadline; the address is still refused.
+        for ws in open.iter_mut() {
+            assert_eq!(crate::mesh::close_code(ws).await, Some(4401));
+        }
+        assert_eq!(silent_socket("127.0.0.2", &addr).await.err(), Some(429));
+        let _second = crate::mesh::authed(&d, &token).await;
+    });
+}
