@@ -558,7 +558,7 @@ async fn authenticated(
     revoked: tokio_util::sync::CancellationToken,
 ) {
     let (mut sink, mut stream) = socket.split();
-    let (out, mut lines) = mpsc::channel::<String>(256);
+    let (out, mut lines) = mpsc::channel::<String>(control::MAX_WAITING_REPLIES);
     let writer_revoked = revoked.clone();
     let keepalive = mesh.keepalive;
     let writer = tokio::spawn(async move {
@@ -592,6 +592,7 @@ async fn authenticated(
     });
     // A device that sent nothing (not even a pong) for three keepalive periods is gone.
     let silence = 3 * mesh.keepalive;
+    let in_flight = control::InFlight::new();
     loop {
         let message = tokio::select! {
             m = stream.next() => m,
@@ -607,7 +608,17 @@ async fn authenticated(
             // Binary, close, an oversized message (the library refuses it) or a broken socket.
             _ => break,
         };
-        handle(text.as_str(), &mesh, &device, &out);
+        let Some(request) = handle(text.as_str(), &mesh, &device, &out).await else {
+            continue;
+        };
+        // Back-pressure: with MAX_IN_FLIGHT requests unanswered, read nothing more until one is
+        // (a stop never waits).
+        let stop = matches!(request.verb, Verb::Interrupt { .. });
+        let place = tokio::select! {
+            place = in_flight.admit(stop) => place,
+            _ = revoked.cancelled() => break,
+        };
+        control::dispatch(request, &mesh.engine, &out, &in_flight, place);
     }
     drop(out);
     if revoked.is_cancelled() {
@@ -631,12 +642,25 @@ async fn authenticated(
     }
 }
 
-/// One message from an authenticated device: scope, rate limit, then the control dispatch.
-fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sender<String>) {
+/// One message from an authenticated device: scope and rate limit. Returns the request to
+/// dispatch, or `None` when it was refused (the refusal is queued on `out`, waiting for room).
+async fn handle(
+    line: &str,
+    mesh: &Arc<Mesh>,
+    device: &DeviceRecord,
+    out: &mpsc::Sender<String>,
+) -> Option<Request> {
     let id = control::request_id(line);
-    let reply = |e: ApiError| {
-        let _ = out.try_send(control::encode(id, Err(e)));
+    let refusal = match check(line, mesh, device) {
+        Ok(request) => return Some(request),
+        Err(e) => e,
     };
+    let _ = out.send(control::encode(id, Err(refusal))).await;
+    None
+}
+
+/// Scope, routing and rate limit for one message from an authenticated device.
+fn check(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request, ApiError> {
     let verb = protocol::verb_of(line).unwrap_or_default();
     if AdminVerb::NAMES.contains(&verb.as_str()) {
         let needs = if verb == "setPreference" {
@@ -645,7 +669,7 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
             policy::Capability::Devices
         };
         if !policy::allowed(&device.scopes, MessageKind::Admin(needs)) {
-            return reply(ApiError::new(
+            return Err(ApiError::new(
                 "forbidden",
                 format!(
                     "this device's scope does not include {}; do that on the desktop",
@@ -653,20 +677,17 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
                 ),
             ));
         }
-        return reply(ApiError::new(
+        return Err(ApiError::new(
             "forbidden",
             "administration is served on the desktop only",
         ));
     }
-    let request = match protocol::parse_request(line) {
-        Ok(r) => r,
-        Err(e) => return reply(e),
-    };
+    let request = protocol::parse_request(line)?;
     let Request { id, node, verb } = request;
     if node.is_some_and(|n| n != mesh.name && n != mesh.identity.id) {
         // Routing is for this node's own user, on its control socket: a device's request is never
         // carried on to a third node.
-        return reply(ApiError::new(
+        return Err(ApiError::new(
             "not_routed",
             "this node does not carry a device's requests to other nodes; connect to that node",
         ));
@@ -693,7 +714,7 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
         v @ Verb::Subscribe => (MessageKind::Subscribe, v),
     };
     if !policy::allowed(&device.scopes, kind) {
-        return reply(ApiError::new(
+        return Err(ApiError::new(
             "forbidden",
             format!(
                 "this device's scope does not include {}",
@@ -705,7 +726,7 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
         && matches!(kind, MessageKind::SubmitText | MessageKind::SubmitAnswer)
     {
         // A controller acts nowhere itself, and a device's request is never carried on.
-        return reply(ApiError::new(
+        return Err(ApiError::new(
             "controller_node",
             format!(
                 "{} is a controller and acts nowhere itself; pair this device with the node that should act",
@@ -716,20 +737,16 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
     if matches!(kind, MessageKind::SubmitText | MessageKind::SubmitAnswer)
         && !mesh.submit_allowed(&device.id)
     {
-        return reply(ApiError::new(
+        return Err(ApiError::new(
             "rate_limited",
             "more than 5 inputs a second from this device; wait a moment",
         ));
     }
-    control::dispatch(
-        Request {
-            id,
-            node: None,
-            verb,
-        },
-        &mesh.engine,
-        out,
-    );
+    Ok(Request {
+        id,
+        node: None,
+        verb,
+    })
 }
 
 #[cfg(test)]

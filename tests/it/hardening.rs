@@ -332,3 +332,161 @@ fn silent_sockets_do_not_lock_out_paired_devices() {
         let _second = crate::mesh::authed(&d, &token).await;
     });
 }
+
+/// The resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS in /proc/PID/status")
+}
+
+#[test]
+fn unread_request_floods_are_held_back_and_stop_keeps_its_bound() {
+    use circe::model::OperationStatus;
+    use circe::protocol::{Notification, Verb};
+    use futures_util::SinkExt;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    use tokio::io::AsyncWriteExt;
+    let weather = WeatherServer::start();
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(30_000, Ordering::SeqCst);
+    let d = Daemon::start(
+        &weather
+            .config()
+            .replace("timeout_ms = 1500", "timeout_ms = 60000"),
+    );
+    rt().block_on(async {
+        let (token, _) = crate::mesh::pair(&d, "Pixel").await;
+        let mut sub = d.client().await.subscribe().await.unwrap();
+        let said = d.cli(&["say", "weather in Pune"]);
+        assert!(said.status.success(), "{}", stderr(&said));
+        let op = wait_until(&mut sub, 10, |n| match n {
+            Notification::Operation { operation } if operation.steps.len() == 2 => {
+                Some(operation.id)
+            }
+            _ => None,
+        })
+        .await;
+        let before = rss_kib(d.pid());
+        let flooding = Arc::new(AtomicBool::new(true));
+
+        // The control socket: `state` requests written as fast as they go, never read.
+        let control_written = Arc::new(AtomicU64::new(0));
+        let mut raw = tokio::net::UnixStream::connect(d.socket()).await.unwrap();
+        let control = tokio::spawn({
+            let (flooding, written) = (flooding.clone(), control_written.clone());
+            async move {
+                let mut n = 0u64;
+                while flooding.load(Ordering::SeqCst) && n < 100_000 {
+                    n += 1;
+                    let line = format!("{{\"id\":{n},\"verb\":\"state\"}}\n");
+                    if raw.write_all(line.as_bytes()).await.is_err() {
+                        break;
+                    }
+                    written.store(n, Ordering::SeqCst);
+                }
+                raw
+            }
+        });
+        // A paired phone does the same on the mesh.
+        let mesh_written = Arc::new(AtomicU64::new(0));
+        let phone = crate::mesh::authed(&d, &token).await;
+        let mesh = tokio::spawn({
+            let (flooding, written) = (flooding.clone(), mesh_written.clone());
+            async move {
+                use futures_util::StreamExt;
+                let (mut sink, stream) = phone.split();
+                let mut n = 0u64;
+                while flooding.load(Ordering::SeqCst) && n < 400_000 {
+                    n += 1;
+                    let m = serde_json::json!({"id": n, "verb": "state"}).to_string();
+                    let sent = sink
+                        .send(tokio_tungstenite::tungstenite::Message::Text(m.into()))
+                        .await;
+                    if sent.is_err() {
+                        break;
+                    }
+                    written.store(n, Ordering::SeqCst);
+                }
+                (sink, stream)
+            }
+        });
+        let mut peak = before;
+        for _ in 0..15 {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            peak = peak.max(rss_kib(d.pid()));
+        }
+        // Both writers are stalled: the daemon reads nothing more from them.
+        let counts = || {
+            (
+                control_written.load(Ordering::SeqCst),
+                mesh_written.load(Ordering::SeqCst),
+            )
+        };
+        let at_3s = counts();
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        assert_eq!(
+            counts(),
+            at_3s,
+            "writers still make progress: no back-pressure"
+        );
+        // Stop from the CLI's socket during the flood.
+        let started = std::time::Instant::now();
+        let stopped = d
+            .client()
+            .await
+            .call(Verb::Interrupt {
+                operation: Some(op),
+                device: "cli".into(),
+            })
+            .await
+            .unwrap();
+        let requested = started.elapsed();
+        assert!(stopped["stop"].is_object(), "{stopped}");
+        wait_until(&mut sub, 10, |n| match n {
+            Notification::Operation { operation }
+                if operation.id == op && operation.status == OperationStatus::Stopped =>
+            {
+                Some(())
+            }
+            _ => None,
+        })
+        .await;
+        let confirmed = started.elapsed();
+        for _ in 0..5 {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            peak = peak.max(rss_kib(d.pid()));
+        }
+        let (control_n, mesh_n) = counts();
+        eprintln!(
+            "flood: {control_n} control lines and {mesh_n} mesh messages written in 4 s; \
+             stop requested in {requested:?}, confirmed in {confirmed:?}; \
+             RSS {before} KiB before, peak {peak} KiB"
+        );
+        assert!(
+            control_n < 100_000 && mesh_n < 400_000,
+            "the daemon stopped reading: {control_n} lines, {mesh_n} messages"
+        );
+        assert!(
+            requested < Duration::from_millis(500),
+            "stop requested after {requested:?}"
+        );
+        assert!(
+            confirmed < Duration::from_secs(1),
+            "stop confirmed after {confirmed:?}"
+        );
+        assert!(
+            peak - before < 64 * 1024,
+            "RSS grew from {before} KiB to {peak} KiB during the flood"
+        );
+        flooding.store(false, Ordering::SeqCst);
+        control.abort();
+        mesh.abort();
+    });
+}
