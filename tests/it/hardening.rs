@@ -490,3 +490,127 @@ fn unread_request_floods_are_held_back_and_stop_keeps_its_bound() {
         mesh.abort();
     });
 }
+
+const EXTENSION_ORIGIN: &str = "chrome-extension://dhnfkefodfmddfnkfkkbeilnaiafageh/";
+
+/// `circe` started the way Chrome starts its native host, with `dir`'s XDG directories; the test
+/// is Chrome on its stdin and stdout.
+fn native_host(dir: &Path) -> tokio::process::Child {
+    tokio::process::Command::new(CIRCE)
+        .arg(EXTENSION_ORIGIN)
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_RUNTIME_DIR", dir.join("run"))
+        .env("RUST_LOG", "warn")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the native host")
+}
+
+async fn chrome_reads(host: &mut tokio::process::Child) -> serde_json::Value {
+    use circe::browser::framing::{read_frame, Order};
+    let out = host.stdout.as_mut().unwrap();
+    let frame = tokio::time::timeout(
+        Duration::from_secs(10),
+        read_frame(out, 1 << 20, Order::Native),
+    )
+    .await
+    .expect("a frame from the host within 10 s")
+    .unwrap()
+    .expect("the host is still there");
+    serde_json::from_slice(&frame).unwrap()
+}
+
+#[test]
+fn the_native_host_relays_interleaved_frames_whole_both_ways() {
+    use circe::browser::framing::{read_frame, write_frame, Order};
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "5".repeat(64);
+    std::fs::create_dir_all(dir.path().join("data/circe")).unwrap();
+    std::fs::write(dir.path().join("data/circe/browser.secret"), &secret).unwrap();
+    circe::private::dir(&dir.path().join("run/circe")).unwrap();
+    const N: usize = 300;
+    rt().block_on(async {
+        // The daemon's side is this test's socket, so it can trickle its frames a few bytes at a
+        // time: the host is nearly always in the middle of one when Chrome's side sends.
+        let listener = tokio::net::UnixListener::bind(dir.path().join("run/circe/browser.sock")).unwrap();
+        let mut host = native_host(dir.path());
+        let (mut daemon, _) = tokio::time::timeout(Duration::from_secs(10), listener.accept())
+            .await
+            .unwrap()
+            .unwrap();
+        let auth = read_frame(&mut daemon, 65536, Order::Little).await.unwrap().unwrap();
+        let auth: serde_json::Value = serde_json::from_slice(&auth).unwrap();
+        assert_eq!((auth["secret"].as_str(), auth["origin"].as_str()), (Some(secret.as_str()), Some(EXTENSION_ORIGIN)));
+        write_frame(&mut daemon, br#"{"type":"accepted"}"#, 64, Order::Little).await.unwrap();
+        assert_eq!(chrome_reads(&mut host).await["daemon"], "connected");
+
+        let (mut daemon_r, mut daemon_w) = daemon.into_split();
+        let trickle = tokio::spawn(async move {
+            for n in 0..N {
+                let body = serde_json::json!({"type": "command", "id": n, "cmd": "ping", "args": {"pad": "x".repeat(n % 40)}}).to_string();
+                let mut bytes = (body.len() as u32).to_le_bytes().to_vec();
+                bytes.extend(body.as_bytes());
+                for chunk in bytes.chunks(5) {
+                    daemon_w.write_all(chunk).await.unwrap();
+                    tokio::time::sleep(Duration::from_micros(300)).await;
+                }
+            }
+            daemon_w
+        });
+        let mut stdin = host.stdin.take().unwrap();
+        let chrome_writes = tokio::spawn(async move {
+            for n in 0..N {
+                let body = serde_json::json!({"type": "reply", "id": n, "ok": true, "result": {"pong": true}}).to_string();
+                write_frame(&mut stdin, body.as_bytes(), 1 << 20, Order::Native).await.unwrap();
+                tokio::time::sleep(Duration::from_micros(700)).await;
+            }
+            stdin
+        });
+        let daemon_reads = tokio::spawn(async move {
+            let mut ids = Vec::new();
+            while ids.len() < N {
+                let f = read_frame(&mut daemon_r, 1 << 22, Order::Little).await.unwrap().expect("the host stays connected");
+                let v: serde_json::Value = serde_json::from_slice(&f).unwrap();
+                ids.push(v["id"].as_u64().unwrap() as usize);
+            }
+            ids
+        });
+        let mut chrome_ids = Vec::new();
+        while chrome_ids.len() < N {
+            let v = chrome_reads(&mut host).await;
+            assert_eq!(v["type"], "command", "{v}");
+            assert_eq!(v["args"]["pad"].as_str().unwrap().len(), chrome_ids.len() % 40, "{v}");
+            chrome_ids.push(v["id"].as_u64().unwrap() as usize);
+        }
+        let daemon_ids = tokio::time::timeout(Duration::from_secs(20), daemon_reads).await.unwrap().unwrap();
+        let _ = (trickle.await, chrome_writes.await);
+        let expected: Vec<usize> = (0..N).collect();
+        assert_eq!(chrome_ids, expected, "daemon → Chrome, every frame whole and in order");
+        assert_eq!(daemon_ids, expected, "Chrome → daemon, every frame whole and in order");
+    });
+}
+
+#[test]
+fn the_native_host_says_connected_only_once_the_daemon_accepted_it() {
+    let d = Daemon::start("");
+    rt().block_on(async {
+        let mut host = native_host(d.dir.path());
+        assert_eq!(chrome_reads(&mut host).await["daemon"], "connected");
+        drop(host);
+        // A host with another secret is refused by the daemon: it never says connected.
+        std::fs::write(
+            d.dir.path().join("data/circe/browser.secret"),
+            "7".repeat(64),
+        )
+        .unwrap();
+        let mut host = native_host(d.dir.path());
+        assert_eq!(chrome_reads(&mut host).await["daemon"], "disconnected");
+        let next = tokio::time::timeout(Duration::from_secs(2), chrome_reads(&mut host)).await;
+        assert!(next.is_err(), "nothing more (no \"connected\"): {next:?}");
+    });
+}
