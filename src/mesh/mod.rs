@@ -77,8 +77,8 @@ pub struct Mesh {
     max_sockets: usize,
     next_socket: AtomicU64,
     submit_buckets: Mutex<HashMap<String, Bucket>>,
-    /// Failed authentications and pairing offers, by peer address (never a forwarded header).
-    failure_buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    /// Failed authentications and pairing offers, by client (never a forwarded header).
+    failure_buckets: Mutex<HashMap<Client, Bucket>>,
     /// The links to the nodes this one routes to.
     pub peers: peer::Peers,
     /// The stored preferences, as the executors read them.
@@ -106,6 +106,29 @@ struct Joining {
 }
 
 use crate::preferences::{Preferences, MY_DESKTOP};
+
+/// Who a failed attempt counts against: the peer's address (never a forwarded header). On
+/// loopback, where every local client shares one address, the address and what the client
+/// claimed to be (its token's hash, its node id, a pairing offer), so one local client's failures
+/// do not lock out the others.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Client {
+    ip: IpAddr,
+    claim: Option<String>,
+}
+
+impl Client {
+    pub fn new(ip: IpAddr, claim: impl Into<String>) -> Client {
+        Client {
+            ip,
+            claim: ip.is_loopback().then(|| claim.into()),
+        }
+    }
+}
+
+/// Failure budgets kept at once. Beyond this, budgets that are whole again are forgotten; if
+/// there is still no room, a client without a budget yet gets an empty one.
+pub const MAX_FAILURE_BUDGETS: usize = 4096;
 
 /// A live socket's registration; dropping it unregisters.
 pub struct SocketGuard {
@@ -376,16 +399,22 @@ impl Mesh {
         Some(device)
     }
 
-    /// Whether `peer` may try to authenticate or pair now; `fail` records a failed attempt.
-    pub fn failures_allow(&self, peer: IpAddr, fail: bool) -> bool {
+    /// Whether `client` may try to authenticate or pair now; `fail` records a failed attempt.
+    pub fn failures_allow(&self, client: &Client, fail: bool) -> bool {
         let now = clock::now();
         let mut buckets = self
             .failure_buckets
             .lock()
             .unwrap_or_else(|p| p.into_inner());
+        if !buckets.contains_key(client) && buckets.len() >= MAX_FAILURE_BUDGETS {
+            buckets.retain(|_, b| !b.whole(now));
+            if buckets.len() >= MAX_FAILURE_BUDGETS {
+                return false;
+            }
+        }
         // 10 failures at once, then one every 6 s: a cool-down, never a permanent ban.
         let bucket = buckets
-            .entry(peer)
+            .entry(client.clone())
             .or_insert_with(|| Bucket::new(10.0 / 60.0, 10.0, now));
         if fail {
             bucket.take(now)
@@ -443,13 +472,14 @@ impl Mesh {
         code: &str,
         name: &str,
         node: Option<NodeOffer>,
+        from: IpAddr,
     ) -> Result<(String, watch::Receiver<Stage>, Millis), PairError> {
         let mut pairing = self.pairing.lock().unwrap_or_else(|p| p.into_inner());
         let Some(p) = pairing.as_mut() else {
             return Err(PairError::NoSession);
         };
         let nonce = identity::base32(&identity::random_bytes(16));
-        let result = p.session.offer(code, name, &nonce, clock::now());
+        let result = p.session.offer(code, name, &nonce, from, clock::now());
         p.changes.send_replace(p.session.stage.clone());
         let verification = result?;
         p.node = node;

@@ -13,7 +13,7 @@
 //! - stop is never rate limited; submits are limited per device (5/s, burst 20).
 
 use super::policy::{self, MessageKind};
-use super::{pairing::Stage, Mesh};
+use super::{pairing::Stage, Client, Mesh};
 use crate::config::TlsMode;
 use crate::daemon::control;
 use crate::protocol::{self, AdminVerb, ApiError, Request, Verb};
@@ -49,6 +49,11 @@ pub const MAX_UNAUTHENTICATED_PER_ADDRESS: usize = 8;
 pub const CLOSE_UNAUTHENTICATED: u16 = 4401;
 pub const CLOSE_REVOKED: u16 = 4403;
 pub const CLOSE_TOO_MANY: u16 = 4429;
+/// A message over `MAX_MESSAGE_BYTES` (RFC 6455 "message too big").
+pub const CLOSE_TOO_LARGE: u16 = 1009;
+/// How long a socket closed for an oversized message stays open, unread, so the client can read
+/// the close frame before the connection drops.
+const CLOSE_LINGER: Duration = Duration::from_millis(500);
 
 const INDEX: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
@@ -243,8 +248,10 @@ async fn upgrade(
     _headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
-    // Refused before upgrading, so a flood of sockets costs this node no task and no buffer.
-    if !mesh.failures_allow(peer.ip(), false) {
+    // An address out of attempts is refused before upgrading, so a flood of sockets costs this
+    // node no task and no buffer. On loopback (every local client shares the address) budgets
+    // are per client, known only from the first message.
+    if !peer.ip().is_loopback() && !mesh.failures_allow(&Client::new(peer.ip(), "silent"), false) {
         return (
             StatusCode::TOO_MANY_REQUESTS,
             "too many failed attempts from this address; wait a minute",
@@ -319,11 +326,19 @@ async fn connection(
         return;
     }
     let ip = peer.ip();
+    // Silence (and a first message that is not text) counts against the address; on loopback
+    // it is bounded by the evicting places alone, so one local client cannot lock out the others.
+    let silent = Client::new(ip, "silent");
+    let silence = |mesh: &Mesh| {
+        if !ip.is_loopback() {
+            mesh.failures_allow(&silent, true);
+        }
+    };
     let first = tokio::select! {
         first = tokio::time::timeout(AUTH_DEADLINE, socket.recv()) => first,
         _ = waiting.evicted.cancelled() => {
             // Evicted for a newer socket after waiting silently: a failed attempt.
-            mesh.failures_allow(ip, true);
+            silence(&mesh);
             let _ = socket
                 .send(close(CLOSE_UNAUTHENTICATED, "evicted by a newer socket; authenticate first"))
                 .await;
@@ -334,8 +349,16 @@ async fn connection(
     drop(waiting);
     let first = match first {
         Ok(Some(Ok(Message::Text(t)))) => t,
+        Ok(Some(Err(e))) if over_limit(&e) => {
+            silence(&mesh);
+            let _ = socket
+                .send(close(CLOSE_TOO_LARGE, "a message is over 64 KiB"))
+                .await;
+            tokio::time::sleep(CLOSE_LINGER).await;
+            return;
+        }
         Ok(Some(Ok(_))) | Ok(Some(Err(_))) | Ok(None) => {
-            mesh.failures_allow(ip, true);
+            silence(&mesh);
             let _ = socket
                 .send(close(CLOSE_UNAUTHENTICATED, "authenticate first"))
                 .await;
@@ -344,14 +367,16 @@ async fn connection(
         Err(_) => {
             // Silence is a failed attempt too: an address that keeps sockets open without
             // authenticating runs out of attempts like one that guesses.
-            mesh.failures_allow(ip, true);
+            silence(&mesh);
             let _ = socket
                 .send(close(CLOSE_UNAUTHENTICATED, "no authentication within 5 s"))
                 .await;
             return;
         }
     };
-    if !mesh.failures_allow(ip, false) {
+    let hello = serde_json::from_str::<Hello>(first.as_str());
+    let client = Client::new(ip, claim(hello.as_ref().ok()));
+    if !mesh.failures_allow(&client, false) {
         let _ = socket
             .send(json_text(serde_json::json!({"type": "authFailed", "code": "rate_limited", "message": "too many failed attempts; wait a minute"})))
             .await;
@@ -359,14 +384,14 @@ async fn connection(
         return;
     }
     // What to send once the socket is registered (pairing sends its own `paired`).
-    let (device, ok) = match serde_json::from_str::<Hello>(first.as_str()) {
+    let (device, ok) = match hello {
         Ok(Hello::Auth { token }) => match mesh.authenticate(&token) {
             Some(device) => {
                 let ok = serde_json::json!({"type": "authOk", "device": device});
                 (device, Some(ok))
             }
             None => {
-                mesh.failures_allow(ip, true);
+                mesh.failures_allow(&client, true);
                 refuse(
                     &mut socket,
                     "unknown_device",
@@ -377,10 +402,10 @@ async fn connection(
             }
         },
         Ok(Hello::Pair { code, name }) => {
-            match pair(&mut socket, &mesh, &code, &name, None).await {
+            match pair(&mut socket, &mesh, &code, &name, None, ip).await {
                 Some(device) => (device, None),
                 None => {
-                    mesh.failures_allow(ip, true);
+                    mesh.failures_allow(&client, true);
                     return;
                 }
             }
@@ -399,7 +424,7 @@ async fn connection(
                 (device, Some(ok))
             }
             _ => {
-                mesh.failures_allow(ip, true);
+                mesh.failures_allow(&client, true);
                 refuse(
                     &mut socket,
                     "unknown_device",
@@ -425,7 +450,7 @@ async fn connection(
                 super::identity::verify(&public_key, &statement, &signature)
             });
             if !proven {
-                mesh.failures_allow(ip, true);
+                mesh.failures_allow(&client, true);
                 refuse(
                     &mut socket,
                     "bad_signature",
@@ -435,16 +460,16 @@ async fn connection(
                 return;
             }
             let offer = super::NodeOffer { public_key, role };
-            match pair(&mut socket, &mesh, &code, &name, Some(offer)).await {
+            match pair(&mut socket, &mesh, &code, &name, Some(offer), ip).await {
                 Some(device) => (device, None),
                 None => {
-                    mesh.failures_allow(ip, true);
+                    mesh.failures_allow(&client, true);
                     return;
                 }
             }
         }
         Err(_) => {
-            mesh.failures_allow(ip, true);
+            mesh.failures_allow(&client, true);
             refuse(
                 &mut socket,
                 "unauthenticated",
@@ -476,6 +501,18 @@ async fn connection(
     authenticated(socket, mesh, device, revoked).await;
 }
 
+/// What a first message claims to be, for the failure budget on loopback (`Client`).
+fn claim(hello: Option<&Hello>) -> String {
+    match hello {
+        Some(Hello::Auth { token }) => {
+            format!("token:{}", &super::identity::token_hash(token)[..16])
+        }
+        Some(Hello::Node { node, .. }) => format!("node:{node}"),
+        Some(Hello::Pair { .. } | Hello::PairNode { .. }) => "pair".into(),
+        None => "unreadable".into(),
+    }
+}
+
 async fn refuse(socket: &mut WebSocket, code: &str, message: &str) {
     let _ = socket
         .send(json_text(
@@ -493,8 +530,9 @@ async fn pair(
     code: &str,
     name: &str,
     node: Option<super::NodeOffer>,
+    from: std::net::IpAddr,
 ) -> Option<DeviceRecord> {
-    let (verification, mut changes, expires_at) = match mesh.offer(code, name, node) {
+    let (verification, mut changes, expires_at) = match mesh.offer(code, name, node, from) {
         Ok(v) => v,
         Err(e) => {
             refuse(socket, e.code(), &e.to_string()).await;
@@ -561,6 +599,8 @@ async fn authenticated(
     let (out, mut lines) = mpsc::channel::<String>(control::MAX_WAITING_REPLIES);
     let writer_revoked = revoked.clone();
     let keepalive = mesh.keepalive;
+    // The reader's reason to close, when it is not revocation (an oversized message).
+    let (ending, mut ended) = tokio::sync::oneshot::channel::<Message>();
     let writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval(keepalive);
         ping.tick().await;
@@ -568,6 +608,12 @@ async fn authenticated(
             tokio::select! {
                 biased;
                 _ = writer_revoked.cancelled() => break,
+                end = &mut ended => {
+                    if let Ok(frame) = end {
+                        let _ = sink.send(frame).await;
+                    }
+                    return;
+                }
                 _ = ping.tick() => {
                     if sink.send(Message::Ping(Vec::new().into())).await.is_err() {
                         return;
@@ -593,6 +639,7 @@ async fn authenticated(
     // A device that sent nothing (not even a pong) for three keepalive periods is gone.
     let silence = 3 * mesh.keepalive;
     let in_flight = control::InFlight::new();
+    let mut too_large = false;
     loop {
         let message = tokio::select! {
             m = stream.next() => m,
@@ -605,7 +652,11 @@ async fn authenticated(
         let text = match message {
             Some(Ok(Message::Text(t))) => t,
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-            // Binary, close, an oversized message (the library refuses it) or a broken socket.
+            Some(Err(e)) if over_limit(&e) => {
+                too_large = true;
+                break;
+            }
+            // Binary, close, or a broken socket.
             _ => break,
         };
         let Some(request) = handle(text.as_str(), &mesh, &device, &out).await else {
@@ -621,6 +672,14 @@ async fn authenticated(
         control::dispatch(request, &mesh.engine, &out, &in_flight, place);
     }
     drop(out);
+    if too_large {
+        // Close 1009, not a reset: the library stops reading at the frame's header, so let the
+        // close frame go out and give the client a moment to read it before the socket drops.
+        let _ = ending.send(close(CLOSE_TOO_LARGE, "a message is over 64 KiB"));
+        let _ = tokio::time::timeout(Duration::from_secs(1), writer).await;
+        tokio::time::sleep(CLOSE_LINGER).await;
+        return;
+    }
     if revoked.is_cancelled() {
         let _ = writer.await;
     } else {
@@ -640,6 +699,19 @@ async fn authenticated(
         })
         .await;
     }
+}
+
+/// Whether a read failed because the message (or frame) is over `MAX_MESSAGE_BYTES`.
+fn over_limit(e: &axum::Error) -> bool {
+    use std::error::Error as _;
+    let mut source = e.source();
+    while let Some(s) = source {
+        if let Some(t) = s.downcast_ref::<tokio_tungstenite::tungstenite::Error>() {
+            return matches!(t, tokio_tungstenite::tungstenite::Error::Capacity(_));
+        }
+        source = s.source();
+    }
+    false
 }
 
 /// One message from an authenticated device: scope and rate limit. Returns the request to

@@ -15,7 +15,7 @@ mod mesh;
 mod mesh_browser;
 mod mesh_tls;
 mod multistep;
-mod nodes;
+pub mod nodes;
 mod relations;
 mod scan;
 mod semantic;
