@@ -616,7 +616,7 @@ fn the_native_host_says_connected_only_once_the_daemon_accepted_it() {
 fn silence_spends_a_lan_address_attempts() {
     use crate::nodes::Netns;
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let ns = Netns::new();
+    let ns = Netns::create();
     let listen = format!("{}:7457", Netns::ADDR);
     let d = Daemon::start_in_netns(
         &format!("[node]\nname = \"desk\"\n[mesh]\nlisten = \"{listen}\"\n"),

@@ -667,7 +667,7 @@ impl Netns {
     /// Another "machine" in the namespace.
     pub const OTHER: &'static str = "10.77.0.2";
 
-    pub fn new() -> Netns {
+    pub fn create() -> Netns {
         assert_eq!(
             unsafe { libc::geteuid() },
             0,
@@ -749,7 +749,7 @@ impl Drop for Netns {
 
 #[test]
 fn on_a_lan_address_the_mesh_is_tls_only_and_a_peer_reaches_it_pinned() {
-    let ns = Netns::new();
+    let ns = Netns::create();
     let listen = format!("{}:7457", Netns::ADDR);
     // No `[mesh] tls`: the default ("auto") serves TLS because the address is not loopback.
     let desk = Daemon::start_in_netns(
