@@ -10,6 +10,7 @@ mod director;
 mod director_eval;
 mod director_remote;
 mod engine;
+mod fuzz;
 mod hardening;
 mod mesh;
 mod mesh_browser;
