@@ -11,6 +11,7 @@
 //! - the listener is loopback unless configured otherwise, and beyond loopback it serves TLS only
 //!   (`[mesh] tls`, see `tls`): then every origin it accepts is `https://`.
 
+pub mod exchange;
 pub mod identity;
 pub mod pairing;
 pub mod peer;
@@ -465,25 +466,54 @@ impl Mesh {
         Some(TotalGuard(self.clone()))
     }
 
-    /// A phone offers the pairing code. Returns the verification code and a receiver of the
-    /// session's changes, to wait for the desktop's decision.
+    /// A phone (or node) at `from` offers the pairing code. Returns a receiver of the session's
+    /// changes, to wait for the desktop's decision, and when the session expires; the session is
+    /// `Offered` until `verified` gives the verification code.
     pub fn offer(
         &self,
         code: &str,
         name: &str,
         node: Option<NodeOffer>,
         from: IpAddr,
-    ) -> Result<(String, watch::Receiver<Stage>, Millis), PairError> {
+    ) -> Result<(watch::Receiver<Stage>, Millis), PairError> {
         let mut pairing = self.pairing.lock().unwrap_or_else(|p| p.into_inner());
         let Some(p) = pairing.as_mut() else {
             return Err(PairError::NoSession);
         };
-        let nonce = identity::base32(&identity::random_bytes(16));
-        let result = p.session.offer(code, name, &nonce, from, clock::now());
+        let result = p.session.offer(code, name, from, clock::now());
         p.changes.send_replace(p.session.stage.clone());
-        let verification = result?;
+        result?;
         p.node = node;
-        Ok((verification, p.changes.subscribe(), p.session.expires_at))
+        Ok((p.changes.subscribe(), p.session.expires_at))
+    }
+
+    /// The offered session's verification code: the desktop shows it and may now decide.
+    pub fn verified(&self, verification: String) -> Result<(), PairError> {
+        let mut pairing = self.pairing.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(p) = pairing.as_mut() else {
+            return Err(PairError::NoSession);
+        };
+        let result = p.session.verify(verification, clock::now());
+        p.changes.send_replace(p.session.stage.clone());
+        result
+    }
+
+    /// The offering side left during the key exchange: the session is closed, saying why.
+    pub fn abandon(&self, reason: &str) {
+        let mut pairing = self.pairing.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = pairing.as_mut() {
+            p.session.abandon(reason);
+            p.changes.send_replace(p.session.stage.clone());
+        }
+    }
+
+    /// The session's id (a node's verification code is derived from it).
+    pub fn session_id(&self) -> Option<String> {
+        self.pairing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|p| p.session.id.clone())
     }
 
     /// After approval: the new device and its token, handed out once.
@@ -532,7 +562,7 @@ impl Mesh {
         };
         let left = expires_at.saturating_sub(clock::now());
         let wait = async {
-            rx.wait_for(|s| !matches!(s, Stage::Open))
+            rx.wait_for(|s| !matches!(s, Stage::Open | Stage::Offered { .. }))
                 .await
                 .map(|s| s.clone())
         };
@@ -741,6 +771,7 @@ fn no_pairing(e: PairError) -> ApiError {
 pub fn stage_json(stage: &Stage) -> serde_json::Value {
     match stage {
         Stage::Open => serde_json::json!({"stage": "open"}),
+        Stage::Offered { name } => serde_json::json!({"stage": "offered", "name": name}),
         Stage::Requested { name, verification } => {
             serde_json::json!({"stage": "requested", "name": name, "verification": verification})
         }

@@ -27,6 +27,10 @@ pub const CODE_DIGITS: usize = 6;
 pub enum Stage {
     /// Waiting for a phone to offer the code.
     Open,
+    /// A phone offered the right code; its key exchange (`exchange`) is under way.
+    Offered {
+        name: String,
+    },
     /// A phone offered the right code; the desktop must approve.
     Requested {
         name: String,
@@ -112,16 +116,15 @@ impl Session {
         Ok(())
     }
 
-    /// A phone at address `from` offers `code` and its `name`; `nonce` (random, from the server)
-    /// makes the verification code unpredictable. Returns the verification code both screens show.
+    /// A phone at address `from` offers `code` and its `name`: on the right code the session is
+    /// taken (`Offered`) until the verification code is known (`verify`).
     pub fn offer(
         &mut self,
         code: &str,
         name: &str,
-        nonce: &str,
         from: IpAddr,
         now: Millis,
-    ) -> Result<String, PairError> {
+    ) -> Result<(), PairError> {
         if let Stage::Closed { .. } = self.stage {
             return Err(PairError::TooManyAttempts);
         }
@@ -153,12 +156,31 @@ impl Session {
                 left: MAX_ATTEMPTS - mine - 1,
             });
         }
-        let verification = verification_code(&self.id, name, nonce);
-        self.stage = Stage::Requested {
-            name: name.into(),
-            verification: verification.clone(),
+        self.stage = Stage::Offered { name: name.into() };
+        Ok(())
+    }
+
+    /// The verification code of an offered session (both screens show it): now the desktop may
+    /// decide.
+    pub fn verify(&mut self, verification: String, now: Millis) -> Result<(), PairError> {
+        self.expire(now)?;
+        let Stage::Offered { name } = &self.stage else {
+            return Err(PairError::NothingToDecide);
         };
-        Ok(verification)
+        self.stage = Stage::Requested {
+            name: name.clone(),
+            verification,
+        };
+        Ok(())
+    }
+
+    /// The offering side left before the verification code was known: closed, say why.
+    pub fn abandon(&mut self, reason: &str) {
+        if matches!(self.stage, Stage::Offered { .. }) {
+            self.stage = Stage::Closed {
+                reason: reason.into(),
+            };
+        }
     }
 
     /// The desktop's answer. Returns the approved device name.
@@ -178,8 +200,8 @@ impl Session {
     }
 }
 
-/// Four groups of the hash of the session, the device name and a server nonce: what the person
-/// compares on both screens.
+/// A node's verification code (a phone's comes from `exchange`): the hash of the session, the
+/// node's name and a server nonce.
 pub fn verification_code(session: &str, name: &str, nonce: &str) -> String {
     let h = crate::store::sha256(&format!("circe-pair-v1\n{session}\n{name}\n{nonce}"));
     h[..4].to_ascii_uppercase()
@@ -205,12 +227,16 @@ mod tests {
     #[test]
     fn right_code_then_approval() {
         let mut s = session();
-        let v = s.offer("123456", "Pixel", "n", HERE, 2_000).unwrap();
-        assert_eq!(v, verification_code("s1", "Pixel", "n"));
-        assert_eq!(v.len(), 4);
+        s.offer("123456", "Pixel", HERE, 2_000).unwrap();
+        assert_eq!(
+            s.decide(true, 2_500),
+            Err(PairError::NothingToDecide),
+            "not before the code is known"
+        );
+        s.verify("123456".into(), 2_500).unwrap();
         assert_eq!(s.decide(true, 3_000).unwrap(), Some("Pixel".into()));
         assert_eq!(
-            s.offer("123456", "Other", "n", HERE, 4_000),
+            s.offer("123456", "Other", HERE, 4_000),
             Err(PairError::Taken)
         );
     }
@@ -228,7 +254,7 @@ mod tests {
         for (code, at, want) in cases {
             let mut s = session();
             assert_eq!(
-                s.offer(code, "Pixel", "n", HERE, *at).map(|_| ()),
+                s.offer(code, "Pixel", HERE, *at).map(|_| ()),
                 *want,
                 "{code:?} at {at}"
             );
@@ -240,21 +266,21 @@ mod tests {
         let mut s = session();
         for left in [2, 1] {
             assert_eq!(
-                s.offer("000000", "x", "n", HERE, 2_000),
+                s.offer("000000", "x", HERE, 2_000),
                 Err(PairError::WrongCode { left })
             );
         }
         assert_eq!(
-            s.offer("000000", "x", "n", HERE, 2_000),
+            s.offer("000000", "x", HERE, 2_000),
             Err(PairError::LockedOut)
         );
         assert_eq!(
-            s.offer("123456", "x", "n", HERE, 2_000),
+            s.offer("123456", "x", HERE, 2_000),
             Err(PairError::LockedOut),
             "even the right code, from that address"
         );
         let phone = IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 1, 9));
-        assert!(s.offer("123456", "Pixel", "n", phone, 2_000).is_ok());
+        assert!(s.offer("123456", "Pixel", phone, 2_000).is_ok());
     }
 
     #[test]
@@ -262,7 +288,7 @@ mod tests {
         let mut s = session();
         for i in 0..MAX_WRONG {
             let from = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, i as u8));
-            let r = s.offer("000000", "x", "n", from, 2_000);
+            let r = s.offer("000000", "x", from, 2_000);
             if i + 1 < MAX_WRONG {
                 assert_eq!(r, Err(PairError::WrongCode { left: 2 }));
             } else {
@@ -270,7 +296,7 @@ mod tests {
             }
         }
         assert_eq!(
-            s.offer("123456", "x", "n", HERE, 2_000),
+            s.offer("123456", "x", HERE, 2_000),
             Err(PairError::TooManyAttempts),
             "a closed session never opens again"
         );
@@ -279,11 +305,13 @@ mod tests {
     #[test]
     fn denial_and_expiry_of_the_approval() {
         let mut s = session();
-        s.offer("123456", "Pixel", "n", HERE, 2_000).unwrap();
+        s.offer("123456", "Pixel", HERE, 2_000).unwrap();
+        s.verify("000111".into(), 2_000).unwrap();
         assert_eq!(s.decide(false, 3_000).unwrap(), None);
         assert_eq!(s.stage, Stage::Denied);
         let mut late = session();
-        late.offer("123456", "Pixel", "n", HERE, 2_000).unwrap();
+        late.offer("123456", "Pixel", HERE, 2_000).unwrap();
+        late.verify("000111".into(), 2_000).unwrap();
         assert_eq!(
             late.decide(true, 1_000 + SESSION_MS),
             Err(PairError::Expired)
@@ -293,13 +321,17 @@ mod tests {
             session().decide(true, 2_000),
             Err(PairError::NothingToDecide)
         );
+        let mut left = session();
+        left.offer("123456", "Pixel", HERE, 2_000).unwrap();
+        left.abandon("the phone left");
+        assert!(matches!(left.stage, Stage::Closed { .. }));
     }
 
     #[test]
     fn names_are_checked() {
         for bad in ["", "   ", "a\u{7}b", &"x".repeat(65)] {
             assert_eq!(
-                session().offer("123456", bad, "n", HERE, 2_000),
+                session().offer("123456", bad, HERE, 2_000),
                 Err(PairError::BadName),
                 "{bad:?}"
             );

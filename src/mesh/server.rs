@@ -286,8 +286,12 @@ fn close(code: u16, reason: &str) -> Message {
 enum Hello {
     /// A phone (or browser) with the token it got at pairing.
     Auth { token: String },
-    /// A phone offering the pairing code.
-    Pair { code: String, name: String },
+    /// A phone offering the pairing code, with its ECDH public key (`exchange`).
+    Pair {
+        code: String,
+        name: String,
+        key: String,
+    },
     /// A paired node: its signature of the hello's challenge, and a nonce for this node to sign.
     #[serde(rename_all = "camelCase")]
     Node {
@@ -357,7 +361,10 @@ async fn connection(
             tokio::time::sleep(CLOSE_LINGER).await;
             return;
         }
-        Ok(Some(Ok(_))) | Ok(Some(Err(_))) | Ok(None) => {
+        // A client that closes before a word (the page peeking at the hello) has failed at
+        // nothing; data that is not text has.
+        Ok(Some(Ok(Message::Close(_)))) | Ok(None) => return,
+        Ok(Some(Ok(_))) | Ok(Some(Err(_))) => {
             silence(&mesh);
             let _ = socket
                 .send(close(CLOSE_UNAUTHENTICATED, "authenticate first"))
@@ -401,8 +408,8 @@ async fn connection(
                 return;
             }
         },
-        Ok(Hello::Pair { code, name }) => {
-            match pair(&mut socket, &mesh, &code, &name, None, ip).await {
+        Ok(Hello::Pair { code, name, key }) => {
+            match pair(&mut socket, &mesh, &code, &name, Offerer::Phone { key }, ip).await {
                 Some(device) => (device, None),
                 None => {
                     mesh.failures_allow(&client, true);
@@ -460,7 +467,7 @@ async fn connection(
                 return;
             }
             let offer = super::NodeOffer { public_key, role };
-            match pair(&mut socket, &mesh, &code, &name, Some(offer), ip).await {
+            match pair(&mut socket, &mesh, &code, &name, Offerer::Node(offer), ip).await {
                 Some(device) => (device, None),
                 None => {
                     mesh.failures_allow(&client, true);
@@ -522,30 +529,71 @@ async fn refuse(socket: &mut WebSocket, code: &str, message: &str) {
     let _ = socket.send(close(CLOSE_UNAUTHENTICATED, code)).await;
 }
 
-/// Offer the pairing code, then wait for the desktop's decision; on approval the socket is
-/// authenticated as the new device.
+/// How long a phone has for each step of the key exchange.
+const EXCHANGE_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Who offers a pairing code.
+enum Offerer {
+    /// A phone, with its ECDH public key (`exchange`).
+    Phone { key: String },
+    /// A node, proven to hold the key it will be known by.
+    Node(super::NodeOffer),
+}
+
+/// Offer the pairing code, agree on the verification code, then wait for the desktop's
+/// decision; on approval the socket is authenticated as the new device.
 async fn pair(
     socket: &mut WebSocket,
     mesh: &Arc<Mesh>,
     code: &str,
     name: &str,
-    node: Option<super::NodeOffer>,
+    offerer: Offerer,
     from: std::net::IpAddr,
 ) -> Option<DeviceRecord> {
-    let (verification, mut changes, expires_at) = match mesh.offer(code, name, node, from) {
+    let (phone_key, node) = match offerer {
+        Offerer::Phone { key } => (Some(key), None),
+        Offerer::Node(n) => (None, Some(n)),
+    };
+    let (mut changes, expires_at) = match mesh.offer(code, name, node, from) {
         Ok(v) => v,
         Err(e) => {
             refuse(socket, e.code(), &e.to_string()).await;
             return None;
         }
     };
-    let pending =
-        serde_json::json!({"type": "pairPending", "verification": verification, "node": mesh.name});
+    let mut sealing = None;
+    let pending = match phone_key {
+        Some(phone_key) => match exchange(socket, &phone_key).await {
+            Ok((verification, key, node_nonce)) => {
+                mesh.verified(verification).ok()?;
+                sealing = Some(key);
+                serde_json::json!({"type": "pairPending", "nonce": node_nonce, "node": mesh.name})
+            }
+            Err(why) => {
+                mesh.abandon(why);
+                refuse(socket, "bad_exchange", why).await;
+                return None;
+            }
+        },
+        None => {
+            // A node already pins this node's id (`circe join --node-id`): its code is the
+            // server's, shown on both screens.
+            let nonce = super::identity::base32(&super::identity::random_bytes(16));
+            let verification = super::pairing::verification_code(&mesh.session_id()?, name, &nonce);
+            mesh.verified(verification.clone()).ok()?;
+            serde_json::json!({"type": "pairPending", "verification": verification, "node": mesh.name})
+        }
+    };
     socket.send(json_text(pending)).await.ok()?;
     let left = expires_at.saturating_sub(crate::clock::now());
     let decided = tokio::time::timeout(Duration::from_millis(left), async {
         changes
-            .wait_for(|s| !matches!(s, Stage::Open | Stage::Requested { .. }))
+            .wait_for(|s| {
+                !matches!(
+                    s,
+                    Stage::Open | Stage::Offered { .. } | Stage::Requested { .. }
+                )
+            })
             .await
             .map(|s| s.clone())
     })
@@ -558,11 +606,14 @@ async fn pair(
     };
     match (stage, mesh.take_approved()) {
         (Stage::Approved { .. }, Some((device, token))) => {
-            // A node authenticates by its key from now on: it gets no token.
-            let paired = if device.public_key.is_some() {
-                serde_json::json!({"type": "paired", "device": device})
-            } else {
-                serde_json::json!({"type": "paired", "token": token, "device": device})
+            // A node authenticates by its key from now on: it gets no token. A phone's token
+            // travels sealed under the exchanged key.
+            let paired = match sealing {
+                Some(key) => serde_json::json!({
+                    "type": "paired", "device": device,
+                    "sealedToken": super::exchange::seal(&key, &token),
+                }),
+                None => serde_json::json!({"type": "paired", "device": device}),
             };
             socket.send(json_text(paired)).await.ok()?;
             Some(device)
@@ -586,6 +637,47 @@ async fn pair(
             None
         }
     }
+}
+
+/// The node's side of a phone's key exchange (`exchange`): returns the verification code, the
+/// sealing key and the node's nonce (to reveal), or why it failed.
+async fn exchange(
+    socket: &mut WebSocket,
+    phone_key: &str,
+) -> Result<(String, [u8; 32], String), &'static str> {
+    use super::exchange::{commit, is_nonce, nonce, KeyPair, Transcript};
+    let keys = KeyPair::generate();
+    let node_key = keys.public.clone();
+    let node_nonce = nonce();
+    let offer = serde_json::json!({
+        "type": "pairKey", "key": node_key,
+        "commit": commit(&node_key, phone_key, &node_nonce),
+    });
+    socket
+        .send(json_text(offer))
+        .await
+        .map_err(|_| "the phone left during the key exchange")?;
+    let answer = match tokio::time::timeout(EXCHANGE_DEADLINE, socket.recv()).await {
+        Ok(Some(Ok(Message::Text(t)))) => t,
+        _ => return Err("the phone did not send its nonce within 10 s"),
+    };
+    let phone_nonce = serde_json::from_str::<serde_json::Value>(answer.as_str())
+        .ok()
+        .filter(|v| v["type"] == "pairNonce")
+        .and_then(|v| v["nonce"].as_str().map(String::from))
+        .filter(|n| is_nonce(n))
+        .ok_or("the phone's nonce is not 16 bytes in hex")?;
+    let transcript = Transcript {
+        phone_key,
+        node_key: &node_key,
+        phone_nonce: &phone_nonce,
+        node_nonce: &node_nonce,
+    };
+    let verification = transcript.code();
+    let key = keys
+        .agree(phone_key, &transcript)
+        .ok_or("the phone's key is not a P-256 point")?;
+    Ok((verification, key, node_nonce))
 }
 
 /// Serve the control API to an authenticated device until it leaves or is revoked.

@@ -358,7 +358,7 @@ fn fuzz_mesh_first_message() {
     let mut rng = Rng::new(seed ^ 0x3e5b);
     let seeds: Vec<Vec<u8>> = [
         r#"{"type":"auth","token":"0123456789abcdef0123456789abcdef"}"#,
-        r#"{"type":"pair","code":"123456","name":"Pixel"}"#,
+        r#"{"type":"pair","code":"123456","name":"Pixel","key":"04aa"}"#,
         r#"{"type":"node","node":"aaaabbbbccccddddeeeeffffgggghhhh","signature":"00","nonce":"0123456789abcdef"}"#,
         r#"{"type":"pairNode","code":"123456","name":"laptop","role":"full","publicKey":"00","signature":"00"}"#,
     ]

@@ -157,21 +157,63 @@ pub async fn admin(d: &Daemon, verb: AdminVerb) -> Result<serde_json::Value, Str
         .map_err(|e| e.to_string())
 }
 
-/// Pair a device named `name` the way a phone does; returns (token, device id, verification).
+/// A phone's side of pairing on `ws` (hello read): offer `code` with a fresh key, run the key
+/// exchange (`circe::mesh::exchange`), and return the verification code it computed and its
+/// sealing key, once `pairPending` arrived.
+pub async fn offer_code(
+    ws: &mut Ws,
+    code: &str,
+    name: &str,
+) -> Result<(String, [u8; 32]), serde_json::Value> {
+    use circe::mesh::exchange::{commit, nonce, KeyPair, Transcript};
+    let keys = KeyPair::generate();
+    let phone_key = keys.public.clone();
+    send(
+        ws,
+        serde_json::json!({"type": "pair", "code": code, "name": name, "key": phone_key}),
+    )
+    .await;
+    let offered = next_json(ws).await;
+    if offered["type"] != "pairKey" {
+        return Err(offered);
+    }
+    let node_key = offered["key"].as_str().unwrap().to_string();
+    let phone_nonce = nonce();
+    send(
+        ws,
+        serde_json::json!({"type": "pairNonce", "nonce": phone_nonce}),
+    )
+    .await;
+    let pending = next_json(ws).await;
+    if pending["type"] != "pairPending" {
+        return Err(pending);
+    }
+    let node_nonce = pending["nonce"].as_str().unwrap().to_string();
+    assert_eq!(
+        offered["commit"].as_str().unwrap(),
+        commit(&node_key, &phone_key, &node_nonce),
+        "the node's nonce is the one it committed to"
+    );
+    let transcript = Transcript {
+        phone_key: &phone_key,
+        node_key: &node_key,
+        phone_nonce: &phone_nonce,
+        node_nonce: &node_nonce,
+    };
+    let verification = transcript.code();
+    let key = keys.agree(&node_key, &transcript).unwrap();
+    Ok((verification, key))
+}
+
+/// Pair a device named `name` the way a phone does; returns (token, device id).
 pub async fn pair(d: &Daemon, name: &str) -> (String, String) {
     let started = admin(d, AdminVerb::PairStart).await.unwrap();
     let code = started["code"].as_str().unwrap().to_string();
     let mut ws = connect(d).await;
-    send(
-        &mut ws,
-        serde_json::json!({"type": "pair", "code": code, "name": name}),
-    )
-    .await;
-    let pending = next_json(&mut ws).await;
-    assert_eq!(pending["type"], "pairPending", "{pending}");
+    let (verification, key) = offer_code(&mut ws, &code, name).await.unwrap();
     let waited = admin(d, AdminVerb::PairWait).await.unwrap();
     assert_eq!(
-        waited["verification"], pending["verification"],
+        waited["verification"], verification,
         "codes match on both screens"
     );
     assert_eq!(waited["name"], name);
@@ -180,10 +222,13 @@ pub async fn pair(d: &Daemon, name: &str) -> (String, String) {
         .unwrap();
     let paired = next_json(&mut ws).await;
     assert_eq!(paired["type"], "paired", "{paired}");
-    (
-        paired["token"].as_str().unwrap().to_string(),
-        paired["device"]["id"].as_str().unwrap().to_string(),
-    )
+    assert!(
+        paired.get("token").is_none(),
+        "the token travels sealed: {paired}"
+    );
+    let token = circe::mesh::exchange::open(&key, &paired["sealedToken"])
+        .expect("the token opens with the exchanged key");
+    (token, paired["device"]["id"].as_str().unwrap().to_string())
 }
 
 /// An authenticated socket for `token`.
@@ -342,7 +387,7 @@ fn pairing_needs_the_desktop_and_limits_guesses() {
         let mut ws = connect(&d).await;
         send(
             &mut ws,
-            serde_json::json!({"type": "pair", "code": "123456", "name": "x"}),
+            serde_json::json!({"type": "pair", "code": "123456", "name": "x", "key": "04"}),
         )
         .await;
         assert_eq!(next_json(&mut ws).await["code"], "no_pairing");
@@ -356,7 +401,7 @@ fn pairing_needs_the_desktop_and_limits_guesses() {
             let mut ws = connect(&d).await;
             send(
                 &mut ws,
-                serde_json::json!({"type": "pair", "code": wrong, "name": "thief"}),
+                serde_json::json!({"type": "pair", "code": wrong, "name": "thief", "key": "04"}),
             )
             .await;
             codes.push(
@@ -371,7 +416,7 @@ fn pairing_needs_the_desktop_and_limits_guesses() {
         let mut ws = connect(&d).await;
         send(
             &mut ws,
-            serde_json::json!({"type": "pair", "code": code, "name": "late"}),
+            serde_json::json!({"type": "pair", "code": code, "name": "late", "key": "04"}),
         )
         .await;
         assert_eq!(next_json(&mut ws).await["code"], "too_many_attempts");
@@ -379,12 +424,7 @@ fn pairing_needs_the_desktop_and_limits_guesses() {
         // Another address may still offer it (three wrong codes from anyone no longer close the
         // session); denied on the desktop: no device.
         let mut ws = connect_from(&d, "127.0.0.3").await;
-        send(
-            &mut ws,
-            serde_json::json!({"type": "pair", "code": code, "name": "stranger"}),
-        )
-        .await;
-        assert_eq!(next_json(&mut ws).await["type"], "pairPending");
+        offer_code(&mut ws, &code, "stranger").await.unwrap();
         admin(&d, AdminVerb::PairDecide { approve: false })
             .await
             .unwrap();
