@@ -675,3 +675,153 @@ fn silence_spends_a_lan_address_attempts() {
         drop(held);
     });
 }
+
+/// A relay in the middle of a phone's pairing, as a LAN attacker would run one: it serves the
+/// node's page unchanged, and on `/ws` runs its own key exchange with each side (its own key and
+/// nonces toward the phone, others toward the node), passing everything else through.
+struct Relay {
+    url: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Relay {
+    fn start(node: String) -> Relay {
+        use axum::extract::ws::{Message as AxMessage, WebSocketUpgrade};
+        use axum::extract::Request;
+        use axum::response::IntoResponse;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let page_node = node.clone();
+        let app = axum::Router::new()
+            .route(
+                "/ws",
+                axum::routing::get(move |ws: WebSocketUpgrade| {
+                    let node = node.clone();
+                    async move { ws.on_upgrade(move |phone| relay_socket(phone, node)) }
+                }),
+            )
+            .fallback(move |request: Request| {
+                let node = page_node.clone();
+                async move {
+                    let url = format!("http://{node}{}", request.uri().path());
+                    let got = reqwest::get(&url).await.unwrap();
+                    let kind = got.headers()["content-type"].to_str().unwrap().to_string();
+                    let body = got.bytes().await.unwrap();
+                    ([(axum::http::header::CONTENT_TYPE, kind)], body).into_response()
+                }
+            });
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+        async fn relay_socket(mut phone: axum::extract::ws::WebSocket, node: String) {
+            use circe::mesh::exchange::{commit, nonce, KeyPair};
+            use futures_util::{SinkExt, StreamExt};
+            use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+            use tokio_tungstenite::tungstenite::Message;
+            let mut req = format!("ws://{node}/ws").into_client_request().unwrap();
+            req.headers_mut()
+                .insert("Origin", format!("http://{node}").parse().unwrap());
+            let (mut upstream, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+            let (mut phone_key, mut toward_phone) = (String::new(), None::<(KeyPair, String)>);
+            loop {
+                tokio::select! {
+                    m = phone.recv() => {
+                        let Some(Ok(AxMessage::Text(t))) = m else { return };
+                        let mut v: serde_json::Value = serde_json::from_str(&t).unwrap();
+                        if v["type"] == "pair" {
+                            // Toward the node, the relay's own key.
+                            phone_key = v["key"].as_str().unwrap().to_string();
+                            v["key"] = KeyPair::generate().public.into();
+                        } else if v["type"] == "pairNonce" {
+                            v["nonce"] = nonce().into();
+                        }
+                        if upstream.send(Message::Text(v.to_string().into())).await.is_err() {
+                            return;
+                        }
+                    }
+                    m = upstream.next() => {
+                        let Some(Ok(Message::Text(t))) = m else { return };
+                        let mut v: serde_json::Value = serde_json::from_str(&t).unwrap();
+                        if v["type"] == "pairKey" {
+                            // Toward the phone, another key and a nonce committed to.
+                            let (keys, n) = (KeyPair::generate(), nonce());
+                            v["key"] = keys.public.clone().into();
+                            v["commit"] = commit(&keys.public, &phone_key, &n).into();
+                            toward_phone = Some((keys, n));
+                        } else if v["type"] == "pairPending" {
+                            v["nonce"] = toward_phone.as_ref().unwrap().1.clone().into();
+                        }
+                        if phone.send(AxMessage::Text(v.to_string().into())).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+
+        Relay {
+            url,
+            _runtime: runtime,
+        }
+    }
+}
+
+#[test]
+fn a_relayed_pairing_shows_different_codes_and_does_not_pair() {
+    use crate::mesh_browser::Phone;
+    use circe::protocol::AdminVerb;
+    let d = Daemon::start("[node]\nname = \"desk\"\n");
+    let relay = Relay::start(d.mesh_addr());
+    let mut phone = Phone::start(&d.dir.path().join("chromium-relay.log"));
+    let started = rt()
+        .block_on(crate::mesh::admin(&d, AdminVerb::PairStart))
+        .unwrap();
+    // The person opens the relay's address (what a LAN attacker would get them to open) and
+    // types the code the desktop shows.
+    phone.goto(&format!("{}/#pair", relay.url));
+    phone.wait("!document.getElementById('pairing').hidden", 15);
+    phone.eval(&format!(
+        "document.getElementById('pair-code').value = '{}'; document.getElementById('pair-name').value = 'Pixel'; document.getElementById('pair-go').click(); true",
+        started["code"].as_str().unwrap()
+    ));
+    let waited = rt()
+        .block_on(crate::mesh::admin(&d, AdminVerb::PairWait))
+        .unwrap();
+    let desktop = waited["verification"].as_str().unwrap().to_string();
+    let shown = phone.wait("document.getElementById('verification').textContent", 10);
+    let on_phone = shown.as_str().unwrap().to_string();
+    eprintln!("relayed pairing: the desktop shows {desktop}, the phone {on_phone}");
+    assert_eq!((desktop.len(), on_phone.len()), (6, 6));
+    assert_ne!(
+        desktop, on_phone,
+        "a relay shows different codes on the two screens"
+    );
+    // The person sees two codes and refuses: nothing is paired, and the phone holds no token.
+    rt().block_on(crate::mesh::admin(
+        &d,
+        AdminVerb::PairDecide { approve: false },
+    ))
+    .unwrap();
+    phone.wait("document.getElementById('pair-error').textContent", 10);
+    assert_eq!(
+        phone.eval("localStorage.getItem('circe.token')"),
+        serde_json::Value::Null
+    );
+    let listed = rt()
+        .block_on(crate::mesh::admin(&d, AdminVerb::Devices))
+        .unwrap();
+    assert_eq!(listed["devices"].as_array().unwrap().len(), 0, "{listed}");
+    // Without the relay, the same page pairs, with matching codes.
+    let started = rt()
+        .block_on(crate::mesh::admin(&d, AdminVerb::PairStart))
+        .unwrap();
+    phone.goto(&format!("http://{}/#pair", d.mesh_addr()));
+    phone.wait("!document.getElementById('pairing').hidden", 15);
+    crate::mesh_browser::pair_on_the_page(&mut phone, &d, &started, "Pixel");
+}
