@@ -45,7 +45,9 @@ pub(crate) struct InFlight {
 
 /// A request's place, given back when it is dropped (once its reply is queued; a subscription's
 /// when the subscription ends). A stop holds none.
-pub(crate) struct Place(#[allow(dead_code)] Option<OwnedSemaphorePermit>);
+pub(crate) struct Place {
+    _permit: Option<OwnedSemaphorePermit>,
+}
 
 impl InFlight {
     pub(crate) fn new() -> InFlight {
@@ -58,9 +60,11 @@ impl InFlight {
     /// Wait for a place for a request; a stop takes none and never waits.
     pub(crate) async fn admit(&self, stop: bool) -> Place {
         if stop {
-            return Place(None);
+            return Place { _permit: None };
         }
-        Place(self.requests.clone().acquire_owned().await.ok())
+        Place {
+            _permit: self.requests.clone().acquire_owned().await.ok(),
+        }
     }
 
     /// A place for one more subscription, or `too_many_subscriptions`.
@@ -68,7 +72,7 @@ impl InFlight {
         self.subscriptions
             .clone()
             .try_acquire_owned()
-            .map(|p| Place(Some(p)))
+            .map(|p| Place { _permit: Some(p) })
             .map_err(|_| {
                 ApiError::new(
                     "too_many_subscriptions",
