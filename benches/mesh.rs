@@ -262,18 +262,38 @@ async fn subscribed(served: &Daemon, token: &str) -> Ws {
 }
 
 async fn pair(served: &Daemon, name: &str) -> String {
+    use circe::mesh::exchange::{nonce, KeyPair, Transcript};
     let mut admin = Client::connect(&served.socket()).await.unwrap();
     let started = admin.call_admin(AdminVerb::PairStart).await.unwrap();
     let mut ws = connect(served).await;
-    let offer = serde_json::json!({"type": "pair", "code": started["code"], "name": name});
+    // The phone's side of the key exchange (`circe::mesh::exchange`).
+    let keys = KeyPair::generate();
+    let phone_key = keys.public.clone();
+    let offer = serde_json::json!({"type": "pair", "code": started["code"], "name": name, "key": phone_key});
     ws.send(Message::Text(offer.to_string().into()))
         .await
         .unwrap();
-    assert_eq!(json(&mut ws).await["type"], "pairPending");
+    let offered = json(&mut ws).await;
+    assert_eq!(offered["type"], "pairKey");
+    let phone_nonce = nonce();
+    let answer = serde_json::json!({"type": "pairNonce", "nonce": phone_nonce});
+    ws.send(Message::Text(answer.to_string().into()))
+        .await
+        .unwrap();
+    let pending = json(&mut ws).await;
+    assert_eq!(pending["type"], "pairPending");
+    let node_key = offered["key"].as_str().unwrap();
+    let transcript = Transcript {
+        phone_key: &phone_key,
+        node_key,
+        phone_nonce: &phone_nonce,
+        node_nonce: pending["nonce"].as_str().unwrap(),
+    };
+    let key = keys.agree(node_key, &transcript).unwrap();
     admin
         .call_admin(AdminVerb::PairDecide { approve: true })
         .await
         .unwrap();
     let paired = json(&mut ws).await;
-    paired["token"].as_str().unwrap().to_string()
+    circe::mesh::exchange::open(&key, &paired["sealedToken"]).unwrap()
 }

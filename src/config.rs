@@ -59,6 +59,14 @@ pub struct MeshConfig {
     /// A ping goes out on every device socket and peer link this often; one that has sent
     /// nothing for three of these is closed (a phone that left the network frees its socket).
     pub keepalive_ms: u64,
+    /// TCP connections the listener holds at once (HTTP, WebSocket, TLS handshakes); beyond
+    /// this a new connection is closed at once.
+    pub max_connections: usize,
+    /// The same, from one peer address.
+    pub max_connections_per_address: usize,
+    /// How long a client has to send a whole request head (and an idle keep-alive connection
+    /// waits for the next one) before its connection is closed.
+    pub header_timeout_ms: u64,
 }
 
 impl Default for MeshConfig {
@@ -70,6 +78,9 @@ impl Default for MeshConfig {
             hosts: Vec::new(),
             max_sockets: 64,
             keepalive_ms: 15_000,
+            max_connections: 256,
+            max_connections_per_address: 32,
+            header_timeout_ms: 5_000,
         }
     }
 }

@@ -5,12 +5,14 @@
 //! - `interaction`, `operation`: the pure core (state machines);
 //! - `director`, `decider`, `eval`: the one reader of every input and grounding (pure), the decider
 //!   seam, the corpus runner;
-//! - `store`: SQLite, the only module that knows SQL;
+//! - `store`: SQLite, the only module that knows SQL; `private`: files only this user can read;
 //! - `executor`, `weather`: the executor seam and the weather connector;
 //! - `protocol`, `client`: the control API's wire format and its client;
 //! - `mesh`: paired devices, the HTTP + WebSocket listener and the phone client;
+//! - `accept`: what every accept loop does when `accept` fails (pause, log rarely);
 //! - `daemon`: the composition root (`circe serve`); `cli`: the command line.
 
+pub mod accept;
 pub mod browser;
 pub mod cli;
 pub mod client;
@@ -28,6 +30,7 @@ pub mod mesh;
 pub mod model;
 pub mod operation;
 pub mod preferences;
+pub mod private;
 pub mod protocol;
 pub mod semantic;
 pub mod store;

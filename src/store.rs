@@ -25,6 +25,8 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
 pub enum StoreError {
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("cannot create the database file: {0}")]
+    File(std::io::Error),
     #[error("stored JSON could not be read: {0}")]
     Json(#[from] serde_json::Error),
     #[error("revision conflict: the interaction is at revision {current}")]
@@ -80,7 +82,10 @@ pub struct StoredInput {
 }
 
 impl Store {
+    /// Open (or create, 0600: see `private`) the database at `path`; SQLite gives its WAL and
+    /// shared-memory files the database file's mode.
     pub fn open(path: &Path) -> Result<Store> {
+        crate::private::file(path).map_err(StoreError::File)?;
         let conn = Connection::open(path)?;
         Store::configure(conn)
     }

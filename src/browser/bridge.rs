@@ -24,6 +24,8 @@ pub const EXTENSION_ID: &str = "dhnfkefodfmddfnkfkkbeilnaiafageh";
 pub const HOST_NAME: &str = "com.circe.connector";
 
 const AUTH_DEADLINE: Duration = Duration::from_secs(5);
+/// The daemon's answer to a host that authenticated.
+const ACCEPTED: &[u8] = br#"{"type":"accepted"}"#;
 
 /// The Chrome profile a connector serves, as the extension introduced it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -196,9 +198,17 @@ impl Bridge {
     /// Accept native hosts until the listener fails.
     pub async fn serve(self: Arc<Bridge>, listener: UnixListener) {
         let me = unsafe { libc::geteuid() };
+        let mut pause = crate::accept::Pause::new("browser");
         loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => {
+                    pause.accepted();
+                    stream
+                }
+                Err(e) => {
+                    pause.failed(&e).await;
+                    continue;
+                }
             };
             if !stream.peer_cred().is_ok_and(|c| c.uid() == me) {
                 tracing::warn!("refused a browser connection from another user");
@@ -232,6 +242,13 @@ impl Bridge {
                 tracing::warn!("refused a native host that did not authenticate");
                 return;
             }
+        }
+        // The host tells the extension "connected" only after this.
+        if write_frame(&mut stream, ACCEPTED, 64, Order::Little)
+            .await
+            .is_err()
+        {
+            return;
         }
         let connection = self.next_connection.fetch_add(1, Ordering::SeqCst);
         let (out, mut frames) = mpsc::channel::<Vec<u8>>(64);

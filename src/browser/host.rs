@@ -102,7 +102,7 @@ async fn daemon_loop(
                     let _ = to_chrome.send(status(true)).await;
                     announced = Some(true);
                 }
-                let (mut r, mut w) = stream.into_split();
+                let (r, mut w) = stream.into_split();
                 let greeting = hello.lock().unwrap_or_else(|p| p.into_inner()).clone();
                 if let Some(h) = greeting {
                     if write_frame(&mut w, &h, FROM_CHROME_MAX, Order::Little)
@@ -112,19 +112,27 @@ async fn daemon_loop(
                         continue;
                     }
                 }
-                // Relay until either side of the daemon connection fails.
+                // One task per direction: daemon → Chrome reads whole frames in its own task, so
+                // a frame is never dropped half read when Chrome's direction has something to
+                // send (a `read_frame` inside `select!` is not cancel-safe).
+                let mut from_daemon = tokio::spawn(relay(r, to_chrome.clone()));
                 loop {
                     tokio::select! {
                         frame = from_chrome.recv() => match frame {
-                            Some(f) => if write_frame(&mut w, &f, FROM_CHROME_MAX, Order::Little).await.is_err() { break },
-                            None => return,
+                            Some(f) => {
+                                if write_frame(&mut w, &f, FROM_CHROME_MAX, Order::Little).await.is_err() {
+                                    break;
+                                }
+                            }
+                            None => {
+                                from_daemon.abort();
+                                return;
+                            }
                         },
-                        frame = read_frame(&mut r, TO_CHROME_MAX, Order::Little) => match frame {
-                            Ok(Some(f)) => { let _ = to_chrome.send(f).await; }
-                            _ => break,
-                        },
+                        _ = &mut from_daemon => break,
                     }
                 }
+                from_daemon.abort();
             }
             Err(e) => tracing::debug!(error = %e, "daemon not reachable"),
         }
@@ -139,6 +147,19 @@ async fn daemon_loop(
     }
 }
 
+/// Daemon → Chrome, frame by frame, until the daemon's side ends or fails.
+async fn relay(mut r: tokio::net::unix::OwnedReadHalf, to_chrome: mpsc::Sender<Vec<u8>>) {
+    while let Ok(Some(frame)) = read_frame(&mut r, TO_CHROME_MAX, Order::Little).await {
+        if to_chrome.send(frame).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// How long the daemon has to accept the host's authentication.
+const ACCEPT_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Connect and authenticate; `Ok` only once the daemon said `accepted`.
 async fn connect(paths: &Paths, origin: &str) -> std::io::Result<UnixStream> {
     let secret = std::fs::read_to_string(paths.browser_secret())?;
     let mut stream = UnixStream::connect(paths.browser_socket()).await?;
@@ -151,7 +172,26 @@ async fn connect(paths: &Paths, origin: &str) -> std::io::Result<UnixStream> {
     )
     .await
     .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let answer = tokio::time::timeout(
+        ACCEPT_DEADLINE,
+        read_frame(&mut stream, 64 * 1024, Order::Little),
+    )
+    .await
+    .map_err(|_| std::io::Error::other("the daemon did not accept the host within 5 s"))?
+    .map_err(|e| std::io::Error::other(e.to_string()))?;
+    if !answer.as_deref().is_some_and(is_accepted) {
+        return Err(std::io::Error::other(
+            "the daemon refused the host (wrong secret or origin)",
+        ));
+    }
     Ok(stream)
+}
+
+fn is_accepted(frame: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(frame)
+        .ok()
+        .and_then(|v| v.get("type").cloned())
+        == Some("accepted".into())
 }
 
 #[cfg(test)]

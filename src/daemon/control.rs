@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit, Semaphore};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ControlError {
@@ -26,6 +26,60 @@ pub enum ControlError {
         path: PathBuf,
         source: std::io::Error,
     },
+}
+
+/// Requests one connection may have in flight (a stop excepted: it never waits and is never
+/// counted). While that many are, the connection's reader reads nothing more, so a client that
+/// writes without reading replies is held back by its own socket, not by this node's memory.
+pub const MAX_IN_FLIGHT: usize = 32;
+/// Replies and notifications waiting to be written to one connection.
+pub const MAX_WAITING_REPLIES: usize = 64;
+/// Subscriptions one connection may hold.
+pub const MAX_SUBSCRIPTIONS: usize = 4;
+
+/// One connection's places for requests in flight and for subscriptions.
+pub(crate) struct InFlight {
+    requests: Arc<Semaphore>,
+    subscriptions: Arc<Semaphore>,
+}
+
+/// A request's place, given back when it is dropped (once its reply is queued; a subscription's
+/// when the subscription ends). A stop holds none.
+pub(crate) struct Place {
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+impl InFlight {
+    pub(crate) fn new() -> InFlight {
+        InFlight {
+            requests: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+            subscriptions: Arc::new(Semaphore::new(MAX_SUBSCRIPTIONS)),
+        }
+    }
+
+    /// Wait for a place for a request; a stop takes none and never waits.
+    pub(crate) async fn admit(&self, stop: bool) -> Place {
+        if stop {
+            return Place { _permit: None };
+        }
+        Place {
+            _permit: self.requests.clone().acquire_owned().await.ok(),
+        }
+    }
+
+    /// A place for one more subscription, or `too_many_subscriptions`.
+    fn subscription(&self) -> Result<Place, ApiError> {
+        self.subscriptions
+            .clone()
+            .try_acquire_owned()
+            .map(|p| Place { _permit: Some(p) })
+            .map_err(|_| {
+                ApiError::new(
+                    "too_many_subscriptions",
+                    format!("a connection holds at most {MAX_SUBSCRIPTIONS} subscriptions"),
+                )
+            })
+    }
 }
 
 /// Fail when a live daemon answers on `path`.
@@ -42,8 +96,7 @@ pub fn private_dir(dir: &Path) -> Result<(), ControlError> {
         path: dir.to_path_buf(),
         source,
     };
-    std::fs::create_dir_all(dir).map_err(io)?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)
+    crate::private::dir(dir).map_err(io)
 }
 
 /// Bind the socket (private to this user), replacing a stale one.
@@ -64,11 +117,15 @@ pub fn bind(path: &Path) -> Result<UnixListener, ControlError> {
 
 pub async fn serve(listener: UnixListener, engine: Arc<Engine>, mesh: Option<Arc<Mesh>>) {
     let me = unsafe { libc::geteuid() };
+    let mut pause = crate::accept::Pause::new("control");
     loop {
         let (stream, _) = match listener.accept().await {
-            Ok(s) => s,
+            Ok(s) => {
+                pause.accepted();
+                s
+            }
             Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
+                pause.failed(&e).await;
                 continue;
             }
         };
@@ -116,7 +173,7 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
 
 async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Mesh>>) {
     let (read, mut write) = stream.into_split();
-    let (out, mut lines) = mpsc::channel::<String>(256);
+    let (out, mut lines) = mpsc::channel::<String>(MAX_WAITING_REPLIES);
     let writer = tokio::spawn(async move {
         while let Some(mut line) = lines.recv().await {
             line.push('\n');
@@ -127,6 +184,7 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
     });
     let mut reader = BufReader::new(read);
     let max = engine.limits().max_message_bytes;
+    let in_flight = InFlight::new();
     loop {
         let line = match read_line(&mut reader, max).await {
             Ok(Some(Ok(line))) => line,
@@ -144,7 +202,8 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
             continue;
         }
         if protocol::verb_of(&line).is_some_and(|v| AdminVerb::NAMES.contains(&v.as_str())) {
-            admin(&line, mesh.clone(), &out);
+            let place = in_flight.admit(false).await;
+            admin(&line, mesh.clone(), &out, place);
             continue;
         }
         let request = match protocol::parse_request(&line) {
@@ -154,6 +213,10 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
                 continue;
             }
         };
+        // Back-pressure: with MAX_IN_FLIGHT requests unanswered, stop reading until one is.
+        let place = in_flight
+            .admit(matches!(request.verb, Verb::Interrupt { .. }))
+            .await;
         let reading = matches!(request.verb, Verb::State { .. } | Verb::Subscribe);
         match mesh
             .as_ref()
@@ -162,9 +225,9 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
             Some(Err(e)) => {
                 let _ = out.send(encode(request.id, Err(e))).await;
             }
-            Some(Ok(Some(link))) => forward(request, link, &out),
+            Some(Ok(Some(link))) => forward(request, link, &out, &in_flight, place),
             Some(Ok(None)) if matches!(request.verb, Verb::State { .. }) => {
-                state_with_nodes(request, &engine, mesh.clone(), &out)
+                state_with_nodes(request, &engine, mesh.clone(), &out, &in_flight, place)
             }
             None if request.node.as_deref().is_some_and(|n| n != engine.node()) => {
                 let e = ApiError::new(
@@ -173,7 +236,7 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
                 );
                 let _ = out.send(encode(request.id, Err(e))).await;
             }
-            _ => dispatch(request, &engine, &out),
+            _ => dispatch(request, &engine, &out, &in_flight, place),
         }
     }
     drop(out);
@@ -189,7 +252,7 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
 }
 
 /// A local administration request (pairing, devices): only ever from this OS user.
-fn admin(line: &str, mesh: Option<Arc<Mesh>>, out: &mpsc::Sender<String>) {
+fn admin(line: &str, mesh: Option<Arc<Mesh>>, out: &mpsc::Sender<String>, place: Place) {
     let out = out.clone();
     let parsed: Result<AdminRequest, _> = serde_json::from_str(line);
     let id = request_id(line);
@@ -206,11 +269,19 @@ fn admin(line: &str, mesh: Option<Arc<Mesh>>, out: &mpsc::Sender<String>) {
             (Ok(request), Some(mesh)) => mesh.admin(request.verb).await,
         };
         let _ = out.send(encode(id, result)).await;
+        drop(place);
     });
 }
 
-/// Run one control request, replying on `out`. Also used by the mesh, after its scope check.
-pub(crate) fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sender<String>) {
+/// Run one control request, replying on `out`; `place` is given back once the reply is queued.
+/// Also used by the mesh, after its scope check.
+pub(crate) fn dispatch(
+    request: Request,
+    engine: &Arc<Engine>,
+    out: &mpsc::Sender<String>,
+    in_flight: &InFlight,
+    place: Place,
+) {
     let Request { id, verb, .. } = request;
     let out = out.clone();
     match verb {
@@ -223,6 +294,7 @@ pub(crate) fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sende
                     Err(e) => Err(e),
                 };
                 let _ = out.send(encode(id, result)).await;
+                drop(place);
             });
         }
         Verb::Interrupt { operation, device } => {
@@ -230,6 +302,7 @@ pub(crate) fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sende
             tokio::spawn(async move {
                 let result = engine.interrupt(operation, device).await.and_then(to_value);
                 let _ = out.send(encode(id, result)).await;
+                drop(place);
             });
         }
         Verb::State { operations } => {
@@ -240,12 +313,24 @@ pub(crate) fn dispatch(request: Request, engine: &Arc<Engine>, out: &mpsc::Sende
                     .await
                     .and_then(to_value);
                 let _ = out.send(encode(id, result)).await;
+                drop(place);
             });
         }
-        Verb::Subscribe => {
-            let engine = engine.clone();
-            tokio::spawn(subscription(id, engine, out));
-        }
+        Verb::Subscribe => match in_flight.subscription() {
+            Ok(held) => {
+                let engine = engine.clone();
+                tokio::spawn(async move {
+                    drop(place);
+                    subscription(id, engine, out, held).await
+                });
+            }
+            Err(e) => {
+                tokio::spawn(async move {
+                    let _ = out.send(encode(id, Err(e))).await;
+                    drop(place);
+                });
+            }
+        },
     }
 }
 
@@ -255,9 +340,11 @@ fn state_with_nodes(
     engine: &Arc<Engine>,
     mesh: Option<Arc<Mesh>>,
     out: &mpsc::Sender<String>,
+    in_flight: &InFlight,
+    place: Place,
 ) {
     let Verb::State { operations } = request.verb else {
-        return dispatch(request, engine, out);
+        return dispatch(request, engine, out, in_flight, place);
     };
     let (engine, out, id) = (engine.clone(), out.clone(), request.id);
     tokio::spawn(async move {
@@ -270,16 +357,32 @@ fn state_with_nodes(
             })
             .and_then(to_value);
         let _ = out.send(encode(id, result)).await;
+        drop(place);
     });
 }
 
 /// Carry a request to the peer that owns what it is about, and its reply back.
-fn forward(request: Request, link: Arc<Link>, out: &mpsc::Sender<String>) {
+fn forward(
+    request: Request,
+    link: Arc<Link>,
+    out: &mpsc::Sender<String>,
+    in_flight: &InFlight,
+    place: Place,
+) {
     let Request { id, verb, .. } = request;
     let out = out.clone();
     match verb {
         Verb::Subscribe => {
-            tokio::spawn(routed_subscription(id, link, out));
+            let held = in_flight.subscription();
+            tokio::spawn(async move {
+                drop(place);
+                match held {
+                    Ok(held) => routed_subscription(id, link, out, held).await,
+                    Err(e) => {
+                        let _ = out.send(encode(id, Err(e))).await;
+                    }
+                }
+            });
         }
         verb => {
             let stopping = matches!(verb, Verb::Interrupt { .. });
@@ -295,6 +398,7 @@ fn forward(request: Request, link: Arc<Link>, out: &mpsc::Sender<String>) {
                     e
                 });
                 let _ = out.send(encode(id, result)).await;
+                drop(place);
             });
         }
     }
@@ -303,7 +407,7 @@ fn forward(request: Request, link: Arc<Link>, out: &mpsc::Sender<String>) {
 /// A subscription to a peer: its status first, then its current state (when online), then every
 /// change it sends and every change of its status. After a reconnect the peer's first
 /// notification is a fresh snapshot; nothing from before is replayed.
-async fn routed_subscription(id: u64, link: Arc<Link>, out: mpsc::Sender<String>) {
+async fn routed_subscription(id: u64, link: Arc<Link>, out: mpsc::Sender<String>, _held: Place) {
     let mut status = link.watch();
     let mut events = link.events();
     let ok = encode(id, Ok(serde_json::json!({ "subscribed": true })));
@@ -363,7 +467,7 @@ async fn send_peer_snapshot(link: &Link, out: &mpsc::Sender<String>) -> bool {
 }
 
 /// Send the current state, then every change; a subscriber that falls behind gets a fresh snapshot.
-async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>) {
+async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>, _held: Place) {
     let mut rx = engine.subscribe();
     if out
         .send(encode(id, Ok(serde_json::json!({ "subscribed": true }))))

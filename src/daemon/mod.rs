@@ -29,19 +29,15 @@ pub struct ServeOptions {
 /// Hold an exclusive lock on `<data dir>/circe.lock` for as long as the returned file lives.
 fn lock_data_dir(paths: &Paths) -> anyhow::Result<std::fs::File> {
     use std::os::fd::AsRawFd;
-    std::fs::create_dir_all(&paths.data_dir).with_context(|| {
+    crate::private::dir(&paths.data_dir).with_context(|| {
         format!(
             "cannot create the data directory {}",
             paths.data_dir.display()
         )
     })?;
     let path = paths.data_dir.join("circe.lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+    let file =
+        crate::private::file(&path).with_context(|| format!("cannot open {}", path.display()))?;
     // SAFETY: flock on a file descriptor we own; no memory is involved.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         anyhow::bail!(
@@ -54,7 +50,7 @@ fn lock_data_dir(paths: &Paths) -> anyhow::Result<std::fs::File> {
 
 /// Build the engine from its adapters: the store at `paths`, and this node's executors.
 pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<(Arc<Engine>, Arc<Preferences>)> {
-    std::fs::create_dir_all(&paths.data_dir).with_context(|| {
+    crate::private::dir(&paths.data_dir).with_context(|| {
         format!(
             "cannot create the data directory {}",
             paths.data_dir.display()
@@ -179,7 +175,7 @@ async fn start_mesh(
     } else {
         addr.to_string()
     };
-    std::fs::write(paths.mesh_addr(), written)
+    crate::private::write(&paths.mesh_addr(), written.as_bytes())
         .with_context(|| format!("cannot write {}", paths.mesh_addr().display()))?;
     tracing::info!(%addr, tls = tls_on, fingerprint = mesh.fingerprint.as_deref().unwrap_or("-"), node_id = %mesh.identity.id, "mesh listening");
     tokio::spawn(server::serve(listener, mesh.clone(), tls_config));

@@ -11,11 +11,13 @@
 //! - the listener is loopback unless configured otherwise, and beyond loopback it serves TLS only
 //!   (`[mesh] tls`, see `tls`): then every origin it accepts is `https://`.
 
+pub mod exchange;
 pub mod identity;
 pub mod pairing;
 pub mod peer;
 pub mod policy;
 pub mod server;
+pub mod slots;
 pub mod tls;
 
 use crate::clock;
@@ -76,12 +78,23 @@ pub struct Mesh {
     max_sockets: usize,
     next_socket: AtomicU64,
     submit_buckets: Mutex<HashMap<String, Bucket>>,
-    /// Failed authentications and pairing offers, by peer address (never a forwarded header).
-    failure_buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    /// Failed authentications and pairing offers, by client (never a forwarded header).
+    failure_buckets: Mutex<HashMap<Client, Bucket>>,
     /// The links to the nodes this one routes to.
     pub peers: peer::Peers,
     /// The stored preferences, as the executors read them.
     preferences: Arc<Preferences>,
+    /// TCP connections held now (`[mesh] max_connections`, per address too).
+    pub connections: Arc<slots::Slots>,
+    /// TLS handshakes in progress (`server::MAX_HANDSHAKES`, per address too; the oldest is
+    /// evicted for a newcomer).
+    pub handshakes: Arc<slots::Evicting>,
+    /// WebSockets that have not sent their first message (`server::MAX_UNAUTHENTICATED`, per
+    /// address too; the oldest is evicted for a newcomer); authenticated ones count against
+    /// `max_sockets` instead.
+    pub unauthenticated: Arc<slots::Evicting>,
+    /// `[mesh] header_timeout_ms`.
+    pub header_timeout: std::time::Duration,
     /// A pairing with another node that this one started (`circe join`), awaiting approval there.
     joining: tokio::sync::Mutex<Option<Joining>>,
 }
@@ -94,6 +107,29 @@ struct Joining {
 }
 
 use crate::preferences::{Preferences, MY_DESKTOP};
+
+/// Who a failed attempt counts against: the peer's address (never a forwarded header). On
+/// loopback, where every local client shares one address, the address and what the client
+/// claimed to be (its token's hash, its node id, a pairing offer), so one local client's failures
+/// do not lock out the others.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Client {
+    ip: IpAddr,
+    claim: Option<String>,
+}
+
+impl Client {
+    pub fn new(ip: IpAddr, claim: impl Into<String>) -> Client {
+        Client {
+            ip,
+            claim: ip.is_loopback().then(|| claim.into()),
+        }
+    }
+}
+
+/// Failure budgets kept at once. Beyond this, budgets that are whole again are forgotten; if
+/// there is still no room, a client without a budget yet gets an empty one.
+pub const MAX_FAILURE_BUDGETS: usize = 4096;
 
 /// A live socket's registration; dropping it unregisters.
 pub struct SocketGuard {
@@ -147,6 +183,21 @@ impl Mesh {
             failure_buckets: Mutex::new(HashMap::new()),
             peers: peer::Peers::default(),
             preferences,
+            connections: slots::Slots::new(
+                config.mesh.max_connections,
+                config.mesh.max_connections_per_address,
+            ),
+            handshakes: slots::Evicting::new(
+                server::MAX_HANDSHAKES,
+                server::MAX_HANDSHAKES_PER_ADDRESS,
+            ),
+            unauthenticated: slots::Evicting::new(
+                server::MAX_UNAUTHENTICATED,
+                server::MAX_UNAUTHENTICATED_PER_ADDRESS,
+            ),
+            header_timeout: std::time::Duration::from_millis(
+                config.mesh.header_timeout_ms.max(100),
+            ),
             joining: tokio::sync::Mutex::new(None),
         })
     }
@@ -349,16 +400,22 @@ impl Mesh {
         Some(device)
     }
 
-    /// Whether `peer` may try to authenticate or pair now; `fail` records a failed attempt.
-    pub fn failures_allow(&self, peer: IpAddr, fail: bool) -> bool {
+    /// Whether `client` may try to authenticate or pair now; `fail` records a failed attempt.
+    pub fn failures_allow(&self, client: &Client, fail: bool) -> bool {
         let now = clock::now();
         let mut buckets = self
             .failure_buckets
             .lock()
             .unwrap_or_else(|p| p.into_inner());
+        if !buckets.contains_key(client) && buckets.len() >= MAX_FAILURE_BUDGETS {
+            buckets.retain(|_, b| !b.whole(now));
+            if buckets.len() >= MAX_FAILURE_BUDGETS {
+                return false;
+            }
+        }
         // 10 failures at once, then one every 6 s: a cool-down, never a permanent ban.
         let bucket = buckets
-            .entry(peer)
+            .entry(client.clone())
             .or_insert_with(|| Bucket::new(10.0 / 60.0, 10.0, now));
         if fail {
             bucket.take(now)
@@ -409,24 +466,54 @@ impl Mesh {
         Some(TotalGuard(self.clone()))
     }
 
-    /// A phone offers the pairing code. Returns the verification code and a receiver of the
-    /// session's changes, to wait for the desktop's decision.
+    /// A phone (or node) at `from` offers the pairing code. Returns a receiver of the session's
+    /// changes, to wait for the desktop's decision, and when the session expires; the session is
+    /// `Offered` until `verified` gives the verification code.
     pub fn offer(
         &self,
         code: &str,
         name: &str,
         node: Option<NodeOffer>,
-    ) -> Result<(String, watch::Receiver<Stage>, Millis), PairError> {
+        from: IpAddr,
+    ) -> Result<(watch::Receiver<Stage>, Millis), PairError> {
         let mut pairing = self.pairing.lock().unwrap_or_else(|p| p.into_inner());
         let Some(p) = pairing.as_mut() else {
             return Err(PairError::NoSession);
         };
-        let nonce = identity::base32(&identity::random_bytes(16));
-        let result = p.session.offer(code, name, &nonce, clock::now());
+        let result = p.session.offer(code, name, from, clock::now());
         p.changes.send_replace(p.session.stage.clone());
-        let verification = result?;
+        result?;
         p.node = node;
-        Ok((verification, p.changes.subscribe(), p.session.expires_at))
+        Ok((p.changes.subscribe(), p.session.expires_at))
+    }
+
+    /// The offered session's verification code: the desktop shows it and may now decide.
+    pub fn verified(&self, verification: String) -> Result<(), PairError> {
+        let mut pairing = self.pairing.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(p) = pairing.as_mut() else {
+            return Err(PairError::NoSession);
+        };
+        let result = p.session.verify(verification, clock::now());
+        p.changes.send_replace(p.session.stage.clone());
+        result
+    }
+
+    /// The offering side left during the key exchange: the session is closed, saying why.
+    pub fn abandon(&self, reason: &str) {
+        let mut pairing = self.pairing.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = pairing.as_mut() {
+            p.session.abandon(reason);
+            p.changes.send_replace(p.session.stage.clone());
+        }
+    }
+
+    /// The session's id (a node's verification code is derived from it).
+    pub fn session_id(&self) -> Option<String> {
+        self.pairing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|p| p.session.id.clone())
     }
 
     /// After approval: the new device and its token, handed out once.
@@ -475,7 +562,7 @@ impl Mesh {
         };
         let left = expires_at.saturating_sub(clock::now());
         let wait = async {
-            rx.wait_for(|s| !matches!(s, Stage::Open))
+            rx.wait_for(|s| !matches!(s, Stage::Open | Stage::Offered { .. }))
                 .await
                 .map(|s| s.clone())
         };
@@ -684,6 +771,7 @@ fn no_pairing(e: PairError) -> ApiError {
 pub fn stage_json(stage: &Stage) -> serde_json::Value {
     match stage {
         Stage::Open => serde_json::json!({"stage": "open"}),
+        Stage::Offered { name } => serde_json::json!({"stage": "offered", "name": name}),
         Stage::Requested { name, verification } => {
             serde_json::json!({"stage": "requested", "name": name, "verification": verification})
         }

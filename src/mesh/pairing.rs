@@ -3,17 +3,23 @@
 //! verification code shown on both screens.
 //!
 //! Invariants:
-//! - a session lives 120 s and takes at most `MAX_ATTEMPTS` wrong codes, then it is closed
-//!   (a fresh `circe pair` is needed); one session at a time (the server keeps one);
+//! - a session lives 120 s; an address that offered `MAX_ATTEMPTS` wrong codes may offer no
+//!   more (others still may), and after `MAX_WRONG` wrong codes in all the session is closed (a
+//!   fresh `circe pair` is needed); one session at a time (the server keeps one);
 //! - no device exists until `decide(approve = true)`; a session is single-use;
 //! - the code is compared in constant time.
 
 use crate::model::Millis;
+use std::collections::HashMap;
+use std::net::IpAddr;
 
 /// How long a pairing session stays open.
 pub const SESSION_MS: Millis = 120_000;
-/// Wrong codes a session takes before it closes.
+/// Wrong codes one address may offer to a session.
 pub const MAX_ATTEMPTS: u32 = 3;
+/// Wrong codes a session takes in all before it closes (a guess succeeds with probability
+/// 20 / 10^6 at most).
+pub const MAX_WRONG: u32 = 20;
 /// Digits in the short code.
 pub const CODE_DIGITS: usize = 6;
 
@@ -21,6 +27,10 @@ pub const CODE_DIGITS: usize = 6;
 pub enum Stage {
     /// Waiting for a phone to offer the code.
     Open,
+    /// A phone offered the right code; its key exchange (`exchange`) is under way.
+    Offered {
+        name: String,
+    },
     /// A phone offered the right code; the desktop must approve.
     Requested {
         name: String,
@@ -41,7 +51,9 @@ pub struct Session {
     pub id: String,
     pub code: String,
     pub expires_at: Millis,
+    /// Wrong codes in all, and by address.
     pub wrong: u32,
+    pub wrong_by: HashMap<IpAddr, u32>,
     pub stage: Stage,
 }
 
@@ -55,6 +67,8 @@ pub enum PairError {
     WrongCode { left: u32 },
     #[error("too many wrong codes; this pairing is closed; run `circe pair` again")]
     TooManyAttempts,
+    #[error("too many wrong codes from this address; this pairing takes no more offers from it")]
+    LockedOut,
     #[error("this pairing is already taken by another device")]
     Taken,
     #[error("the device name must be 1 to 64 characters")]
@@ -69,7 +83,7 @@ impl PairError {
             PairError::NoSession => "no_pairing",
             PairError::Expired => "pairing_expired",
             PairError::WrongCode { .. } => "wrong_code",
-            PairError::TooManyAttempts => "too_many_attempts",
+            PairError::TooManyAttempts | PairError::LockedOut => "too_many_attempts",
             PairError::Taken => "pairing_taken",
             PairError::BadName => "bad_device_name",
             PairError::NothingToDecide => "nothing_to_decide",
@@ -85,6 +99,7 @@ impl Session {
             code,
             expires_at: now + SESSION_MS,
             wrong: 0,
+            wrong_by: HashMap::new(),
             stage: Stage::Open,
         }
     }
@@ -101,19 +116,23 @@ impl Session {
         Ok(())
     }
 
-    /// A phone offers `code` and its `name`; `nonce` (random, from the server) makes the
-    /// verification code unpredictable. Returns the verification code both screens show.
+    /// A phone at address `from` offers `code` and its `name`: on the right code the session is
+    /// taken (`Offered`) until the verification code is known (`verify`).
     pub fn offer(
         &mut self,
         code: &str,
         name: &str,
-        nonce: &str,
+        from: IpAddr,
         now: Millis,
-    ) -> Result<String, PairError> {
+    ) -> Result<(), PairError> {
         if let Stage::Closed { .. } = self.stage {
             return Err(PairError::TooManyAttempts);
         }
         self.expire(now)?;
+        let mine = self.wrong_by.get(&from).copied().unwrap_or(0);
+        if mine >= MAX_ATTEMPTS {
+            return Err(PairError::LockedOut);
+        }
         if self.stage != Stage::Open {
             return Err(PairError::Taken);
         }
@@ -123,22 +142,45 @@ impl Session {
         }
         if !constant_time_eq(code.trim().as_bytes(), self.code.as_bytes()) {
             self.wrong += 1;
-            if self.wrong >= MAX_ATTEMPTS {
+            self.wrong_by.insert(from, mine + 1);
+            if self.wrong >= MAX_WRONG {
                 self.stage = Stage::Closed {
                     reason: "too many wrong codes".into(),
                 };
                 return Err(PairError::TooManyAttempts);
             }
+            if mine + 1 >= MAX_ATTEMPTS {
+                return Err(PairError::LockedOut);
+            }
             return Err(PairError::WrongCode {
-                left: MAX_ATTEMPTS - self.wrong,
+                left: MAX_ATTEMPTS - mine - 1,
             });
         }
-        let verification = verification_code(&self.id, name, nonce);
-        self.stage = Stage::Requested {
-            name: name.into(),
-            verification: verification.clone(),
+        self.stage = Stage::Offered { name: name.into() };
+        Ok(())
+    }
+
+    /// The verification code of an offered session (both screens show it): now the desktop may
+    /// decide.
+    pub fn verify(&mut self, verification: String, now: Millis) -> Result<(), PairError> {
+        self.expire(now)?;
+        let Stage::Offered { name } = &self.stage else {
+            return Err(PairError::NothingToDecide);
         };
-        Ok(verification)
+        self.stage = Stage::Requested {
+            name: name.clone(),
+            verification,
+        };
+        Ok(())
+    }
+
+    /// The offering side left before the verification code was known: closed, say why.
+    pub fn abandon(&mut self, reason: &str) {
+        if matches!(self.stage, Stage::Offered { .. }) {
+            self.stage = Stage::Closed {
+                reason: reason.into(),
+            };
+        }
     }
 
     /// The desktop's answer. Returns the approved device name.
@@ -158,8 +200,8 @@ impl Session {
     }
 }
 
-/// Four groups of the hash of the session, the device name and a server nonce: what the person
-/// compares on both screens.
+/// A node's verification code (a phone's comes from `exchange`): the hash of the session, the
+/// node's name and a server nonce.
 pub fn verification_code(session: &str, name: &str, nonce: &str) -> String {
     let h = crate::store::sha256(&format!("circe-pair-v1\n{session}\n{name}\n{nonce}"));
     h[..4].to_ascii_uppercase()
@@ -180,15 +222,21 @@ mod tests {
         Session::open("s1".into(), "123456".into(), 1_000)
     }
 
+    const HERE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 1, 5));
+
     #[test]
     fn right_code_then_approval() {
         let mut s = session();
-        let v = s.offer("123456", "Pixel", "n", 2_000).unwrap();
-        assert_eq!(v, verification_code("s1", "Pixel", "n"));
-        assert_eq!(v.len(), 4);
+        s.offer("123456", "Pixel", HERE, 2_000).unwrap();
+        assert_eq!(
+            s.decide(true, 2_500),
+            Err(PairError::NothingToDecide),
+            "not before the code is known"
+        );
+        s.verify("123456".into(), 2_500).unwrap();
         assert_eq!(s.decide(true, 3_000).unwrap(), Some("Pixel".into()));
         assert_eq!(
-            s.offer("123456", "Other", "n", 4_000),
+            s.offer("123456", "Other", HERE, 4_000),
             Err(PairError::Taken)
         );
     }
@@ -206,7 +254,7 @@ mod tests {
         for (code, at, want) in cases {
             let mut s = session();
             assert_eq!(
-                s.offer(code, "Pixel", "n", *at).map(|_| ()),
+                s.offer(code, "Pixel", HERE, *at).map(|_| ()),
                 *want,
                 "{code:?} at {at}"
             );
@@ -214,20 +262,41 @@ mod tests {
     }
 
     #[test]
-    fn attempts_are_limited_even_for_the_right_code_afterwards() {
+    fn an_address_is_locked_out_after_three_wrong_codes_and_others_are_not() {
         let mut s = session();
         for left in [2, 1] {
             assert_eq!(
-                s.offer("000000", "x", "n", 2_000),
+                s.offer("000000", "x", HERE, 2_000),
                 Err(PairError::WrongCode { left })
             );
         }
         assert_eq!(
-            s.offer("000000", "x", "n", 2_000),
-            Err(PairError::TooManyAttempts)
+            s.offer("000000", "x", HERE, 2_000),
+            Err(PairError::LockedOut)
         );
         assert_eq!(
-            s.offer("123456", "x", "n", 2_000),
+            s.offer("123456", "x", HERE, 2_000),
+            Err(PairError::LockedOut),
+            "even the right code, from that address"
+        );
+        let phone = IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 1, 9));
+        assert!(s.offer("123456", "Pixel", phone, 2_000).is_ok());
+    }
+
+    #[test]
+    fn a_session_closes_after_twenty_wrong_codes_in_all() {
+        let mut s = session();
+        for i in 0..MAX_WRONG {
+            let from = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, i as u8));
+            let r = s.offer("000000", "x", from, 2_000);
+            if i + 1 < MAX_WRONG {
+                assert_eq!(r, Err(PairError::WrongCode { left: 2 }));
+            } else {
+                assert_eq!(r, Err(PairError::TooManyAttempts));
+            }
+        }
+        assert_eq!(
+            s.offer("123456", "x", HERE, 2_000),
             Err(PairError::TooManyAttempts),
             "a closed session never opens again"
         );
@@ -236,11 +305,13 @@ mod tests {
     #[test]
     fn denial_and_expiry_of_the_approval() {
         let mut s = session();
-        s.offer("123456", "Pixel", "n", 2_000).unwrap();
+        s.offer("123456", "Pixel", HERE, 2_000).unwrap();
+        s.verify("000111".into(), 2_000).unwrap();
         assert_eq!(s.decide(false, 3_000).unwrap(), None);
         assert_eq!(s.stage, Stage::Denied);
         let mut late = session();
-        late.offer("123456", "Pixel", "n", 2_000).unwrap();
+        late.offer("123456", "Pixel", HERE, 2_000).unwrap();
+        late.verify("000111".into(), 2_000).unwrap();
         assert_eq!(
             late.decide(true, 1_000 + SESSION_MS),
             Err(PairError::Expired)
@@ -250,13 +321,17 @@ mod tests {
             session().decide(true, 2_000),
             Err(PairError::NothingToDecide)
         );
+        let mut left = session();
+        left.offer("123456", "Pixel", HERE, 2_000).unwrap();
+        left.abandon("the phone left");
+        assert!(matches!(left.stage, Stage::Closed { .. }));
     }
 
     #[test]
     fn names_are_checked() {
         for bad in ["", "   ", "a\u{7}b", &"x".repeat(65)] {
             assert_eq!(
-                session().offer("123456", bad, "n", 2_000),
+                session().offer("123456", bad, HERE, 2_000),
                 Err(PairError::BadName),
                 "{bad:?}"
             );

@@ -175,6 +175,12 @@ impl Bucket {
         }
     }
 
+    /// Whether the bucket has refilled to its burst by `now_ms` (nothing to remember).
+    pub fn whole(&self, now_ms: u64) -> bool {
+        let elapsed = now_ms.saturating_sub(self.at_ms) as f64 / 1000.0;
+        self.tokens + elapsed * self.rate_per_s >= self.burst
+    }
+
     /// Take one token at `now_ms`; false (and nothing taken) when the bucket is empty.
     pub fn take(&mut self, now_ms: u64) -> bool {
         let elapsed = now_ms.saturating_sub(self.at_ms) as f64 / 1000.0;

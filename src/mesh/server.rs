@@ -7,12 +7,13 @@
 //! - no CORS header is ever sent, no cookie is set, and no GET changes state;
 //! - WebSocket messages and frames are capped at 64 KiB (a larger one closes the socket);
 //! - the first message must be `auth` or `pair` within 5 s, or the socket is closed (4401);
-//! - with TLS on, nothing is served before a completed TLS handshake (10 s at most each);
+//! - with TLS on, nothing is served before a completed TLS handshake (3 s at most each);
+//! - connections, handshakes and unauthenticated sockets are counted (`slots`) in total and per
+//!   address; a request head must arrive within `[mesh] header_timeout_ms`;
 //! - stop is never rate limited; submits are limited per device (5/s, burst 20).
 
 use super::policy::{self, MessageKind};
-use super::tls::TlsListener;
-use super::{pairing::Stage, Mesh};
+use super::{pairing::Stage, Client, Mesh};
 use crate::config::TlsMode;
 use crate::daemon::control;
 use crate::protocol::{self, AdminVerb, ApiError, Request, Verb};
@@ -23,7 +24,6 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt as _;
 use futures_util::{SinkExt, StreamExt};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -34,11 +34,26 @@ use tokio::sync::mpsc;
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// How long a new socket has to authenticate.
 pub const AUTH_DEADLINE: Duration = Duration::from_secs(5);
+/// How long a client has to finish the TLS handshake.
+pub const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(3);
+/// TLS handshakes in progress at once, in total and from one address; a newer one evicts the
+/// oldest (`slots::Evicting`).
+pub const MAX_HANDSHAKES: usize = 64;
+pub const MAX_HANDSHAKES_PER_ADDRESS: usize = 8;
+/// WebSockets that have not sent their first message yet, in total and from one address; a
+/// newer one evicts the oldest (`slots::Evicting`).
+pub const MAX_UNAUTHENTICATED: usize = 32;
+pub const MAX_UNAUTHENTICATED_PER_ADDRESS: usize = 8;
 
 /// Close codes.
 pub const CLOSE_UNAUTHENTICATED: u16 = 4401;
 pub const CLOSE_REVOKED: u16 = 4403;
 pub const CLOSE_TOO_MANY: u16 = 4429;
+/// A message over `MAX_MESSAGE_BYTES` (RFC 6455 "message too big").
+pub const CLOSE_TOO_LARGE: u16 = 1009;
+/// How long a socket closed for an oversized message stays open, unread, so the client can read
+/// the close frame before the connection drops.
+const CLOSE_LINGER: Duration = Duration::from_millis(500);
 
 const INDEX: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
@@ -85,25 +100,95 @@ pub fn router(mesh: Arc<Mesh>) -> axum::Router {
         .with_state(mesh)
 }
 
-/// Serve `router` on `listener` until the task is aborted; with `tls`, every connection first
-/// completes a TLS handshake (`tls::TlsListener`; a plaintext client is dropped).
+/// Serve `router` on `listener` until the task is aborted. Each connection takes a slot
+/// (`[mesh] max_connections`, in total and per address; without one it is closed at once), then,
+/// with `tls`, finishes its handshake within `HANDSHAKE_DEADLINE` holding a handshake slot, and
+/// must send each request head within `[mesh] header_timeout_ms`. A failed accept pauses the
+/// loop (`accept::Pause`).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     mesh: Arc<Mesh>,
     tls: Option<Arc<rustls::ServerConfig>>,
 ) {
-    let app = router(mesh).into_make_service_with_connect_info::<SocketAddr>();
-    let served = match tls {
-        None => axum::serve(listener, app).await,
-        Some(config) => match TlsListener::new(listener, config) {
-            // `tap_io` only so axum's `ConnectInfo<SocketAddr>` applies to this listener (it is
-            // implemented for `TapIo<L, _>` whose address is a `SocketAddr`).
-            Ok(l) => axum::serve(l.tap_io(|_| {}), app).await,
-            Err(e) => Err(e),
-        },
-    };
+    let app = router(mesh.clone());
+    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
+    let mut pause = crate::accept::Pause::new("mesh");
+    let mut refusals = crate::accept::Rarely::default();
+    loop {
+        let (tcp, peer) = match listener.accept().await {
+            Ok(accepted) => {
+                pause.accepted();
+                accepted
+            }
+            Err(e) => {
+                pause.failed(&e).await;
+                continue;
+            }
+        };
+        let slot = match mesh.connections.take(peer.ip()) {
+            Ok(slot) => slot,
+            Err(full) => {
+                // Closed at once: a flood costs this node a descriptor for a moment only.
+                if let Some(left_out) = refusals.due(std::time::Instant::now()) {
+                    tracing::warn!(%peer, ?full, left_out, "mesh connections full; closing new ones");
+                }
+                continue;
+            }
+        };
+        let (app, mesh, acceptor) = (app.clone(), mesh.clone(), acceptor.clone());
+        tokio::spawn(async move {
+            let _slot = slot;
+            let _ = tcp.set_nodelay(true);
+            match acceptor {
+                None => connection_http(tcp, peer, app, mesh.header_timeout).await,
+                Some(acceptor) => {
+                    let handshake = mesh.handshakes.take(peer.ip());
+                    let accepted = tokio::select! {
+                        a = tokio::time::timeout(HANDSHAKE_DEADLINE, acceptor.accept(tcp)) => a,
+                        _ = handshake.evicted.cancelled() => {
+                            tracing::debug!(%peer, "TLS handshake evicted by a newer one");
+                            return;
+                        }
+                    };
+                    let tls = match accepted {
+                        Ok(Ok(tls)) => tls,
+                        Ok(Err(e)) => {
+                            tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                            return;
+                        }
+                        Err(_) => {
+                            tracing::debug!(%peer, "TLS handshake timed out");
+                            return;
+                        }
+                    };
+                    drop(handshake);
+                    connection_http(tls, peer, app, mesh.header_timeout).await
+                }
+            }
+        });
+    }
+}
+
+/// Serve HTTP/1.1 (and WebSocket upgrades) on one connection, with `peer` as axum's
+/// `ConnectInfo`.
+async fn connection_http<I>(io: I, peer: SocketAddr, app: axum::Router, header_timeout: Duration)
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    use tower_service::Service as _;
+    let service =
+        hyper::service::service_fn(move |mut request: HttpRequest<hyper::body::Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            app.clone().call(request.map(axum::body::Body::new))
+        });
+    let served = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service)
+        .with_upgrades()
+        .await;
     if let Err(e) = served {
-        tracing::error!(error = %e, "the mesh listener failed");
+        tracing::debug!(%peer, error = %e, "mesh connection ended");
     }
 }
 
@@ -163,12 +248,25 @@ async fn upgrade(
     _headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
+    // An address out of attempts is refused before upgrading, so a flood of sockets costs this
+    // node no task and no buffer. On loopback (every local client shares the address) budgets
+    // are per client, known only from the first message.
+    if !peer.ip().is_loopback() && !mesh.failures_allow(&Client::new(peer.ip(), "silent"), false) {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many failed attempts from this address; wait a minute",
+        )
+            .into_response();
+    }
+    // A place among the sockets not yet authenticated; a newcomer evicts the oldest (of its
+    // address when that address holds its share), so silent sockets never keep a device out.
+    let waiting = mesh.unauthenticated.take(peer.ip());
     ws.max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
         // One reply may be a whole state with its operations' evidence (a browser step keeps its
         // observation): as large as a node client accepts (`tls::MAX_RECEIVE_BYTES`).
         .max_write_buffer_size(super::tls::MAX_RECEIVE_BYTES)
-        .on_upgrade(move |socket| connection(socket, mesh, peer))
+        .on_upgrade(move |socket| connection(socket, mesh, peer, waiting))
 }
 
 fn json_text(v: serde_json::Value) -> Message {
@@ -188,8 +286,12 @@ fn close(code: u16, reason: &str) -> Message {
 enum Hello {
     /// A phone (or browser) with the token it got at pairing.
     Auth { token: String },
-    /// A phone offering the pairing code.
-    Pair { code: String, name: String },
+    /// A phone offering the pairing code, with its ECDH public key (`exchange`).
+    Pair {
+        code: String,
+        name: String,
+        key: String,
+    },
     /// A paired node: its signature of the hello's challenge, and a nonce for this node to sign.
     #[serde(rename_all = "camelCase")]
     Node {
@@ -208,13 +310,12 @@ enum Hello {
     },
 }
 
-async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
-    let Some(_total) = mesh.admit() else {
-        let _ = socket
-            .send(close(CLOSE_TOO_MANY, "too many connections"))
-            .await;
-        return;
-    };
+async fn connection(
+    mut socket: WebSocket,
+    mesh: Arc<Mesh>,
+    peer: SocketAddr,
+    waiting: super::slots::Evictable,
+) {
     // The challenge a node signs to authenticate; phones ignore it.
     let challenge = super::identity::base32(&super::identity::random_bytes(16));
     let hello = serde_json::json!({
@@ -228,40 +329,76 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
     if socket.send(json_text(hello)).await.is_err() {
         return;
     }
-    let first = match tokio::time::timeout(AUTH_DEADLINE, socket.recv()).await {
+    let ip = peer.ip();
+    // Silence (and a first message that is not text) counts against the address; on loopback
+    // it is bounded by the evicting places alone, so one local client cannot lock out the others.
+    let silent = Client::new(ip, "silent");
+    let silence = |mesh: &Mesh| {
+        if !ip.is_loopback() {
+            mesh.failures_allow(&silent, true);
+        }
+    };
+    let first = tokio::select! {
+        first = tokio::time::timeout(AUTH_DEADLINE, socket.recv()) => first,
+        _ = waiting.evicted.cancelled() => {
+            // Evicted for a newer socket after waiting silently: a failed attempt.
+            silence(&mesh);
+            let _ = socket
+                .send(close(CLOSE_UNAUTHENTICATED, "evicted by a newer socket; authenticate first"))
+                .await;
+            return;
+        }
+    };
+    // The first message is in: the place is free for the next socket.
+    drop(waiting);
+    let first = match first {
         Ok(Some(Ok(Message::Text(t)))) => t,
-        Ok(Some(Ok(_))) | Ok(Some(Err(_))) | Ok(None) => {
+        Ok(Some(Err(e))) if over_limit(&e) => {
+            silence(&mesh);
+            let _ = socket
+                .send(close(CLOSE_TOO_LARGE, "a message is over 64 KiB"))
+                .await;
+            tokio::time::sleep(CLOSE_LINGER).await;
+            return;
+        }
+        // A client that closes before a word (the page peeking at the hello) has failed at
+        // nothing; data that is not text has.
+        Ok(Some(Ok(Message::Close(_)))) | Ok(None) => return,
+        Ok(Some(Ok(_))) | Ok(Some(Err(_))) => {
+            silence(&mesh);
             let _ = socket
                 .send(close(CLOSE_UNAUTHENTICATED, "authenticate first"))
                 .await;
             return;
         }
         Err(_) => {
+            // Silence is a failed attempt too: an address that keeps sockets open without
+            // authenticating runs out of attempts like one that guesses.
+            silence(&mesh);
             let _ = socket
                 .send(close(CLOSE_UNAUTHENTICATED, "no authentication within 5 s"))
                 .await;
             return;
         }
     };
-    let ip = peer.ip();
-    if !mesh.failures_allow(ip, false) {
+    let hello = serde_json::from_str::<Hello>(first.as_str());
+    let client = Client::new(ip, claim(hello.as_ref().ok()));
+    if !mesh.failures_allow(&client, false) {
         let _ = socket
             .send(json_text(serde_json::json!({"type": "authFailed", "code": "rate_limited", "message": "too many failed attempts; wait a minute"})))
             .await;
         let _ = socket.send(close(CLOSE_TOO_MANY, "rate limited")).await;
         return;
     }
-    let device = match serde_json::from_str::<Hello>(first.as_str()) {
+    // What to send once the socket is registered (pairing sends its own `paired`).
+    let (device, ok) = match hello {
         Ok(Hello::Auth { token }) => match mesh.authenticate(&token) {
             Some(device) => {
                 let ok = serde_json::json!({"type": "authOk", "device": device});
-                if socket.send(json_text(ok)).await.is_err() {
-                    return;
-                }
-                device
+                (device, Some(ok))
             }
             None => {
-                mesh.failures_allow(ip, true);
+                mesh.failures_allow(&client, true);
                 refuse(
                     &mut socket,
                     "unknown_device",
@@ -271,11 +408,11 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
                 return;
             }
         },
-        Ok(Hello::Pair { code, name }) => {
-            match pair(&mut socket, &mesh, &code, &name, None).await {
-                Some(device) => device,
+        Ok(Hello::Pair { code, name, key }) => {
+            match pair(&mut socket, &mesh, &code, &name, Offerer::Phone { key }, ip).await {
+                Some(device) => (device, None),
                 None => {
-                    mesh.failures_allow(ip, true);
+                    mesh.failures_allow(&client, true);
                     return;
                 }
             }
@@ -291,13 +428,10 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
                     "type": "authOk", "device": device,
                     "signature": super::identity::hex(&mesh.identity.sign(&proof)),
                 });
-                if socket.send(json_text(ok)).await.is_err() {
-                    return;
-                }
-                device
+                (device, Some(ok))
             }
             _ => {
-                mesh.failures_allow(ip, true);
+                mesh.failures_allow(&client, true);
                 refuse(
                     &mut socket,
                     "unknown_device",
@@ -323,7 +457,7 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
                 super::identity::verify(&public_key, &statement, &signature)
             });
             if !proven {
-                mesh.failures_allow(ip, true);
+                mesh.failures_allow(&client, true);
                 refuse(
                     &mut socket,
                     "bad_signature",
@@ -333,16 +467,16 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
                 return;
             }
             let offer = super::NodeOffer { public_key, role };
-            match pair(&mut socket, &mesh, &code, &name, Some(offer)).await {
-                Some(device) => device,
+            match pair(&mut socket, &mesh, &code, &name, Offerer::Node(offer), ip).await {
+                Some(device) => (device, None),
                 None => {
-                    mesh.failures_allow(ip, true);
+                    mesh.failures_allow(&client, true);
                     return;
                 }
             }
         }
         Err(_) => {
-            mesh.failures_allow(ip, true);
+            mesh.failures_allow(&client, true);
             refuse(
                 &mut socket,
                 "unauthenticated",
@@ -352,16 +486,38 @@ async fn connection(mut socket: WebSocket, mesh: Arc<Mesh>, peer: SocketAddr) {
             return;
         }
     };
-    let Some((_registration, revoked)) = mesh.register(&device.id) else {
+    // Authenticated: from now on the socket counts against `max_sockets` (and the device's 4),
+    // checked before `authOk` so a socket over a limit is never told it is in.
+    let registered = mesh
+        .admit()
+        .and_then(|total| mesh.register(&device.id).map(|r| (total, r)));
+    let Some((_total, (_registration, revoked))) = registered else {
         let _ = socket
             .send(close(
                 CLOSE_TOO_MANY,
-                "too many connections for this device",
+                "too many connections for this device or this node",
             ))
             .await;
         return;
     };
+    if let Some(ok) = ok {
+        if socket.send(json_text(ok)).await.is_err() {
+            return;
+        }
+    }
     authenticated(socket, mesh, device, revoked).await;
+}
+
+/// What a first message claims to be, for the failure budget on loopback (`Client`).
+fn claim(hello: Option<&Hello>) -> String {
+    match hello {
+        Some(Hello::Auth { token }) => {
+            format!("token:{}", &super::identity::token_hash(token)[..16])
+        }
+        Some(Hello::Node { node, .. }) => format!("node:{node}"),
+        Some(Hello::Pair { .. } | Hello::PairNode { .. }) => "pair".into(),
+        None => "unreadable".into(),
+    }
 }
 
 async fn refuse(socket: &mut WebSocket, code: &str, message: &str) {
@@ -373,29 +529,71 @@ async fn refuse(socket: &mut WebSocket, code: &str, message: &str) {
     let _ = socket.send(close(CLOSE_UNAUTHENTICATED, code)).await;
 }
 
-/// Offer the pairing code, then wait for the desktop's decision; on approval the socket is
-/// authenticated as the new device.
+/// How long a phone has for each step of the key exchange.
+const EXCHANGE_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Who offers a pairing code.
+enum Offerer {
+    /// A phone, with its ECDH public key (`exchange`).
+    Phone { key: String },
+    /// A node, proven to hold the key it will be known by.
+    Node(super::NodeOffer),
+}
+
+/// Offer the pairing code, agree on the verification code, then wait for the desktop's
+/// decision; on approval the socket is authenticated as the new device.
 async fn pair(
     socket: &mut WebSocket,
     mesh: &Arc<Mesh>,
     code: &str,
     name: &str,
-    node: Option<super::NodeOffer>,
+    offerer: Offerer,
+    from: std::net::IpAddr,
 ) -> Option<DeviceRecord> {
-    let (verification, mut changes, expires_at) = match mesh.offer(code, name, node) {
+    let (phone_key, node) = match offerer {
+        Offerer::Phone { key } => (Some(key), None),
+        Offerer::Node(n) => (None, Some(n)),
+    };
+    let (mut changes, expires_at) = match mesh.offer(code, name, node, from) {
         Ok(v) => v,
         Err(e) => {
             refuse(socket, e.code(), &e.to_string()).await;
             return None;
         }
     };
-    let pending =
-        serde_json::json!({"type": "pairPending", "verification": verification, "node": mesh.name});
+    let mut sealing = None;
+    let pending = match phone_key {
+        Some(phone_key) => match exchange(socket, &phone_key).await {
+            Ok((verification, key, node_nonce)) => {
+                mesh.verified(verification).ok()?;
+                sealing = Some(key);
+                serde_json::json!({"type": "pairPending", "nonce": node_nonce, "node": mesh.name})
+            }
+            Err(why) => {
+                mesh.abandon(why);
+                refuse(socket, "bad_exchange", why).await;
+                return None;
+            }
+        },
+        None => {
+            // A node already pins this node's id (`circe join --node-id`): its code is the
+            // server's, shown on both screens.
+            let nonce = super::identity::base32(&super::identity::random_bytes(16));
+            let verification = super::pairing::verification_code(&mesh.session_id()?, name, &nonce);
+            mesh.verified(verification.clone()).ok()?;
+            serde_json::json!({"type": "pairPending", "verification": verification, "node": mesh.name})
+        }
+    };
     socket.send(json_text(pending)).await.ok()?;
     let left = expires_at.saturating_sub(crate::clock::now());
     let decided = tokio::time::timeout(Duration::from_millis(left), async {
         changes
-            .wait_for(|s| !matches!(s, Stage::Open | Stage::Requested { .. }))
+            .wait_for(|s| {
+                !matches!(
+                    s,
+                    Stage::Open | Stage::Offered { .. } | Stage::Requested { .. }
+                )
+            })
             .await
             .map(|s| s.clone())
     })
@@ -408,11 +606,14 @@ async fn pair(
     };
     match (stage, mesh.take_approved()) {
         (Stage::Approved { .. }, Some((device, token))) => {
-            // A node authenticates by its key from now on: it gets no token.
-            let paired = if device.public_key.is_some() {
-                serde_json::json!({"type": "paired", "device": device})
-            } else {
-                serde_json::json!({"type": "paired", "token": token, "device": device})
+            // A node authenticates by its key from now on: it gets no token. A phone's token
+            // travels sealed under the exchanged key.
+            let paired = match sealing {
+                Some(key) => serde_json::json!({
+                    "type": "paired", "device": device,
+                    "sealedToken": super::exchange::seal(&key, &token),
+                }),
+                None => serde_json::json!({"type": "paired", "device": device}),
             };
             socket.send(json_text(paired)).await.ok()?;
             Some(device)
@@ -438,6 +639,47 @@ async fn pair(
     }
 }
 
+/// The node's side of a phone's key exchange (`exchange`): returns the verification code, the
+/// sealing key and the node's nonce (to reveal), or why it failed.
+async fn exchange(
+    socket: &mut WebSocket,
+    phone_key: &str,
+) -> Result<(String, [u8; 32], String), &'static str> {
+    use super::exchange::{commit, is_nonce, nonce, KeyPair, Transcript};
+    let keys = KeyPair::generate();
+    let node_key = keys.public.clone();
+    let node_nonce = nonce();
+    let offer = serde_json::json!({
+        "type": "pairKey", "key": node_key,
+        "commit": commit(&node_key, phone_key, &node_nonce),
+    });
+    socket
+        .send(json_text(offer))
+        .await
+        .map_err(|_| "the phone left during the key exchange")?;
+    let answer = match tokio::time::timeout(EXCHANGE_DEADLINE, socket.recv()).await {
+        Ok(Some(Ok(Message::Text(t)))) => t,
+        _ => return Err("the phone did not send its nonce within 10 s"),
+    };
+    let phone_nonce = serde_json::from_str::<serde_json::Value>(answer.as_str())
+        .ok()
+        .filter(|v| v["type"] == "pairNonce")
+        .and_then(|v| v["nonce"].as_str().map(String::from))
+        .filter(|n| is_nonce(n))
+        .ok_or("the phone's nonce is not 16 bytes in hex")?;
+    let transcript = Transcript {
+        phone_key,
+        node_key: &node_key,
+        phone_nonce: &phone_nonce,
+        node_nonce: &node_nonce,
+    };
+    let verification = transcript.code();
+    let key = keys
+        .agree(phone_key, &transcript)
+        .ok_or("the phone's key is not a P-256 point")?;
+    Ok((verification, key, node_nonce))
+}
+
 /// Serve the control API to an authenticated device until it leaves or is revoked.
 async fn authenticated(
     socket: WebSocket,
@@ -446,9 +688,11 @@ async fn authenticated(
     revoked: tokio_util::sync::CancellationToken,
 ) {
     let (mut sink, mut stream) = socket.split();
-    let (out, mut lines) = mpsc::channel::<String>(256);
+    let (out, mut lines) = mpsc::channel::<String>(control::MAX_WAITING_REPLIES);
     let writer_revoked = revoked.clone();
     let keepalive = mesh.keepalive;
+    // The reader's reason to close, when it is not revocation (an oversized message).
+    let (ending, mut ended) = tokio::sync::oneshot::channel::<Message>();
     let writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval(keepalive);
         ping.tick().await;
@@ -456,6 +700,12 @@ async fn authenticated(
             tokio::select! {
                 biased;
                 _ = writer_revoked.cancelled() => break,
+                end = &mut ended => {
+                    if let Ok(frame) = end {
+                        let _ = sink.send(frame).await;
+                    }
+                    return;
+                }
                 _ = ping.tick() => {
                     if sink.send(Message::Ping(Vec::new().into())).await.is_err() {
                         return;
@@ -480,6 +730,8 @@ async fn authenticated(
     });
     // A device that sent nothing (not even a pong) for three keepalive periods is gone.
     let silence = 3 * mesh.keepalive;
+    let in_flight = control::InFlight::new();
+    let mut too_large = false;
     loop {
         let message = tokio::select! {
             m = stream.next() => m,
@@ -492,12 +744,34 @@ async fn authenticated(
         let text = match message {
             Some(Ok(Message::Text(t))) => t,
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-            // Binary, close, an oversized message (the library refuses it) or a broken socket.
+            Some(Err(e)) if over_limit(&e) => {
+                too_large = true;
+                break;
+            }
+            // Binary, close, or a broken socket.
             _ => break,
         };
-        handle(text.as_str(), &mesh, &device, &out);
+        let Some(request) = handle(text.as_str(), &mesh, &device, &out).await else {
+            continue;
+        };
+        // Back-pressure: with MAX_IN_FLIGHT requests unanswered, read nothing more until one is
+        // (a stop never waits).
+        let stop = matches!(request.verb, Verb::Interrupt { .. });
+        let place = tokio::select! {
+            place = in_flight.admit(stop) => place,
+            _ = revoked.cancelled() => break,
+        };
+        control::dispatch(request, &mesh.engine, &out, &in_flight, place);
     }
     drop(out);
+    if too_large {
+        // Close 1009, not a reset: the library stops reading at the frame's header, so let the
+        // close frame go out and give the client a moment to read it before the socket drops.
+        let _ = ending.send(close(CLOSE_TOO_LARGE, "a message is over 64 KiB"));
+        let _ = tokio::time::timeout(Duration::from_secs(1), writer).await;
+        tokio::time::sleep(CLOSE_LINGER).await;
+        return;
+    }
     if revoked.is_cancelled() {
         let _ = writer.await;
     } else {
@@ -519,12 +793,38 @@ async fn authenticated(
     }
 }
 
-/// One message from an authenticated device: scope, rate limit, then the control dispatch.
-fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sender<String>) {
+/// Whether a read failed because the message (or frame) is over `MAX_MESSAGE_BYTES`.
+fn over_limit(e: &axum::Error) -> bool {
+    use std::error::Error as _;
+    let mut source = e.source();
+    while let Some(s) = source {
+        if let Some(t) = s.downcast_ref::<tokio_tungstenite::tungstenite::Error>() {
+            return matches!(t, tokio_tungstenite::tungstenite::Error::Capacity(_));
+        }
+        source = s.source();
+    }
+    false
+}
+
+/// One message from an authenticated device: scope and rate limit. Returns the request to
+/// dispatch, or `None` when it was refused (the refusal is queued on `out`, waiting for room).
+async fn handle(
+    line: &str,
+    mesh: &Arc<Mesh>,
+    device: &DeviceRecord,
+    out: &mpsc::Sender<String>,
+) -> Option<Request> {
     let id = control::request_id(line);
-    let reply = |e: ApiError| {
-        let _ = out.try_send(control::encode(id, Err(e)));
+    let refusal = match check(line, mesh, device) {
+        Ok(request) => return Some(request),
+        Err(e) => e,
     };
+    let _ = out.send(control::encode(id, Err(refusal))).await;
+    None
+}
+
+/// Scope, routing and rate limit for one message from an authenticated device.
+fn check(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request, ApiError> {
     let verb = protocol::verb_of(line).unwrap_or_default();
     if AdminVerb::NAMES.contains(&verb.as_str()) {
         let needs = if verb == "setPreference" {
@@ -533,7 +833,7 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
             policy::Capability::Devices
         };
         if !policy::allowed(&device.scopes, MessageKind::Admin(needs)) {
-            return reply(ApiError::new(
+            return Err(ApiError::new(
                 "forbidden",
                 format!(
                     "this device's scope does not include {}; do that on the desktop",
@@ -541,20 +841,17 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
                 ),
             ));
         }
-        return reply(ApiError::new(
+        return Err(ApiError::new(
             "forbidden",
             "administration is served on the desktop only",
         ));
     }
-    let request = match protocol::parse_request(line) {
-        Ok(r) => r,
-        Err(e) => return reply(e),
-    };
+    let request = protocol::parse_request(line)?;
     let Request { id, node, verb } = request;
     if node.is_some_and(|n| n != mesh.name && n != mesh.identity.id) {
         // Routing is for this node's own user, on its control socket: a device's request is never
         // carried on to a third node.
-        return reply(ApiError::new(
+        return Err(ApiError::new(
             "not_routed",
             "this node does not carry a device's requests to other nodes; connect to that node",
         ));
@@ -581,7 +878,7 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
         v @ Verb::Subscribe => (MessageKind::Subscribe, v),
     };
     if !policy::allowed(&device.scopes, kind) {
-        return reply(ApiError::new(
+        return Err(ApiError::new(
             "forbidden",
             format!(
                 "this device's scope does not include {}",
@@ -593,7 +890,7 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
         && matches!(kind, MessageKind::SubmitText | MessageKind::SubmitAnswer)
     {
         // A controller acts nowhere itself, and a device's request is never carried on.
-        return reply(ApiError::new(
+        return Err(ApiError::new(
             "controller_node",
             format!(
                 "{} is a controller and acts nowhere itself; pair this device with the node that should act",
@@ -604,20 +901,16 @@ fn handle(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord, out: &mpsc::Sende
     if matches!(kind, MessageKind::SubmitText | MessageKind::SubmitAnswer)
         && !mesh.submit_allowed(&device.id)
     {
-        return reply(ApiError::new(
+        return Err(ApiError::new(
             "rate_limited",
             "more than 5 inputs a second from this device; wait a moment",
         ));
     }
-    control::dispatch(
-        Request {
-            id,
-            node: None,
-            verb,
-        },
-        &mesh.engine,
-        out,
-    );
+    Ok(Request {
+        id,
+        node: None,
+        verb,
+    })
 }
 
 #[cfg(test)]

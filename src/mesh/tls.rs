@@ -29,15 +29,13 @@ use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// The only application protocol the listener speaks.
 pub const ALPN_HTTP1: &[u8] = b"http/1.1";
-/// How long a client has to finish the TLS handshake.
+/// How long this node, as a client, waits to connect and finish a TLS handshake.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-/// Handshakes in progress at once; beyond this, new connections wait in the kernel's backlog.
-pub const MAX_PENDING_HANDSHAKES: usize = 128;
 /// The cap on one message (and frame) a node client *receives*. Requests going out stay far
 /// below the server's 64 KiB; what comes back is a node's state, whose operations carry their
 /// evidence (a browser step keeps the whole observation), so it may be much larger.
@@ -281,95 +279,6 @@ impl ServerCertVerifier for PinnedNode {
     /// node certificate.
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         vec![SignatureScheme::ED25519]
-    }
-}
-
-/// A TCP listener that hands out connections only after their TLS handshake. Handshakes run on
-/// their own tasks (at most `MAX_PENDING_HANDSHAKES`, each within `HANDSHAKE_TIMEOUT`), so a
-/// slow or silent client never holds up the next one. A client that does not speak TLS (a
-/// plaintext HTTP request) fails the handshake and is dropped.
-pub struct TlsListener {
-    accepted: tokio::sync::mpsc::Receiver<(tokio_rustls::server::TlsStream<TcpStream>, SocketAddr)>,
-    local: SocketAddr,
-    _stop: tokio_util::sync::DropGuard,
-}
-
-impl TlsListener {
-    /// Start accepting on `tcp` (from within a tokio runtime).
-    pub fn new(tcp: TcpListener, config: Arc<rustls::ServerConfig>) -> std::io::Result<Self> {
-        let local = tcp.local_addr()?;
-        let (tx, accepted) = tokio::sync::mpsc::channel(64);
-        let stop = tokio_util::sync::CancellationToken::new();
-        tokio::spawn(accept_loop(
-            tcp,
-            tokio_rustls::TlsAcceptor::from(config),
-            tx,
-            stop.clone(),
-        ));
-        Ok(TlsListener {
-            accepted,
-            local,
-            _stop: stop.drop_guard(),
-        })
-    }
-}
-
-async fn accept_loop(
-    tcp: TcpListener,
-    acceptor: tokio_rustls::TlsAcceptor,
-    tx: tokio::sync::mpsc::Sender<(tokio_rustls::server::TlsStream<TcpStream>, SocketAddr)>,
-    stop: tokio_util::sync::CancellationToken,
-) {
-    let pending = Arc::new(tokio::sync::Semaphore::new(MAX_PENDING_HANDSHAKES));
-    loop {
-        let permit = tokio::select! {
-            _ = stop.cancelled() => return,
-            p = pending.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => return,
-            },
-        };
-        let (stream, peer) = tokio::select! {
-            _ = stop.cancelled() => return,
-            accepted = tcp.accept() => match accepted {
-                Ok(a) => a,
-                Err(e) => {
-                    // Out of descriptors and the like: wait a moment rather than spin.
-                    tracing::warn!(error = %e, "mesh accept failed");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
-        };
-        let acceptor = acceptor.clone();
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            let _permit = permit;
-            match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-                Ok(Ok(tls)) => {
-                    let _ = tx.send((tls, peer)).await;
-                }
-                Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
-                Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
-            }
-        });
-    }
-}
-
-impl axum::serve::Listener for TlsListener {
-    type Io = tokio_rustls::server::TlsStream<TcpStream>;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        match self.accepted.recv().await {
-            Some(connection) => connection,
-            // The accept loop only ends when this listener is dropped.
-            None => std::future::pending().await,
-        }
-    }
-
-    fn local_addr(&self) -> std::io::Result<SocketAddr> {
-        Ok(self.local)
     }
 }
 

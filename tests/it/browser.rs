@@ -308,9 +308,13 @@ fn native_hosts_must_present_the_secret_and_our_extension_origin() {
         assert!(matches!(wrong_origin, Ok(Ok(None)) | Ok(Err(_))), "{wrong_origin:?}");
         let state = d.state().await;
         assert_eq!(state.executors["browser"]["connected"], false, "no refused host became the connector");
-        // The right secret and origin: accepted (the connection stays open, no frame yet).
+        // The right secret and origin: accepted, said in a frame (the host tells the extension
+        // "connected" only after it), and the connection stays open.
         let accepted = attempt(secret.trim().to_string(), ours).await;
-        assert!(accepted.is_err(), "an authenticated host is kept: {accepted:?}");
+        assert!(
+            matches!(&accepted, Ok(Ok(Some(f))) if f == br#"{"type":"accepted"}"#),
+            "{accepted:?}"
+        );
     });
 }
 

@@ -88,6 +88,24 @@ pub async fn connect_hello(d: &Daemon) -> (Ws, serde_json::Value) {
     (ws, hello)
 }
 
+/// A WebSocket to the daemon's plain mesh from `from` (any 127.0.0.0/8 address: another machine
+/// as far as per-address limits go); the hello is read.
+pub async fn connect_from(d: &Daemon, from: &str) -> Ws {
+    let addr = d.mesh_addr();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let tcp = socket.connect(addr.parse().unwrap()).await.unwrap();
+    let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+    req.headers_mut()
+        .insert("Origin", format!("http://{addr}").parse().unwrap());
+    let (mut ws, _) =
+        tokio_tungstenite::client_async(req, tokio_tungstenite::MaybeTlsStream::Plain(tcp))
+            .await
+            .unwrap();
+    assert_eq!(next_json(&mut ws).await["type"], "hello");
+    ws
+}
+
 pub async fn send(ws: &mut Ws, v: serde_json::Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
@@ -139,21 +157,63 @@ pub async fn admin(d: &Daemon, verb: AdminVerb) -> Result<serde_json::Value, Str
         .map_err(|e| e.to_string())
 }
 
-/// Pair a device named `name` the way a phone does; returns (token, device id, verification).
+/// A phone's side of pairing on `ws` (hello read): offer `code` with a fresh key, run the key
+/// exchange (`circe::mesh::exchange`), and return the verification code it computed and its
+/// sealing key, once `pairPending` arrived.
+pub async fn offer_code(
+    ws: &mut Ws,
+    code: &str,
+    name: &str,
+) -> Result<(String, [u8; 32]), serde_json::Value> {
+    use circe::mesh::exchange::{commit, nonce, KeyPair, Transcript};
+    let keys = KeyPair::generate();
+    let phone_key = keys.public.clone();
+    send(
+        ws,
+        serde_json::json!({"type": "pair", "code": code, "name": name, "key": phone_key}),
+    )
+    .await;
+    let offered = next_json(ws).await;
+    if offered["type"] != "pairKey" {
+        return Err(offered);
+    }
+    let node_key = offered["key"].as_str().unwrap().to_string();
+    let phone_nonce = nonce();
+    send(
+        ws,
+        serde_json::json!({"type": "pairNonce", "nonce": phone_nonce}),
+    )
+    .await;
+    let pending = next_json(ws).await;
+    if pending["type"] != "pairPending" {
+        return Err(pending);
+    }
+    let node_nonce = pending["nonce"].as_str().unwrap().to_string();
+    assert_eq!(
+        offered["commit"].as_str().unwrap(),
+        commit(&node_key, &phone_key, &node_nonce),
+        "the node's nonce is the one it committed to"
+    );
+    let transcript = Transcript {
+        phone_key: &phone_key,
+        node_key: &node_key,
+        phone_nonce: &phone_nonce,
+        node_nonce: &node_nonce,
+    };
+    let verification = transcript.code();
+    let key = keys.agree(&node_key, &transcript).unwrap();
+    Ok((verification, key))
+}
+
+/// Pair a device named `name` the way a phone does; returns (token, device id).
 pub async fn pair(d: &Daemon, name: &str) -> (String, String) {
     let started = admin(d, AdminVerb::PairStart).await.unwrap();
     let code = started["code"].as_str().unwrap().to_string();
     let mut ws = connect(d).await;
-    send(
-        &mut ws,
-        serde_json::json!({"type": "pair", "code": code, "name": name}),
-    )
-    .await;
-    let pending = next_json(&mut ws).await;
-    assert_eq!(pending["type"], "pairPending", "{pending}");
+    let (verification, key) = offer_code(&mut ws, &code, name).await.unwrap();
     let waited = admin(d, AdminVerb::PairWait).await.unwrap();
     assert_eq!(
-        waited["verification"], pending["verification"],
+        waited["verification"], verification,
         "codes match on both screens"
     );
     assert_eq!(waited["name"], name);
@@ -162,10 +222,13 @@ pub async fn pair(d: &Daemon, name: &str) -> (String, String) {
         .unwrap();
     let paired = next_json(&mut ws).await;
     assert_eq!(paired["type"], "paired", "{paired}");
-    (
-        paired["token"].as_str().unwrap().to_string(),
-        paired["device"]["id"].as_str().unwrap().to_string(),
-    )
+    assert!(
+        paired.get("token").is_none(),
+        "the token travels sealed: {paired}"
+    );
+    let token = circe::mesh::exchange::open(&key, &paired["sealedToken"])
+        .expect("the token opens with the exchanged key");
+    (token, paired["device"]["id"].as_str().unwrap().to_string())
 }
 
 /// An authenticated socket for `token`.
@@ -324,7 +387,7 @@ fn pairing_needs_the_desktop_and_limits_guesses() {
         let mut ws = connect(&d).await;
         send(
             &mut ws,
-            serde_json::json!({"type": "pair", "code": "123456", "name": "x"}),
+            serde_json::json!({"type": "pair", "code": "123456", "name": "x", "key": "04"}),
         )
         .await;
         assert_eq!(next_json(&mut ws).await["code"], "no_pairing");
@@ -338,7 +401,7 @@ fn pairing_needs_the_desktop_and_limits_guesses() {
             let mut ws = connect(&d).await;
             send(
                 &mut ws,
-                serde_json::json!({"type": "pair", "code": wrong, "name": "thief"}),
+                serde_json::json!({"type": "pair", "code": wrong, "name": "thief", "key": "04"}),
             )
             .await;
             codes.push(
@@ -349,24 +412,19 @@ fn pairing_needs_the_desktop_and_limits_guesses() {
             );
         }
         assert_eq!(codes, ["wrong_code", "wrong_code", "too_many_attempts"]);
-        // The right code no longer works: the session is closed.
+        // The right code no longer works from that address: it is locked out of this session.
         let mut ws = connect(&d).await;
         send(
             &mut ws,
-            serde_json::json!({"type": "pair", "code": code, "name": "late"}),
+            serde_json::json!({"type": "pair", "code": code, "name": "late", "key": "04"}),
         )
         .await;
         assert_eq!(next_json(&mut ws).await["code"], "too_many_attempts");
 
-        // Denied on the desktop: no device.
-        let started = admin(&d, AdminVerb::PairStart).await.unwrap();
-        let mut ws = connect(&d).await;
-        send(
-            &mut ws,
-            serde_json::json!({"type": "pair", "code": started["code"], "name": "stranger"}),
-        )
-        .await;
-        assert_eq!(next_json(&mut ws).await["type"], "pairPending");
+        // Another address may still offer it (three wrong codes from anyone no longer close the
+        // session); denied on the desktop: no device.
+        let mut ws = connect_from(&d, "127.0.0.3").await;
+        offer_code(&mut ws, &code, "stranger").await.unwrap();
         admin(&d, AdminVerb::PairDecide { approve: false })
             .await
             .unwrap();
@@ -466,11 +524,14 @@ fn an_oversized_frame_closes_the_socket() {
         let mut ws = authed(&d, &token).await;
         let big = say(&"a".repeat(70 * 1024));
         let _ = ws.send(Message::Text(big.to_string().into())).await;
-        let code = close_code(&mut ws).await;
-        assert!(
-            code.is_none() || code == Some(1009),
-            "closed as too big: {code:?}"
-        );
+        // A close frame saying why (1009), not a reset.
+        assert_eq!(close_code(&mut ws).await, Some(1009));
+        // The same for a first message, before authenticating, and for a far larger one.
+        for size in [70 * 1024, 1024 * 1024] {
+            let mut ws = connect(&d).await;
+            let _ = ws.send(Message::Text("a".repeat(size).into())).await;
+            assert_eq!(close_code(&mut ws).await, Some(1009), "{size} bytes");
+        }
     });
     assert!(
         rt().block_on(d.state()).interaction.is_none(),
@@ -575,35 +636,45 @@ fn a_silent_socket_is_closed_and_a_live_one_is_kept() {
 }
 
 #[test]
-fn failed_attempts_cool_down_per_address_whatever_the_headers_claim() {
+fn failed_attempts_cool_down_per_client_whatever_the_headers_claim() {
     let d = Daemon::start("");
     rt().block_on(async {
         let (token, _) = pair(&d, "Pixel").await;
+        let attempt = |headers: Vec<(&'static str, String)>| {
+            let addr = d.mesh_addr();
+            async move {
+                let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+                req.headers_mut()
+                    .insert("Origin", format!("http://{addr}").parse().unwrap());
+                for (k, v) in headers {
+                    req.headers_mut().insert(k, v.parse().unwrap());
+                }
+                let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+                assert_eq!(next_json(&mut ws).await["type"], "hello");
+                send(
+                    &mut ws,
+                    serde_json::json!({"type": "auth", "token": "not-a-token"}),
+                )
+                .await;
+                next_json(&mut ws).await["code"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            }
+        };
         for _ in 0..10 {
-            let mut ws = connect(&d).await;
-            send(
-                &mut ws,
-                serde_json::json!({"type": "auth", "token": "not-a-token"}),
-            )
-            .await;
-            assert_eq!(next_json(&mut ws).await["code"], "unknown_device");
+            assert_eq!(attempt(Vec::new()).await, "unknown_device");
         }
-        // Now even the right token waits out the cool-down, and forwarding headers that claim
-        // another address change nothing: the limit is by the peer's own address.
-        let addr = d.mesh_addr();
-        let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
-        for (k, v) in [
-            ("Origin", format!("http://{addr}")),
+        // That client now waits out the cool-down, and forwarding headers that claim another
+        // address change nothing: the budget is the peer's own address (on loopback, with what
+        // the client claims to be).
+        let forwarded = vec![
             ("X-Forwarded-For", "203.0.113.9".to_string()),
             ("Forwarded", "for=203.0.113.9".to_string()),
-        ] {
-            req.headers_mut().insert(k, v.parse().unwrap());
-        }
-        let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
-        assert_eq!(next_json(&mut ws).await["type"], "hello");
-        send(&mut ws, serde_json::json!({"type": "auth", "token": token})).await;
-        let refused = next_json(&mut ws).await;
-        assert_eq!(refused["code"], "rate_limited", "{refused}");
+        ];
+        assert_eq!(attempt(forwarded).await, "rate_limited");
+        // Every local client shares 127.0.0.1: another one (the paired phone) is not locked out.
+        let _phone = authed(&d, &token).await;
         // The desktop itself is unaffected: its control socket answers.
         assert!(admin(&d, AdminVerb::Devices).await.is_ok());
     });

@@ -21,7 +21,7 @@ fn tls_daemon() -> Daemon {
 
 /// One raw HTTP request over TLS pinned to `node`; the status code and the response head (the
 /// whole response when it is not a 101).
-async fn https(
+pub async fn https(
     addr: &str,
     node: &str,
     method: &str,

@@ -655,16 +655,19 @@ fn a_large_state_comes_back_whole_over_the_link() {
     wait_online(&laptop, true, 1);
 }
 
-/// A network namespace of this test's own, whose loopback interface also carries 10.77.0.1: an
-/// address that is not loopback, as a LAN address is to the daemon, on this machine only.
-struct Netns {
+/// A network namespace of this test's own, whose loopback interface also carries 10.77.0.1 and
+/// 10.77.0.2: addresses that are not loopback, as LAN addresses are to the daemon, on this
+/// machine only.
+pub struct Netns {
     holder: std::process::Child,
 }
 
 impl Netns {
-    const ADDR: &'static str = "10.77.0.1";
+    pub const ADDR: &'static str = "10.77.0.1";
+    /// Another "machine" in the namespace.
+    pub const OTHER: &'static str = "10.77.0.2";
 
-    fn new() -> Netns {
+    pub fn create() -> Netns {
         assert_eq!(
             unsafe { libc::geteuid() },
             0,
@@ -688,6 +691,7 @@ impl Netns {
         for args in [
             vec!["link", "set", "lo", "up"],
             vec!["addr", "add", "10.77.0.1/32", "dev", "lo"],
+            vec!["addr", "add", "10.77.0.2/32", "dev", "lo"],
         ] {
             let out = ns.run("ip", &args);
             assert!(out.status.success(), "ip {args:?}: {}", stderr(&out));
@@ -695,8 +699,35 @@ impl Netns {
         ns
     }
 
-    fn pid(&self) -> u32 {
+    pub fn pid(&self) -> u32 {
         self.holder.id()
+    }
+
+    /// Run `f`'s future on a thread of its own inside the namespace (the network namespace is
+    /// per thread), on a single-threaded runtime, so every socket it opens is in there.
+    pub fn block_on<F: std::future::Future>(&self, f: impl FnOnce() -> F + Send) -> F::Output
+    where
+        F::Output: Send,
+    {
+        use std::os::fd::AsRawFd;
+        let ns = std::fs::File::open(format!("/proc/{}/ns/net", self.pid())).unwrap();
+        std::thread::scope(|scope| {
+            scope
+                .spawn(move || {
+                    // SAFETY: setns on a descriptor we own; it changes only this thread.
+                    assert_eq!(
+                        unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) },
+                        0
+                    );
+                    tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .unwrap()
+                        .block_on(f())
+                })
+                .join()
+                .expect("the namespace thread")
+        })
     }
 
     /// Run a program inside the namespace.
@@ -718,7 +749,7 @@ impl Drop for Netns {
 
 #[test]
 fn on_a_lan_address_the_mesh_is_tls_only_and_a_peer_reaches_it_pinned() {
-    let ns = Netns::new();
+    let ns = Netns::create();
     let listen = format!("{}:7457", Netns::ADDR);
     // No `[mesh] tls`: the default ("auto") serves TLS because the address is not loopback.
     let desk = Daemon::start_in_netns(

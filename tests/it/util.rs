@@ -18,6 +18,17 @@ pub struct Daemon {
     env: Vec<(String, String)>,
     /// The network namespace (of this process id) the daemon and its CLI run in, if not ours.
     netns: Option<u32>,
+    /// How `circe serve` is started, beyond this process's own settings.
+    launch: Launch,
+}
+
+/// Process settings for `circe serve` (lowered, never raised).
+#[derive(Clone, Copy, Default)]
+pub struct Launch {
+    /// The umask (e.g. 0o022, which leaves new files readable by others).
+    pub umask: Option<libc::mode_t>,
+    /// The descriptor limit (`RLIMIT_NOFILE`, soft and hard).
+    pub open_files: Option<u64>,
 }
 
 impl Daemon {
@@ -55,6 +66,7 @@ impl Daemon {
             child: None,
             env: Vec::new(),
             netns: None,
+            launch: Launch::default(),
         }
     }
 
@@ -67,14 +79,42 @@ impl Daemon {
         d
     }
 
+    /// Start `circe serve` with `launch`'s process settings.
+    pub fn start_launched(config: &str, launch: Launch) -> Daemon {
+        let mut d = Daemon::start_stopped(config);
+        d.launch = launch;
+        d.spawn();
+        d
+    }
+
     pub fn spawn(&mut self) {
+        use std::os::unix::process::CommandExt as _;
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(self.dir.path().join("serve.log"))
             .unwrap();
-        let child = self
-            .command()
+        let mut command = self.command();
+        let launch = self.launch;
+        // SAFETY: umask and setrlimit are async-signal-safe; nothing is allocated.
+        unsafe {
+            command.pre_exec(move || {
+                if let Some(mask) = launch.umask {
+                    libc::umask(mask);
+                }
+                if let Some(n) = launch.open_files {
+                    let limit = libc::rlimit {
+                        rlim_cur: n,
+                        rlim_max: n,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+        let child = command
             .arg("serve")
             .stdout(Stdio::null())
             .stderr(log)

@@ -4,6 +4,8 @@
 "use strict";
 
 const TOKEN_KEY = "circe.token";
+// The id of the node this phone paired with: a hello from any other node gets no token.
+const NODE_KEY = "circe.node";
 const $ = (id) => document.getElementById(id);
 let ws = null;
 let authed = false;
@@ -12,6 +14,65 @@ let state = null; // the owner's StateView, kept current by notifications
 let heard = "";
 let backoff = 500;
 const pendingReplies = new Map();
+// A pairing's key exchange under way (see exchange.rs): both ends compute the code shown.
+let exchange = null;
+let helloNode = null;
+
+function hex(bytes) {
+  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function unhex(text) {
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.substr(2 * i, 2), 16);
+  return out;
+}
+
+async function sha256(text) {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+}
+
+async function startPairing(code, name) {
+  const keys = await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, false, ["deriveBits"]);
+  const phoneKey = hex(await crypto.subtle.exportKey("raw", keys.publicKey));
+  exchange = { keys, phoneKey };
+  connect(() => ({ type: "pair", code, name, key: phoneKey }));
+}
+
+// The node's key and its commitment to a nonce: answer with ours.
+function onPairKey(socket, m) {
+  exchange.nodeKey = m.key;
+  exchange.commit = m.commit;
+  exchange.phoneNonce = hex(crypto.getRandomValues(new Uint8Array(16)));
+  socket.send(JSON.stringify({ type: "pairNonce", nonce: exchange.phoneNonce }));
+}
+
+// The node's nonce: check it against the commitment, then compute the code and the sealing key.
+async function onPairPending(socket, m) {
+  const x = exchange;
+  const promised = hex(await sha256(`circe-pair-commit-v2\n${x.nodeKey}\n${x.phoneKey}\n${m.nonce}`));
+  if (!x.commit || promised !== x.commit) {
+    $("pair-error").textContent = "The desktop's answer does not match what it promised: something is in between. Do not approve this pairing.";
+    socket.close();
+    return;
+  }
+  const transcript = `${x.phoneKey}\n${x.nodeKey}\n${x.phoneNonce}\n${m.nonce}`;
+  const h = await sha256(`circe-pair-code-v2\n${transcript}`);
+  const code = ((h[0] * 16777216) + (h[1] << 16) + (h[2] << 8) + h[3]) % 1000000;
+  const nodeKey = await crypto.subtle.importKey("raw", unhex(x.nodeKey), { name: "ECDH", namedCurve: "P-256" }, false, []);
+  const secret = await crypto.subtle.deriveBits({ name: "ECDH", public: nodeKey }, x.keys.privateKey, 256);
+  const hkdf = await crypto.subtle.importKey("raw", secret, "HKDF", false, ["deriveKey"]);
+  x.sealing = await crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: await sha256(`circe-pair-seal-v2\n${transcript}`), info: new TextEncoder().encode("circe device token") },
+    hkdf, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
+  $("verification").textContent = String(code).padStart(6, "0");
+  $("verification-box").hidden = false;
+}
+
+async function openToken(sealed) {
+  const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unhex(sealed.iv) }, exchange.sealing, unhex(sealed.data));
+  return new TextDecoder().decode(plain);
+}
 
 function uuid() {
   if (crypto.randomUUID) return crypto.randomUUID();
@@ -35,32 +96,13 @@ function wsUrl() {
 function connect(first) {
   const socket = new WebSocket(wsUrl());
   ws = socket;
+  // One message at a time, in order, even when one takes a moment (the key exchange).
+  let inbox = Promise.resolve();
   socket.onmessage = (ev) => {
-    let m;
-    try { m = JSON.parse(ev.data); } catch { return; }
-    if (m.type === "hello") {
-      $("node").textContent = m.node.name;
-      socket.send(JSON.stringify(first()));
-    } else if (m.type === "authOk" || m.type === "paired") {
-      if (m.token) localStorage.setItem(TOKEN_KEY, m.token);
-      authed = true;
-      backoff = 500;
-      setOnline(true);
-      showControl(m.device);
-      request({ verb: "subscribe" });
-    } else if (m.type === "pairPending") {
-      $("verification").textContent = m.verification;
-      $("verification-box").hidden = false;
-    } else if (m.type === "authFailed") {
-      onAuthFailed(m);
-    } else if (m.event) {
-      onNotification(m);
-    } else if (m.id !== undefined) {
-      const done = pendingReplies.get(m.id);
-      pendingReplies.delete(m.id);
-      if (m.error) onError(m.error);
-      if (done) done(m);
-    }
+    inbox = inbox.then(() => onMessage(socket, ev.data, first)).catch((e) => {
+      $("pair-error").textContent = `Pairing failed: ${e}`;
+      socket.close();
+    });
   };
   socket.onclose = (ev) => {
     if (ws !== socket) return;
@@ -78,6 +120,49 @@ function connect(first) {
     setTimeout(() => connect(authMessage), backoff);
     backoff = Math.min(backoff * 2, 10000);
   };
+}
+
+async function onMessage(socket, data, first) {
+  let m;
+  try { m = JSON.parse(data); } catch { return; }
+  if (m.type === "hello") {
+    $("node").textContent = m.node.name;
+    helloNode = m.node.id;
+    const paired = localStorage.getItem(NODE_KEY);
+    if (localStorage.getItem(TOKEN_KEY) && paired && paired !== m.node.id) {
+      // Another node answers at this address: it gets no token.
+      ws = null;
+      socket.close();
+      setOnline(false, "wrong desktop");
+      showBanner("This is not the desktop this phone was paired with; nothing was sent. Pair again if it should be.");
+      return;
+    }
+    socket.send(JSON.stringify(first()));
+  } else if (m.type === "pairKey") {
+    onPairKey(socket, m);
+  } else if (m.type === "pairPending") {
+    await onPairPending(socket, m);
+  } else if (m.type === "authOk" || m.type === "paired") {
+    if (m.sealedToken) {
+      localStorage.setItem(TOKEN_KEY, await openToken(m.sealedToken));
+      localStorage.setItem(NODE_KEY, helloNode);
+      exchange = null;
+    }
+    authed = true;
+    backoff = 500;
+    setOnline(true);
+    showControl(m.device);
+    request({ verb: "subscribe" });
+  } else if (m.type === "authFailed") {
+    onAuthFailed(m);
+  } else if (m.event) {
+    onNotification(m);
+  } else if (m.id !== undefined) {
+    const done = pendingReplies.get(m.id);
+    pendingReplies.delete(m.id);
+    if (m.error) onError(m.error);
+    if (done) done(m);
+  }
 }
 
 function authMessage() {
@@ -257,7 +342,7 @@ document.addEventListener("DOMContentLoaded", () => {
     $("pair-error").textContent = "";
     const code = $("pair-code").value.trim();
     const name = $("pair-name").value.trim();
-    connect(() => ({ type: "pair", code, name }));
+    startPairing(code, name).catch((e) => { $("pair-error").textContent = `This browser cannot pair: ${e}`; });
   };
   setUpSpeech();
   if (localStorage.getItem(TOKEN_KEY)) {
