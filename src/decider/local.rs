@@ -729,6 +729,27 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     let head_c = span_concepts(reading, &reading.head, &head);
     let qual_c = span_concepts(reading, &reading.qualifier, &qual);
     let search_concept = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "search");
+    let is_search_field = |i: usize| {
+        let e = &screen.observation.elements[i];
+        search_concept.is_some_and(|c| {
+            structure.facts[i]
+                .label_concepts
+                .iter()
+                .any(|(x, _)| *x == c)
+                || lexicon::concept_ids(structure.context(i)).contains(&c)
+                || e.role == "searchbox"
+        })
+    };
+    // Fields that take typed words: not a closed list, not a password.
+    let text_field = |i: usize| {
+        let e = &screen.observation.elements[i];
+        let closed_list = e.role == "combobox" && !e.has_state("editable");
+        structure.facts[i].class == RoleClass::Editable
+            && !closed_list
+            && !e.label.to_lowercase().contains("passw")
+    };
+    let any_search_field = (0..n).any(|i| text_field(i) && is_search_field(i));
+    let text_fields = (0..n).filter(|&i| text_field(i)).count();
     let specific = matches!(reading.verb, Verb::Specific { .. });
     let has_items = !structure.items.is_empty();
     // Words of the head describe the element itself, unless the head is an
@@ -810,6 +831,10 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         let mut factor = 1.0f32;
         match action {
             ActionKind::Type if f.class != RoleClass::Editable => continue,
+            // A closed list (a <select>) takes a choice, never typed text.
+            ActionKind::Type if element.role == "combobox" && !element.has_state("editable") => {
+                continue
+            }
             ActionKind::Click if f.class == RoleClass::Editable => factor *= 0.6,
             _ => {}
         }
@@ -1023,13 +1048,17 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
 
         // Typing: the field is named by its label, by search, or by its value.
         if action == ActionKind::Type {
-            let search_field = search_concept.is_some_and(|c| {
-                label_concepts.iter().any(|(x, _)| *x == c)
-                    || lexicon::concept_ids(structure.context(i)).contains(&c)
-                    || element.role == "searchbox"
-            });
+            let search_field = is_search_field(i);
             if typing.is_some_and(|t| t.search) {
-                explained += if search_field { 1.0 } else { 0.3 };
+                // No field says "search": the one text field there is may be it (worth asking).
+                let lone = !any_search_field && text_fields == 1;
+                explained += if search_field {
+                    1.0
+                } else if lone {
+                    0.6
+                } else {
+                    0.3
+                };
                 total += 1.0;
                 if let (true, Some(c)) = (search_field, search_concept) {
                     for (cid, range) in label_concepts {

@@ -254,6 +254,9 @@ pub fn conclude(
                 return plan(Action::Click { target }, evidence, p);
             }
             match text_to_type(&reading, structure, index) {
+                Some(text) if names_another_form_control(&text, observation, structure, index) => {
+                    clarify(envelope, observation, &ranked)
+                }
                 Some(text) => {
                     evidence.push(Evidence {
                         heard: text.clone(),
@@ -303,6 +306,55 @@ fn leads_with_an_unknown_word(reading: &Reading<'_>, observation: &Observation) 
     !observation.elements.iter().any(|e| {
         on_screen(&e.label) || on_screen(&e.context) || e.value.as_deref().is_some_and(on_screen)
     }) && !on_screen(&observation.title)
+}
+
+/// "only search titles" beside a "Nur Titel durchsuchen" checkbox: the words
+/// to type name another control of the form (a checkbox, a switch, a field or
+/// a list), so they may be a setting to change rather than text to search for.
+fn names_another_form_control(
+    text: &str,
+    observation: &Observation,
+    structure: &Structure,
+    field: usize,
+) -> bool {
+    use super::lexicon;
+    let said: Vec<text::Token> = text::tokens(text)
+        .into_iter()
+        .filter(|t| !t.is_number() && !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+        .collect();
+    if said.is_empty() {
+        return false;
+    }
+    let said_concepts = lexicon::concept_ids(&said);
+    // "posts by the member X" beside a second field: a filter, maybe that field's value.
+    let filters = text::tokens(text).iter().any(|t| {
+        matches!(
+            t.norm.as_str(),
+            "by" | "from" | "von" | "par" | "de" | "por"
+        )
+    });
+    let other_field = (0..observation.elements.len())
+        .any(|i| i != field && structure.facts[i].class == super::observation::RoleClass::Editable);
+    if filters && other_field {
+        return true;
+    }
+    observation.elements.iter().enumerate().any(|(i, e)| {
+        let form_control = matches!(
+            structure.facts[i].class,
+            super::observation::RoleClass::Toggle | super::observation::RoleClass::Editable
+        ) || e.role == "combobox";
+        if i == field || !form_control {
+            return false;
+        }
+        let label = &structure.facts[i].label;
+        let by_word = said
+            .iter()
+            .any(|s| label.iter().any(|w| w.stem == s.stem || w.norm == s.norm));
+        let by_concept = lexicon::concept_ids(label)
+            .iter()
+            .any(|c| said_concepts.contains(c));
+        by_word || by_concept
+    })
 }
 
 /// A bare word ("spam") that one label is and another acts on ("Mark as
@@ -599,6 +651,8 @@ mod tests {
     #[derive(Debug, Clone, Copy)]
     enum Want {
         Click(&'static str),
+        /// Typed into that field.
+        Type(&'static str),
         Ask,
         Reject,
         Planner,
@@ -610,6 +664,9 @@ mod tests {
         let ok = match want {
             Click(id) => {
                 matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: id.into() })
+            }
+            Type(id) => {
+                matches!(&d, Decision::Execute(p) if matches!(&p.action, Action::Type { target, .. } if target == id))
             }
             Ask => matches!(&d, Decision::Clarify(_)),
             Reject => matches!(&d, Decision::Reject(_)),
@@ -664,6 +721,50 @@ mod tests {
         let offered: Vec<&str> = c.candidates.iter().map(|k| k.label.as_str()).collect();
         assert_eq!(offered.len(), 2, "{offered:?}");
         assert!(offered.iter().all(|l| !l.contains("Weekly")), "{offered:?}");
+    }
+
+    /// Typing goes into a field that takes words: never a closed list; a lone
+    /// field that does not say "search" is asked about; words that name
+    /// another control of the form, or filter by a second field, ask.
+    #[test]
+    fn typing_targets_take_words_and_ask_when_the_words_name_a_control() {
+        let field = |id: &str, label: &str| {
+            let mut e = el(id, "textbox", label, "Search form");
+            e.states = vec!["editable".into()];
+            e
+        };
+        let mut category = el(
+            "c",
+            "combobox",
+            "In folgender Kategorie suchen:",
+            "Search form",
+        );
+        category.value = Some("in Rezepten".into());
+        let recipes = vec![
+            field("q", "z. B. Pfannkuchen, Lasagne"),
+            category,
+            el("b", "button", "", "Search form"),
+        ];
+        let forum = vec![
+            field("s", "Suche"),
+            el("t", "checkbox", "Nur Titel durchsuchen", "Search form"),
+            field("v", "Von:"),
+        ];
+        let table = [
+            (&recipes, "search for lasagne", Type("q")),
+            (&forum, "search for flohkot", Type("s")),
+            (&forum, "only search titles", Ask),
+            (&forum, "search for posts by the member pepemaus", Ask),
+        ];
+        for (elements, text, want) in table {
+            expect(elements, text, want);
+        }
+        // Never typed into the closed list, whatever it says.
+        let d = decide(recipes.clone(), "type lasagne into the category list");
+        assert!(
+            !matches!(&d, Decision::Execute(p) if matches!(&p.action, Action::Type { target, .. } if target == "c")),
+            "{d:?}"
+        );
     }
 
     /// An ordinal word a label spells with the next word said is the label's word.

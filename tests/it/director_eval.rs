@@ -31,7 +31,6 @@ const OWN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/grounding
 const FIRST_RUN_PENDING: &[&str] = &[
     "shop-ebrosia.jsonl",
     "qa-stackexchange.jsonl",
-    "news-elpais.jsonl",
     "recipe-chefkoch.jsonl",
 ];
 
@@ -40,15 +39,15 @@ const FIRST_RUN_PENDING: &[&str] = &[
 /// (file, at least correct, at most wrong, at most acted instead)
 const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("docs-certbot.jsonl", 22, 0, 0),
-    ("forum-katzen.jsonl", 14, 0, 0),
+    ("forum-katzen.jsonl", 16, 0, 0),
     ("mail-adminlte.jsonl", 20, 0, 0),
     ("settings-adminlte.jsonl", 19, 0, 0),
     ("shop-ebrosia.jsonl", 16, 0, 1),
     ("social-twitter.jsonl", 13, 0, 0),
-    // Batch 7 (docs/batch7-first-run.md), as first scored.
+    // Batch 7 (docs/batch7-first-run.md): first scored 17/0/1, 11/0/0, 12/4/1.
     ("qa-stackexchange.jsonl", 17, 0, 1),
     ("news-elpais.jsonl", 11, 0, 0),
-    ("recipe-chefkoch.jsonl", 12, 4, 1),
+    ("recipe-chefkoch.jsonl", 14, 0, 1),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
