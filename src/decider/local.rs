@@ -397,8 +397,20 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     if short.len() >= 5 && long.starts_with(short.as_str()) && short.chars().count() >= 5 {
         return 0.8;
     }
+    // Cognates across languages share their start: "nature" / "naturaleza",
+    // "society" / "sociedad", "category" / "categoría".
+    let common = short
+        .chars()
+        .zip(long.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let cognate = if common >= 5 && common * 10 >= short.chars().count() * 7 {
+        0.7
+    } else {
+        0.0
+    };
     if ql < 4 || wl < 4 || ql.abs_diff(wl) > 3 {
-        return 0.0;
+        return cognate;
     }
     let (qb, wb) = (q.norm.as_bytes(), w.norm.as_bytes());
     // Up to seven letters, similarity 0.75 allows one edit: a word that
@@ -416,7 +428,7 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     {
         m = 0.7;
     }
-    m
+    m.max(cognate)
 }
 
 /// Query words with their compounds (two or three adjacent words joined)
@@ -1441,6 +1453,33 @@ mod tests {
         match q.choices[i].meaning {
             Meaning::Element(e) if p > 0.5 => Some(obs.elements[e].id.clone()),
             _ => None,
+        }
+    }
+
+    #[test]
+    fn cognates_match_across_languages_and_unrelated_words_do_not() {
+        let m = |a: &str, b: &str| {
+            let (a, b) = (text::tokens(a), text::tokens(b));
+            pair_match(&a[0], &b[0])
+        };
+        for (said, label) in [
+            ("society", "Sociedad"),
+            ("nature", "naturaleza"),
+            ("magazine", "Magazin"),
+        ] {
+            assert!(
+                m(said, label) >= 0.7,
+                "{said} / {label}: {}",
+                m(said, label)
+            );
+        }
+        // (Words of one root still meet: "community" / "communication" at 0.7.)
+        for (said, label) in [
+            ("station", "statue"),
+            ("nature", "natives"),
+            ("photo", "phone"),
+        ] {
+            assert!(m(said, label) < 0.7, "{said} / {label}: {}", m(said, label));
         }
     }
 
