@@ -67,6 +67,12 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         &[
             "save",
             "store",
+            "bookmark",
+            "favourite",
+            "favourites",
+            "favorite",
+            "favorites",
+            "merken",
             "speichern",
             "sichern",
             "enregistrer",
