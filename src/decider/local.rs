@@ -683,6 +683,19 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
             words.extend(head.iter().copied());
             let mut cs: Vec<usize> = phrase_concepts(&words).first().cloned().unwrap_or_default();
             cs.extend(*concept);
+            // "add this to my favourites": adding to a place is that place's own action (save).
+            let adds = verb_tokens
+                .first()
+                .is_some_and(|v| matches!(v.norm.as_str(), "add" | "put"));
+            if adds {
+                let dest: Vec<Token> = reading
+                    .qualifier
+                    .content
+                    .iter()
+                    .map(|&i| reading.tokens[i].clone())
+                    .collect();
+                cs.extend(lexicon::concept_ids(&dest));
+            }
             cs
         }
         _ => Vec::new(),

@@ -767,6 +767,27 @@ mod tests {
         );
     }
 
+    /// Adding to a place is that place's own action; saving is bookmarking too.
+    #[test]
+    fn adding_to_favourites_is_saving() {
+        let recipe = vec![
+            el(
+                "s",
+                "button",
+                "Rezept speichern",
+                "Drucken Teilen Rezept speichern",
+            ),
+            el("t", "button", "Teilen", "Drucken Teilen Rezept speichern"),
+        ];
+        expect(&recipe, "add this to my favourites", Click("s"));
+        expect(&recipe, "add it to the cart", Reject);
+        let question = vec![
+            el("u", "button", "Up vote", "22 votes"),
+            el("b", "button", "Bookmark (2)", "22 votes"),
+        ];
+        expect(&question, "save this for later", Click("b"));
+    }
+
     /// An ordinal word a label spells with the next word said is the label's word.
     #[test]
     fn an_ordinal_word_in_a_label_is_a_word() {
