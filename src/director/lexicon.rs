@@ -764,7 +764,7 @@ pub const STOPWORDS: &[&str] = &[
     "its", "it", "me", "i", "you", "to", "of", "on", "in", "at", "for", "with", "about", "from",
     "by", "and", "or", "is", "are", "be", "here", "there", "some", "any", "one", "ones", "thing",
     "page", "site", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
-    "titled", "labelled", "labeled", "into", "onto", "up", "us", "we", "them", "him", "her", "his",
+    "titled", "labelled", "labeled", "into", "onto", "us", "we", "them", "him", "her", "his",
     "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "option",
     "thingy", "bit",
 ];

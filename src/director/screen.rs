@@ -767,6 +767,18 @@ mod tests {
         );
     }
 
+    /// "Up" is a word of a label ("Up vote"), not filler: "vote" alone asks.
+    #[test]
+    fn up_is_a_word_of_a_label() {
+        let elements = vec![
+            el("u", "button", "Up vote", "22 votes"),
+            el("d", "button", "Down vote", "22 votes"),
+        ];
+        expect(&elements, "vote", Ask);
+        expect(&elements, "click the up arrow", Click("u"));
+        expect(&elements, "click down vote", Click("d"));
+    }
+
     /// Adding to a place is that place's own action; saving is bookmarking too.
     #[test]
     fn adding_to_favourites_is_saving() {

@@ -28,11 +28,7 @@ const OWN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/grounding
 /// (docs/GROUNDING.md, blind first runs). `own_cases_are_safe` skips them until they are safe
 /// (0 wrong targets, 0 acted instead); remove a file from this list when its batch is.
 /// What each still gets wrong is listed in docs/GROUNDING.md.
-const FIRST_RUN_PENDING: &[&str] = &[
-    "shop-ebrosia.jsonl",
-    "qa-stackexchange.jsonl",
-    "recipe-chefkoch.jsonl",
-];
+const FIRST_RUN_PENDING: &[&str] = &["shop-ebrosia.jsonl", "recipe-chefkoch.jsonl"];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
 /// a floor for correct and a ceiling for wrong targets and acted-instead: nothing may regress.
@@ -45,7 +41,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("shop-ebrosia.jsonl", 16, 0, 1),
     ("social-twitter.jsonl", 13, 0, 0),
     // Batch 7 (docs/batch7-first-run.md): first scored 17/0/1, 11/0/0, 12/4/1.
-    ("qa-stackexchange.jsonl", 18, 0, 1),
+    ("qa-stackexchange.jsonl", 20, 0, 0),
     ("news-elpais.jsonl", 12, 0, 0),
     ("recipe-chefkoch.jsonl", 15, 0, 1),
 ];
