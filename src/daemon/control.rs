@@ -10,12 +10,15 @@ use crate::mesh::{peer::Link, Mesh};
 use crate::protocol::{
     self, AdminRequest, AdminVerb, ApiError, Notification, Reply, ReplyBody, Request, Verb,
 };
+use futures_util::StreamExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio_util::bytes::BytesMut;
+use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, Decoder, FramedRead};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ControlError {
@@ -140,33 +143,58 @@ pub async fn serve(listener: UnixListener, engine: Arc<Engine>, mesh: Option<Arc
     }
 }
 
-/// Read one line of at most `max` bytes. `Ok(None)` at end of stream; `Err` when too long.
-pub async fn read_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    max: usize,
-) -> std::io::Result<Option<Result<String, usize>>> {
-    let mut line = Vec::new();
-    loop {
-        let buf = reader.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(if line.is_empty() {
-                None
-            } else {
-                Some(Ok(String::from_utf8_lossy(&line).into_owned()))
-            });
+/// The lines of a newline-delimited stream, at most `max` bytes each (tokio-util's framing).
+///
+/// `AnyDelimiterCodec` is the byte-level twin of `LinesCodec`: `LinesCodec` refuses a line that
+/// is not UTF-8 with an error that ends the stream, while a control line that is not UTF-8 must
+/// get its own `malformed_request` reply; so bytes are read and decoded lossily here.
+pub struct Lines<R> {
+    frames: FramedRead<R, LineCodec>,
+}
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    pub fn new(reader: R, max: usize) -> Lines<R> {
+        let codec = AnyDelimiterCodec::new_with_max_length(b"\n".to_vec(), b"\n".to_vec(), max);
+        Lines {
+            frames: FramedRead::new(reader, LineCodec(codec)),
         }
-        let (chunk, done) = match buf.iter().position(|b| *b == b'\n') {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        if line.len() + chunk.len() > max {
-            return Ok(Some(Err(line.len() + chunk.len())));
+    }
+
+    /// The next line. `Ok(None)` at end of stream; `Ok(Some(Err(n)))` when a line is over the
+    /// limit (`n`: the bytes read without finding its end).
+    pub async fn next(&mut self) -> std::io::Result<Option<Result<String, usize>>> {
+        match self.frames.next().await {
+            None => Ok(None),
+            Some(Ok(line)) => Ok(Some(Ok(line))),
+            Some(Err(LineError::TooLong(n))) => Ok(Some(Err(n))),
+            Some(Err(LineError::Io(e))) => Err(e),
         }
-        line.extend_from_slice(chunk);
-        let used = done.unwrap_or(buf.len());
-        reader.consume(used);
-        if done.is_some() {
-            return Ok(Some(Ok(String::from_utf8_lossy(&line).into_owned())));
+    }
+}
+
+struct LineCodec(AnyDelimiterCodec);
+
+enum LineError {
+    TooLong(usize),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for LineError {
+    fn from(e: std::io::Error) -> LineError {
+        LineError::Io(e)
+    }
+}
+
+impl Decoder for LineCodec {
+    type Item = String;
+    type Error = LineError;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<String>, LineError> {
+        let size = buf.len();
+        match self.0.decode(buf) {
+            Ok(line) => Ok(line.map(|b| String::from_utf8_lossy(&b).into_owned())),
+            Err(AnyDelimiterCodecError::MaxChunkLengthExceeded) => Err(LineError::TooLong(size)),
+            Err(AnyDelimiterCodecError::Io(e)) => Err(LineError::Io(e)),
         }
     }
 }
@@ -182,11 +210,11 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
             }
         }
     });
-    let mut reader = BufReader::new(read);
     let max = engine.limits().max_message_bytes;
+    let mut reader = Lines::new(read, max);
     let in_flight = InFlight::new();
     loop {
-        let line = match read_line(&mut reader, max).await {
+        let line = match reader.next().await {
             Ok(Some(Ok(line))) => line,
             Ok(Some(Err(size))) => {
                 let e = ApiError::new(

@@ -145,7 +145,7 @@ fn control_seeds() -> Vec<Vec<u8>> {
 
 #[test]
 fn fuzz_control_line_parser() {
-    use circe::daemon::control::{read_line, MAX_IN_FLIGHT};
+    use circe::daemon::control::{Lines, MAX_IN_FLIGHT};
     let seed = seed();
     let mut rng = Rng::new(seed);
     let seeds = control_seeds();
@@ -195,9 +195,9 @@ fn fuzz_control_line_parser() {
                     at = end;
                 }
             });
-            let mut reader = tokio::io::BufReader::new(r);
+            let mut reader = Lines::new(r, max);
             for (i, want) in lines.iter().enumerate() {
-                match read_line(&mut reader, max).await.unwrap() {
+                match reader.next().await.unwrap() {
                     Some(Ok(got)) => {
                         assert!(
                             want.len() <= max,
