@@ -9,7 +9,9 @@ use crate::daemon::{self, ServeOptions};
 use crate::model::{
     Input, InputMode, Interaction, Operation, OperationId, OperationStatus, Pending, StepResult,
 };
-use crate::protocol::{AdminVerb, Interrupted, Notification, StateView, Submitted, Verb};
+use crate::protocol::{
+    AdminVerb, ApiError, ErrorCode, Interrupted, Notification, StateView, Submitted, Verb,
+};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use uuid::Uuid;
@@ -711,7 +713,7 @@ async fn submit(at: &Endpoint, input: Input, wait: bool, json: bool) -> anyhow::
     let operation = match (&mut sub, &submitted.operation) {
         (Some(sub), Some(op)) => match wait_for(sub, op.id).await {
             Ok(op) => Some(op),
-            Err(ClientError::Api(e)) if e.code == "node_offline" => {
+            Err(ClientError::Api(e)) if e.code == ErrorCode::NodeOffline => {
                 if json {
                     println!("{}", serde_json::json!({"submitted": value, "error": e}));
                 } else {
@@ -780,8 +782,8 @@ async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, 
         let op = match sub.next().await? {
             Notification::Operation { operation } if operation.id == id => operation,
             Notification::Node { node } if !node.online => {
-                return Err(ClientError::Api(crate::protocol::ApiError::new(
-                    "node_offline",
+                return Err(ClientError::Api(ApiError::new(
+                    ErrorCode::NodeOffline,
                     format!(
                         "{} went offline while this was running ({}); whether it took effect is unknown until {} is back",
                         node.name,

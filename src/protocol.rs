@@ -140,19 +140,131 @@ pub enum Notification {
 #[serde(rename_all = "camelCase")]
 #[error("{message}")]
 pub struct ApiError {
-    pub code: String,
+    pub code: ErrorCode,
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_revision: Option<u64>,
 }
 
 impl ApiError {
-    pub fn new(code: &str, message: impl Into<String>) -> ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError {
-            code: code.into(),
+            code,
             message: message.into(),
             current_revision: None,
         }
+    }
+}
+
+/// Declares `ErrorCode` from one table of variants and their wire strings.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $variant:ident = $wire:literal,)*) => {
+        /// Every error code on the wire (control API replies, the mesh's `authFailed`), shared
+        /// by the daemon, the mesh and the CLI. On the wire it is its snake_case string, as
+        /// listed in docs/protocol.md's error table (a test checks that the two agree).
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum ErrorCode {
+            $($(#[$doc])* $variant,)*
+            /// A code this build does not know (a newer peer's), kept as it came.
+            Other(String),
+        }
+
+        impl ErrorCode {
+            /// Every known code, in the order of the table.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The code as it is on the wire.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(ErrorCode::$variant => $wire,)*
+                    ErrorCode::Other(code) => code,
+                }
+            }
+
+            /// The code a wire string names (`Other` when this build does not know it).
+            pub fn from_wire(code: &str) -> ErrorCode {
+                match code {
+                    $($wire => ErrorCode::$variant,)*
+                    other => ErrorCode::Other(other.to_string()),
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    // The request itself.
+    MalformedRequest = "malformed_request",
+    MessageTooLarge = "message_too_large",
+    TooManySubscriptions = "too_many_subscriptions",
+    // Reading an input against its interaction.
+    RevisionConflict = "revision_conflict",
+    IllegalRelation = "illegal_relation",
+    InvalidAnswer = "invalid_answer",
+    IdempotencyMismatch = "idempotency_mismatch",
+    UnknownInteraction = "unknown_interaction",
+    UnknownOperation = "unknown_operation",
+    NothingToStop = "nothing_to_stop",
+    InputTooLong = "input_too_long",
+    EmptyInput = "empty_input",
+    BadDevice = "bad_device",
+    BadInput = "bad_input",
+    QueueFull = "queue_full",
+    // The daemon.
+    ShuttingDown = "shutting_down",
+    StoreError = "store_error",
+    Internal = "internal",
+    // Routing to other nodes.
+    MeshDisabled = "mesh_disabled",
+    UnknownNode = "unknown_node",
+    NodeOffline = "node_offline",
+    NodeTimeout = "node_timeout",
+    NoTargetNode = "no_target_node",
+    NotRouted = "not_routed",
+    ControllerNode = "controller_node",
+    // The mesh: authentication and scope.
+    Forbidden = "forbidden",
+    RateLimited = "rate_limited",
+    Unauthenticated = "unauthenticated",
+    UnknownDevice = "unknown_device",
+    BadSignature = "bad_signature",
+    // Pairing a device or a node.
+    NoPairing = "no_pairing",
+    PairingExpired = "pairing_expired",
+    WrongCode = "wrong_code",
+    TooManyAttempts = "too_many_attempts",
+    PairingTaken = "pairing_taken",
+    BadDeviceName = "bad_device_name",
+    NothingToDecide = "nothing_to_decide",
+    PairingDenied = "pairing_denied",
+    PairingRefused = "pairing_refused",
+    BadExchange = "bad_exchange",
+    // Joining another node.
+    BadUrl = "bad_url",
+    NodeIdRequired = "node_id_required",
+    NodeUnreachable = "node_unreachable",
+    BadNode = "bad_node",
+    WrongNode = "wrong_node",
+    NodeNameTaken = "node_name_taken",
+    // Local administration.
+    BadPreference = "bad_preference",
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<ErrorCode, D::Error> {
+        Ok(ErrorCode::from_wire(&String::deserialize(deserializer)?))
     }
 }
 
@@ -163,12 +275,12 @@ impl From<Refusal> for ApiError {
             _ => None,
         };
         let code = match &r {
-            Refusal::RevisionConflict { .. } => "revision_conflict",
-            Refusal::IllegalRelation { .. } => "illegal_relation",
-            Refusal::InvalidAnswer { .. } => "invalid_answer",
+            Refusal::RevisionConflict { .. } => ErrorCode::RevisionConflict,
+            Refusal::IllegalRelation { .. } => ErrorCode::IllegalRelation,
+            Refusal::InvalidAnswer { .. } => ErrorCode::InvalidAnswer,
         };
         ApiError {
-            code: code.into(),
+            code,
             message: r.to_string(),
             current_revision,
         }
@@ -188,7 +300,7 @@ pub fn verb_of(line: &str) -> Option<String> {
 pub fn parse_request(line: &str) -> Result<Request, ApiError> {
     serde_json::from_str(line).map_err(|e| {
         ApiError::new(
-            "malformed_request",
+            ErrorCode::MalformedRequest,
             format!("the request is not valid: {e}"),
         )
     })

@@ -8,7 +8,8 @@
 use super::engine::Engine;
 use crate::mesh::{peer::Link, Mesh};
 use crate::protocol::{
-    self, AdminRequest, AdminVerb, ApiError, Notification, Reply, ReplyBody, Request, Verb,
+    self, AdminRequest, AdminVerb, ApiError, ErrorCode, Notification, Reply, ReplyBody, Request,
+    Verb,
 };
 use futures_util::StreamExt;
 use std::os::unix::fs::PermissionsExt;
@@ -78,7 +79,7 @@ impl InFlight {
             .map(|p| Place { _permit: Some(p) })
             .map_err(|_| {
                 ApiError::new(
-                    "too_many_subscriptions",
+                    ErrorCode::TooManySubscriptions,
                     format!("a connection holds at most {MAX_SUBSCRIPTIONS} subscriptions"),
                 )
             })
@@ -218,7 +219,7 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
             Ok(Some(Ok(line))) => line,
             Ok(Some(Err(size))) => {
                 let e = ApiError::new(
-                    "message_too_large",
+                    ErrorCode::MessageTooLarge,
                     format!("the message is over {size} bytes; the limit is {max}; closing the connection"),
                 );
                 let _ = out.send(encode(0, Err(e))).await;
@@ -259,7 +260,7 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
             }
             None if request.node.as_deref().is_some_and(|n| n != engine.node()) => {
                 let e = ApiError::new(
-                    "mesh_disabled",
+                    ErrorCode::MeshDisabled,
                     "the mesh is not enabled on this node ([mesh] enabled = false), so it reaches no other node",
                 );
                 let _ = out.send(encode(request.id, Err(e))).await;
@@ -287,11 +288,11 @@ fn admin(line: &str, mesh: Option<Arc<Mesh>>, out: &mpsc::Sender<String>, place:
     tokio::spawn(async move {
         let result = match (parsed, mesh) {
             (Err(e), _) => Err(ApiError::new(
-                "malformed_request",
+                ErrorCode::MalformedRequest,
                 format!("the request is not valid: {e}"),
             )),
             (Ok(_), None) => Err(ApiError::new(
-                "mesh_disabled",
+                ErrorCode::MeshDisabled,
                 "the mesh is not enabled on this node ([mesh] enabled = false)",
             )),
             (Ok(request), Some(mesh)) => mesh.admin(request.verb).await,
@@ -417,7 +418,7 @@ fn forward(
             tokio::spawn(async move {
                 let result = link.request(verb).await.map_err(|mut e| {
                     // Say plainly that a stop that never arrived was not even requested there.
-                    if stopping && e.code == "node_offline" {
+                    if stopping && e.code == ErrorCode::NodeOffline {
                         e.message = format!(
                             "the stop did not reach {0}: {1}; if {0} is up but unreachable, what it runs goes on",
                             link.peer.name, e.message
@@ -545,7 +546,7 @@ fn notification(n: &Notification) -> String {
 }
 
 fn to_value<T: serde::Serialize>(v: T) -> Result<serde_json::Value, ApiError> {
-    serde_json::to_value(v).map_err(|e| ApiError::new("internal", e.to_string()))
+    serde_json::to_value(v).map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))
 }
 
 pub(crate) fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> String {

@@ -23,7 +23,7 @@ pub mod tls;
 use crate::clock;
 use crate::daemon::engine::Engine;
 use crate::model::Millis;
-use crate::protocol::{AdminVerb, ApiError};
+use crate::protocol::{AdminVerb, ApiError, ErrorCode};
 use crate::store::{DeviceRecord, Store};
 use identity::{NodeIdentity, Role};
 use pairing::{PairError, Session, Stage};
@@ -227,7 +227,7 @@ impl Mesh {
                     None if reading => return Ok(None),
                     None => {
                         return Err(ApiError::new(
-                            "no_target_node",
+                            ErrorCode::NoTargetNode,
                             format!("this node is a controller: name the node to act on (--node NAME) or set the \"{MY_DESKTOP}\" preference (circe devices prefer \"{MY_DESKTOP}\" NAME)"),
                         ))
                     }
@@ -237,7 +237,7 @@ impl Mesh {
         };
         self.peers.find(&named).map(Some).ok_or_else(|| {
             ApiError::new(
-                "unknown_node",
+                ErrorCode::UnknownNode,
                 format!("no node named {named} is paired with this one (see circe nodes; pair with circe join)"),
             )
         })
@@ -251,22 +251,22 @@ impl Mesh {
         code: &str,
         expect: Option<&str>,
     ) -> Result<serde_json::Value, ApiError> {
-        let fail = |code: &str, e: String| ApiError::new(code, e);
+        let fail = |code: ErrorCode, e: String| ApiError::new(code, e);
         let url = peer::socket_url(url).ok_or_else(|| {
             fail(
-                "bad_url",
+                ErrorCode::BadUrl,
                 format!("{url} is not a node address like http://HOST:PORT"),
             )
         })?;
         if url.starts_with("wss://") && expect.is_none() {
             return Err(fail(
-                "node_id_required",
+                ErrorCode::NodeIdRequired,
                 format!("{url} is served over TLS: give the node id its circe pair shows (--node-id), which pins its certificate"),
             ));
         }
         let (mut socket, hello) = peer::open(&url, expect)
             .await
-            .map_err(|e| fail("node_unreachable", format!("{url}: {e}")))?;
+            .map_err(|e| fail(ErrorCode::NodeUnreachable, format!("{url}: {e}")))?;
         let node = hello["node"].clone();
         let (id, key) = (
             node["id"].as_str().unwrap_or_default().to_string(),
@@ -275,13 +275,13 @@ impl Mesh {
         let key_id = identity::unhex(&key).map(|k| identity::node_id(&k));
         if key_id.as_deref() != Some(id.as_str()) {
             return Err(fail(
-                "bad_node",
+                ErrorCode::BadNode,
                 format!("the node at {url} gives an id that is not its key's"),
             ));
         }
         if expect.is_some_and(|e| e != id) {
             return Err(fail(
-                "wrong_node",
+                ErrorCode::WrongNode,
                 format!("the node at {url} is {id}, not the node id you gave; nothing was paired"),
             ));
         }
@@ -299,13 +299,15 @@ impl Mesh {
                 offer.to_string().into(),
             ))
             .await
-            .map_err(|e| fail("node_unreachable", e.to_string()))?;
+            .map_err(|e| fail(ErrorCode::NodeUnreachable, e.to_string()))?;
         let answer = peer::next_json(&mut socket, std::time::Duration::from_secs(10))
             .await
-            .map_err(|e| fail("node_unreachable", e))?;
+            .map_err(|e| fail(ErrorCode::NodeUnreachable, e))?;
         if answer["type"] != "pairPending" {
             return Err(fail(
-                answer["code"].as_str().unwrap_or("pairing_refused"),
+                answer["code"]
+                    .as_str()
+                    .map_or(ErrorCode::PairingRefused, ErrorCode::from_wire),
                 answer["message"]
                     .as_str()
                     .unwrap_or("the node refused the pairing")
@@ -321,12 +323,12 @@ impl Mesh {
     fn name_free(&self, name: &str, id: &str) -> Result<(), ApiError> {
         let clash = self
             .db(|s| s.peers())
-            .map_err(|e| ApiError::new("store_error", e.to_string()))?
+            .map_err(|e| ApiError::new(ErrorCode::StoreError, e.to_string()))?
             .into_iter()
             .any(|p| p.name == name && p.id != id);
         if name.is_empty() || name == self.name || clash {
             return Err(ApiError::new(
-                "node_name_taken",
+                ErrorCode::NodeNameTaken,
                 format!("this node or one of its peers is already called {name:?}: rename one ([node] name) and pair again; nothing was paired"),
             ));
         }
@@ -337,7 +339,7 @@ impl Mesh {
     async fn join_wait(&self) -> Result<serde_json::Value, ApiError> {
         let Some(mut j) = self.joining.lock().await.take() else {
             return Err(ApiError::new(
-                "no_pairing",
+                ErrorCode::NoPairing,
                 "no pairing with another node is waiting; run circe join first",
             ));
         };
@@ -346,10 +348,12 @@ impl Mesh {
             std::time::Duration::from_millis(pairing::SESSION_MS + 5_000),
         )
         .await
-        .map_err(|e| ApiError::new("pairing_expired", e))?;
+        .map_err(|e| ApiError::new(ErrorCode::PairingExpired, e))?;
         if answer["type"] != "paired" {
             return Err(ApiError::new(
-                answer["code"].as_str().unwrap_or("pairing_denied"),
+                answer["code"]
+                    .as_str()
+                    .map_or(ErrorCode::PairingDenied, ErrorCode::from_wire),
                 answer["message"]
                     .as_str()
                     .unwrap_or("the other node did not approve")
@@ -365,7 +369,7 @@ impl Mesh {
         };
         let r = record.clone();
         self.db(move |s| s.upsert_peer(&r))
-            .map_err(|e| ApiError::new("store_error", e.to_string()))?;
+            .map_err(|e| ApiError::new(ErrorCode::StoreError, e.to_string()))?;
         self.peers
             .start(self.identity.clone(), record.clone(), self.keepalive);
         tracing::info!(peer = %record.name, id = %record.id, "paired with a node");
@@ -618,7 +622,7 @@ impl Mesh {
             public_key,
         };
         self.db(|s| s.insert_device(&device, &identity::token_hash(&token)))
-            .map_err(|e| ApiError::new("store_error", e.to_string()))?;
+            .map_err(|e| ApiError::new(ErrorCode::StoreError, e.to_string()))?;
         p.approved = Some((device.clone(), token));
         p.changes.send_replace(p.session.stage.clone());
         Ok(serde_json::json!({"approved": true, "device": device}))
@@ -628,10 +632,10 @@ impl Mesh {
     pub async fn revoke(&self, id: &str) -> Result<serde_json::Value, ApiError> {
         let revoked = self
             .db(|s| s.revoke_device(id, clock::now()))
-            .map_err(|e| ApiError::new("store_error", e.to_string()))?;
+            .map_err(|e| ApiError::new(ErrorCode::StoreError, e.to_string()))?;
         if !revoked {
             return Err(ApiError::new(
-                "unknown_device",
+                ErrorCode::UnknownDevice,
                 format!("no live device with id {id}"),
             ));
         }
@@ -664,7 +668,8 @@ impl Mesh {
 
     /// A local administration request (from the control socket: this OS user only).
     pub async fn admin(&self, verb: AdminVerb) -> Result<serde_json::Value, ApiError> {
-        let store_err = |e: crate::store::StoreError| ApiError::new("store_error", e.to_string());
+        let store_err =
+            |e: crate::store::StoreError| ApiError::new(ErrorCode::StoreError, e.to_string());
         match verb {
             AdminVerb::PairStart => Ok(self.pair_start()),
             AdminVerb::PairWait => self.pair_wait().await,
@@ -730,7 +735,7 @@ impl Mesh {
                 self.peers.stop(&id);
                 if !removed {
                     return Err(ApiError::new(
-                        "unknown_node",
+                        ErrorCode::UnknownNode,
                         format!("no node {node} is paired with this one"),
                     ));
                 }
@@ -742,7 +747,7 @@ impl Mesh {
                     || value.as_ref().is_some_and(|v| v.len() > 1024)
                 {
                     return Err(ApiError::new(
-                        "bad_preference",
+                        ErrorCode::BadPreference,
                         "a preference key is 1 to 64 bytes and its value at most 1024",
                     ));
                 }

@@ -10,6 +10,7 @@
 //! - the code is compared in constant time.
 
 use crate::model::Millis;
+use crate::protocol::ErrorCode;
 use std::collections::HashMap;
 use std::net::IpAddr;
 
@@ -78,15 +79,15 @@ pub enum PairError {
 }
 
 impl PairError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            PairError::NoSession => "no_pairing",
-            PairError::Expired => "pairing_expired",
-            PairError::WrongCode { .. } => "wrong_code",
-            PairError::TooManyAttempts | PairError::LockedOut => "too_many_attempts",
-            PairError::Taken => "pairing_taken",
-            PairError::BadName => "bad_device_name",
-            PairError::NothingToDecide => "nothing_to_decide",
+            PairError::NoSession => ErrorCode::NoPairing,
+            PairError::Expired => ErrorCode::PairingExpired,
+            PairError::WrongCode { .. } => ErrorCode::WrongCode,
+            PairError::TooManyAttempts | PairError::LockedOut => ErrorCode::TooManyAttempts,
+            PairError::Taken => ErrorCode::PairingTaken,
+            PairError::BadName => ErrorCode::BadDeviceName,
+            PairError::NothingToDecide => ErrorCode::NothingToDecide,
         }
     }
 }

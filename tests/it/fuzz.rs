@@ -160,7 +160,8 @@ fn fuzz_control_line_parser() {
         let line = String::from_utf8_lossy(&input);
         if let Err(e) = circe::protocol::parse_request(&line) {
             assert_eq!(
-                e.code, "malformed_request",
+                e.code.as_str(),
+                "malformed_request",
                 "seed {seed} case {case}: {line:?}"
             );
         }
