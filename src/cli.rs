@@ -6,11 +6,13 @@
 use crate::client::{Client, ClientError, Subscription};
 use crate::config::{Config, Paths};
 use crate::daemon::{self, ServeOptions};
+use crate::mesh::pairing::Stage;
 use crate::model::{
     Input, InputMode, Interaction, Operation, OperationId, OperationStatus, Pending, StepResult,
 };
 use crate::protocol::{
-    AdminVerb, ApiError, ErrorCode, Interrupted, Notification, StateView, Submitted, Verb,
+    AdminVerb, ApiError, DevicesView, ErrorCode, Interrupted, JoinStarted, Joined, NodesView,
+    Notification, PairDecided, PairStarted, StateView, Submitted, Verb,
 };
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -485,12 +487,16 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 NodesAction::List => AdminVerb::Nodes,
                 NodesAction::Forget { node } => AdminVerb::Forget { node },
             };
-            let listing = matches!(verb, AdminVerb::Nodes);
-            let value = admin(&socket, verb).await?;
-            if json || !listing {
+            if !matches!(verb, AdminVerb::Nodes) {
+                let (value, _) = admin::<serde_json::Value>(&socket, verb).await?;
+                println!("{value}");
+                return Ok(0);
+            }
+            let (value, listed) = admin::<NodesView>(&socket, verb).await?;
+            if json {
                 println!("{value}");
             } else {
-                print_nodes(&value);
+                print_nodes(&listed);
             }
             Ok(0)
         }
@@ -510,10 +516,16 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     }
 }
 
-/// One administration request on the control socket.
-async fn admin(socket: &std::path::Path, verb: AdminVerb) -> anyhow::Result<serde_json::Value> {
+/// One administration request on the control socket: its reply as sent (for `--json`) and read
+/// as `T`.
+async fn admin<T: serde::de::DeserializeOwned>(
+    socket: &std::path::Path,
+    verb: AdminVerb,
+) -> anyhow::Result<(serde_json::Value, T)> {
     let mut client = Client::connect(socket).await?;
-    Ok(client.call_admin(verb).await?)
+    let value = client.call_admin(verb).await?;
+    let typed = serde_json::from_value(value.clone())?;
+    Ok((value, typed))
 }
 
 /// Pair this node with another: offer its code, show the verification code, wait for approval.
@@ -524,72 +536,63 @@ async fn join(
     node: Option<String>,
     json: bool,
 ) -> anyhow::Result<i32> {
-    let started = admin(socket, AdminVerb::JoinStart { url, code, node }).await?;
-    let name = started["node"]["name"].as_str().unwrap_or_default();
+    let (value, started) =
+        admin::<JoinStarted>(socket, AdminVerb::JoinStart { url, code, node }).await?;
+    let name = &started.node.name;
     if json {
-        println!("{started}");
+        println!("{value}");
     } else {
         println!(
             "{name} shows the verification code {}: approve it there if it is the same.",
-            started["verification"].as_str().unwrap_or_default()
+            started.verification.as_deref().unwrap_or_default()
         );
         println!("Waiting for {name} to approve...");
     }
-    let joined = admin(socket, AdminVerb::JoinWait).await?;
+    let (value, joined) = admin::<Joined>(socket, AdminVerb::JoinWait).await?;
     if json {
-        println!("{joined}");
+        println!("{value}");
     } else {
         println!(
             "Paired with {name} ({}). Send it requests with --node {name}.",
-            joined["peer"]["id"].as_str().unwrap_or_default()
+            joined.peer.id
         );
     }
     Ok(0)
 }
 
-fn print_nodes(value: &serde_json::Value) {
-    let empty = Vec::new();
-    let nodes = value["nodes"].as_array().unwrap_or(&empty);
-    if nodes.is_empty() {
+fn print_nodes(listed: &NodesView) {
+    if listed.nodes.is_empty() {
         println!("no nodes paired; pair one with circe join (its circe pair shows how)");
     }
-    for n in nodes {
-        let state = if n["online"] == true {
-            "online".to_string()
-        } else {
-            format!(
+    for n in &listed.nodes {
+        let state = match &n.link {
+            Some(link) if link.online => "online".to_string(),
+            link => format!(
                 "offline ({})",
-                n["error"].as_str().unwrap_or("not connected")
-            )
+                link.as_ref()
+                    .and_then(|l| l.error.as_deref())
+                    .unwrap_or("not connected")
+            ),
         };
-        println!(
-            "{}  {}  {}  {state}",
-            n["name"].as_str().unwrap_or_default(),
-            n["id"].as_str().unwrap_or_default(),
-            n["url"].as_str().unwrap_or_default()
-        );
+        println!("{}  {}  {}  {state}", n.peer.name, n.peer.id, n.peer.url);
     }
 }
 
 async fn pair(socket: &std::path::Path, yes: bool, json: bool) -> anyhow::Result<i32> {
-    let started = admin(socket, AdminVerb::PairStart).await?;
-    let code = started["code"].as_str().unwrap_or_default();
-    let url = started["url"].as_str().unwrap_or_default();
+    let (value, started) = admin::<PairStarted>(socket, AdminVerb::PairStart).await?;
+    let (code, url) = (&started.code, &started.url);
     if json {
-        println!("{started}");
+        println!("{value}");
     } else {
-        println!(
-            "Pair a device with {}",
-            started["node"]["name"].as_str().unwrap_or_default()
-        );
+        println!("Pair a device with {}", started.node.name);
         println!("  open  {url}");
         println!("  code  {code}   (valid for 120 s, 3 tries)");
         println!(
             "  from another computer:  circe join {} --code {code} --node-id {}",
             url.trim_end_matches("/#pair"),
-            started["node"]["id"].as_str().unwrap_or_default()
+            started.node.id
         );
-        if let Some(fingerprint) = started["fingerprint"].as_str() {
+        if let Some(fingerprint) = &started.fingerprint {
             println!("  certificate  SHA-256 of its key (SPKI, base64) {fingerprint}");
             println!("               the browser warns about this self-signed certificate: accept it only if its key's SHA-256 matches");
         }
@@ -603,15 +606,16 @@ async fn pair(socket: &std::path::Path, yes: bool, json: bool) -> anyhow::Result
         }
         println!("Waiting for the device...");
     }
-    let waited = admin(socket, AdminVerb::PairWait).await?;
-    if waited["stage"] != "requested" {
-        anyhow::bail!(
+    let (name, verification) = match admin::<Stage>(socket, AdminVerb::PairWait).await?.1 {
+        Stage::Requested { name, verification } => (name, verification),
+        other => anyhow::bail!(
             "no device offered the code in time ({}); run `circe pair` again",
-            waited["reason"].as_str().unwrap_or("expired")
-        );
-    }
-    let name = waited["name"].as_str().unwrap_or_default();
-    let verification = waited["verification"].as_str().unwrap_or_default();
+            match &other {
+                Stage::Closed { reason } => reason.as_str(),
+                _ => "expired",
+            }
+        ),
+    };
     let approve = if yes {
         true
     } else {
@@ -622,22 +626,16 @@ async fn pair(socket: &std::path::Path, yes: bool, json: bool) -> anyhow::Result
         std::io::stdin().read_line(&mut line)?;
         matches!(line.trim(), "y" | "Y" | "yes")
     };
-    let decided = admin(socket, AdminVerb::PairDecide { approve }).await?;
+    let (value, decided) = admin::<PairDecided>(socket, AdminVerb::PairDecide { approve }).await?;
     if json {
-        println!("{decided}");
-    } else if decided["approved"] == true {
-        println!(
-            "Paired \"{name}\" ({}).",
-            decided["device"]["id"].as_str().unwrap_or_default()
-        );
+        println!("{value}");
+    } else if decided.approved {
+        let id = decided.device.as_ref().map_or("", |d| d.id.as_str());
+        println!("Paired \"{name}\" ({id}).");
     } else {
         println!("Not paired.");
     }
-    Ok(if decided["approved"] == true {
-        0
-    } else {
-        EXIT_ERROR
-    })
+    Ok(if decided.approved { 0 } else { EXIT_ERROR })
 }
 
 async fn devices(
@@ -652,54 +650,45 @@ async fn devices(
         DevicesAction::Revoke { id } => AdminVerb::Revoke { device: id },
         DevicesAction::Prefer { key, value } => AdminVerb::SetPreference { key, value },
     };
-    let listing = matches!(verb, AdminVerb::Devices);
-    let value = admin(socket, verb).await?;
-    if json || !listing {
+    if !matches!(verb, AdminVerb::Devices) {
+        let (value, _) = admin::<serde_json::Value>(socket, verb).await?;
         println!("{value}");
         return Ok(0);
     }
-    let node = &value["node"];
+    let (value, listed) = admin::<DevicesView>(socket, verb).await?;
+    if json {
+        println!("{value}");
+        return Ok(0);
+    }
+    let node = &listed.node;
     println!(
         "node {} ({}, {}) id {} on {}",
-        node["name"].as_str().unwrap_or_default(),
-        node["role"].as_str().unwrap_or_default(),
-        if value["devices"].as_array().is_some_and(|d| !d.is_empty()) {
-            "paired"
-        } else {
+        node.name,
+        node.role,
+        if listed.devices.is_empty() {
             "no devices"
+        } else {
+            "paired"
         },
-        node["id"].as_str().unwrap_or_default(),
-        node["origin"]
-            .as_str()
-            .or(node["listen"].as_str())
-            .unwrap_or_default()
+        node.id,
+        node.origin
     );
-    if let Some(fingerprint) = node["fingerprint"].as_str() {
+    if let Some(fingerprint) = &node.fingerprint {
         println!("  TLS certificate key SHA-256 (SPKI, base64) {fingerprint}");
     }
-    for d in value["devices"].as_array().into_iter().flatten() {
-        let state = if d["revokedAt"].is_null() {
-            if d["sockets"].as_u64().unwrap_or(0) > 0 {
-                "online"
-            } else {
-                "offline"
-            }
-        } else {
-            "revoked"
+    for d in &listed.devices {
+        let state = match (d.device.revoked_at, d.sockets) {
+            (Some(_), _) => "revoked",
+            (None, 0) => "offline",
+            (None, _) => "online",
         };
+        let scopes: Vec<&str> = d.device.scopes.iter().map(|c| c.as_str()).collect();
         println!(
             "  {}  {:<20} {:<8} scopes {}",
-            d["id"].as_str().unwrap_or_default(),
-            d["name"].as_str().unwrap_or_default(),
+            d.device.id,
+            d.device.name,
             state,
-            d["scopes"]
-                .as_array()
-                .map(|s| s
-                    .iter()
-                    .filter_map(|v| v.as_str())
-                    .collect::<Vec<_>>()
-                    .join(","))
-                .unwrap_or_default()
+            scopes.join(",")
         );
     }
     Ok(0)

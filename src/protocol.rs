@@ -6,7 +6,8 @@
 //! Architecture invariant: these are the only serde types of the control API; limits are explicit.
 
 use crate::interaction::Refusal;
-use crate::model::{Input, Interaction, Operation, OperationId, Relation, StopState};
+use crate::model::{Input, Interaction, Millis, Operation, OperationId, Relation, StopState};
+use crate::store::{DeviceRecord, PeerRecord};
 use serde::{Deserialize, Serialize};
 
 /// A client's message.
@@ -364,4 +365,139 @@ impl AdminVerb {
         "nodes",
         "forget",
     ];
+}
+
+// The replies of the administration verbs (`pairWait` replies with `mesh::pairing::Stage`).
+
+/// A node by its id and name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeName {
+    pub id: String,
+    pub name: String,
+}
+
+/// `pairStart`: the pairing session a device joins.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PairStarted {
+    pub code: String,
+    pub url: String,
+    pub expires_at: Millis,
+    pub node: NodeName,
+    pub tls: bool,
+    /// The browser certificate's fingerprint, behind TLS.
+    pub fingerprint: Option<String>,
+}
+
+/// `pairDecide`: the device, when approved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairDecided {
+    pub approved: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceRecord>,
+}
+
+/// `devices`: this node, its devices and its preferences.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DevicesView {
+    pub node: ListeningNode,
+    pub devices: Vec<DeviceView>,
+    pub preferences: std::collections::BTreeMap<String, String>,
+}
+
+/// This node as `devices` shows it: where it listens.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ListeningNode {
+    pub id: String,
+    pub name: String,
+    pub role: String,
+    pub listen: String,
+    pub origin: String,
+    pub tls: bool,
+    pub fingerprint: Option<String>,
+}
+
+/// A paired device and how many sockets it holds now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceView {
+    #[serde(flatten)]
+    pub device: DeviceRecord,
+    pub sockets: usize,
+}
+
+/// `revoke`: the device, its sockets closed, and what it started that was still running.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Revoked {
+    pub revoked: String,
+    pub closed_sockets: usize,
+    pub stopped_operations: Vec<OperationId>,
+}
+
+/// `setPreference`: the preference as it is now (`value` null: removed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PreferenceSet {
+    pub key: String,
+    pub value: Option<String>,
+}
+
+/// `joinStart`: the verification code both nodes show, and the node as its hello gave it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JoinStarted {
+    pub verification: Option<String>,
+    pub node: HelloNode,
+}
+
+/// A node as its hello names it (a missing field is empty, and then not the key's id).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct HelloNode {
+    pub id: String,
+    pub name: String,
+    pub role: String,
+    pub public_key: String,
+}
+
+/// `joinWait`: the new peer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Joined {
+    pub peer: PeerRecord,
+}
+
+/// `nodes`: this node and its peers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodesView {
+    pub node: RoleNode,
+    pub nodes: Vec<PeerView>,
+}
+
+/// A node by its id, name and role.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoleNode {
+    pub id: String,
+    pub name: String,
+    pub role: String,
+}
+
+/// A peer and, when its link runs, whether it is online.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PeerView {
+    #[serde(flatten)]
+    pub peer: PeerRecord,
+    #[serde(flatten)]
+    pub link: Option<LinkStatus>,
+}
+
+/// Whether a peer's link is up, since when, and why not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkStatus {
+    pub online: bool,
+    pub since: Millis,
+    pub error: Option<String>,
+}
+
+/// `forget`: the node no longer routed to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Forgotten {
+    pub forgotten: String,
 }

@@ -24,7 +24,9 @@ pub const MAX_WRONG: u32 = 20;
 /// Digits in the short code.
 pub const CODE_DIGITS: usize = 6;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// On the wire (`pairWait`'s reply) `{"stage": "open" | "offered" | ..., ...its fields}`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "stage", rename_all = "camelCase")]
 pub enum Stage {
     /// Waiting for a phone to offer the code.
     Open,
