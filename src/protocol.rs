@@ -288,23 +288,60 @@ impl From<Refusal> for ApiError {
     }
 }
 
-/// The `verb` of a request line, if it has one.
-pub fn verb_of(line: &str) -> Option<String> {
-    serde_json::from_str::<serde_json::Value>(line)
-        .ok()?
-        .get("verb")?
-        .as_str()
-        .map(String::from)
+/// One request line, read once: its `id` and `verb` (so even a malformed request's error can be
+/// matched, and an administration verb told by its name), then the request they make.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestLine {
+    /// The line's `id`; 0 when it has none.
+    pub id: u64,
+    /// The line's `verb`; empty when it has none.
+    pub verb: String,
+    /// The request, or `malformed_request` saying what is wrong.
+    pub parsed: Result<AnyRequest, ApiError>,
 }
 
-/// Read one request line, with a clear error for anything malformed.
-pub fn parse_request(line: &str) -> Result<Request, ApiError> {
-    serde_json::from_str(line).map_err(|e| {
-        ApiError::new(
-            ErrorCode::MalformedRequest,
-            format!("the request is not valid: {e}"),
-        )
-    })
+/// A control request or (on the local control socket only) an administration one.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnyRequest {
+    Control(Request),
+    Admin(AdminRequest),
+}
+
+impl RequestLine {
+    pub fn parse(line: &str) -> RequestLine {
+        let malformed = |e: serde_json::Error| {
+            ApiError::new(
+                ErrorCode::MalformedRequest,
+                format!("the request is not valid: {e}"),
+            )
+        };
+        let value: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                return RequestLine {
+                    id: 0,
+                    verb: String::new(),
+                    parsed: Err(malformed(e)),
+                }
+            }
+        };
+        let id = value.get("id").and_then(|i| i.as_u64()).unwrap_or(0);
+        let verb = value
+            .get("verb")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let parsed = if AdminVerb::NAMES.contains(&verb.as_str()) {
+            AdminRequest::deserialize(value).map(AnyRequest::Admin)
+        } else {
+            Request::deserialize(value).map(AnyRequest::Control)
+        };
+        RequestLine {
+            id,
+            verb,
+            parsed: parsed.map_err(malformed),
+        }
+    }
 }
 
 /// The local administration verbs: served on the control socket only (this OS user), never over

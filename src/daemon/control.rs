@@ -8,8 +8,8 @@
 use super::engine::Engine;
 use crate::mesh::{peer::Link, Mesh};
 use crate::protocol::{
-    self, AdminRequest, AdminVerb, ApiError, ErrorCode, Notification, Reply, ReplyBody, Request,
-    Verb,
+    AdminRequest, AnyRequest, ApiError, ErrorCode, Notification, Reply, ReplyBody, Request,
+    RequestLine, Verb,
 };
 use futures_util::StreamExt;
 use std::os::unix::fs::PermissionsExt;
@@ -230,15 +230,16 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
         if line.trim().is_empty() {
             continue;
         }
-        if protocol::verb_of(&line).is_some_and(|v| AdminVerb::NAMES.contains(&v.as_str())) {
-            let place = in_flight.admit(false).await;
-            admin(&line, mesh.clone(), &out, place);
-            continue;
-        }
-        let request = match protocol::parse_request(&line) {
-            Ok(r) => r,
+        let line = RequestLine::parse(&line);
+        let request = match line.parsed {
+            Ok(AnyRequest::Control(request)) => request,
+            Ok(AnyRequest::Admin(request)) => {
+                let place = in_flight.admit(false).await;
+                admin(request, mesh.clone(), &out, place);
+                continue;
+            }
             Err(e) => {
-                let _ = out.send(encode(request_id(&line), Err(e))).await;
+                let _ = out.send(encode(line.id, Err(e))).await;
                 continue;
             }
         };
@@ -281,21 +282,16 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
 }
 
 /// A local administration request (pairing, devices): only ever from this OS user.
-fn admin(line: &str, mesh: Option<Arc<Mesh>>, out: &mpsc::Sender<String>, place: Place) {
+fn admin(request: AdminRequest, mesh: Option<Arc<Mesh>>, out: &mpsc::Sender<String>, place: Place) {
     let out = out.clone();
-    let parsed: Result<AdminRequest, _> = serde_json::from_str(line);
-    let id = request_id(line);
+    let id = request.id;
     tokio::spawn(async move {
-        let result = match (parsed, mesh) {
-            (Err(e), _) => Err(ApiError::new(
-                ErrorCode::MalformedRequest,
-                format!("the request is not valid: {e}"),
-            )),
-            (Ok(_), None) => Err(ApiError::new(
+        let result = match mesh {
+            None => Err(ApiError::new(
                 ErrorCode::MeshDisabled,
                 "the mesh is not enabled on this node ([mesh] enabled = false)",
             )),
-            (Ok(request), Some(mesh)) => mesh.admin(request.verb).await,
+            Some(mesh) => mesh.admin(request.verb).await,
         };
         let _ = out.send(encode(id, result)).await;
         drop(place);
@@ -555,12 +551,4 @@ pub(crate) fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> St
         Err(e) => ReplyBody::Error(e),
     };
     serde_json::to_string(&Reply { id, body }).expect("replies serialize")
-}
-
-/// The `id` of a request that failed to parse, if it has one, so the error can be matched.
-pub(crate) fn request_id(line: &str) -> u64 {
-    serde_json::from_str::<serde_json::Value>(line)
-        .ok()
-        .and_then(|v| v.get("id").and_then(|i| i.as_u64()))
-        .unwrap_or(0)
 }

@@ -16,7 +16,7 @@ use super::policy::{self, MessageKind};
 use super::{pairing::Stage, Client, Mesh};
 use crate::config::TlsMode;
 use crate::daemon::control;
-use crate::protocol::{self, AdminVerb, ApiError, ErrorCode, Request, Verb};
+use crate::protocol::{AdminVerb, AnyRequest, ApiError, ErrorCode, Request, RequestLine, Verb};
 use crate::store::DeviceRecord;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, Request as HttpRequest, State};
@@ -816,7 +816,8 @@ async fn handle(
     device: &DeviceRecord,
     out: &mpsc::Sender<String>,
 ) -> Option<Request> {
-    let id = control::request_id(line);
+    let line = RequestLine::parse(line);
+    let id = line.id;
     let refusal = match check(line, mesh, device) {
         Ok(request) => return Some(request),
         Err(e) => e,
@@ -826,10 +827,10 @@ async fn handle(
 }
 
 /// Scope, routing and rate limit for one message from an authenticated device.
-fn check(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request, ApiError> {
-    let verb = protocol::verb_of(line).unwrap_or_default();
-    if AdminVerb::NAMES.contains(&verb.as_str()) {
-        let needs = if verb == "setPreference" {
+fn check(line: RequestLine, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request, ApiError> {
+    // Administration is refused by its name, whether or not the rest of it is well formed.
+    if AdminVerb::NAMES.contains(&line.verb.as_str()) {
+        let needs = if line.verb == "setPreference" {
             policy::Capability::Settings
         } else {
             policy::Capability::Devices
@@ -848,8 +849,16 @@ fn check(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request,
             "administration is served on the desktop only",
         ));
     }
-    let request = protocol::parse_request(line)?;
-    let Request { id, node, verb } = request;
+    let Request { id, node, verb } = match line.parsed? {
+        AnyRequest::Control(request) => request,
+        // Its verb names administration, so it was refused above.
+        AnyRequest::Admin(_) => {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "administration is served on the desktop only",
+            ))
+        }
+    };
     if node.is_some_and(|n| n != mesh.name && n != mesh.identity.id) {
         // Routing is for this node's own user, on its control socket: a device's request is never
         // carried on to a third node.

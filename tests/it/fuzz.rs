@@ -151,21 +151,23 @@ fn fuzz_control_line_parser() {
     let seeds = control_seeds();
     for s in &seeds {
         let line = String::from_utf8(s.clone()).unwrap();
-        assert!(circe::protocol::parse_request(&line).is_ok(), "seed {line}");
+        assert!(
+            circe::protocol::RequestLine::parse(&line).parsed.is_ok(),
+            "seed {line}"
+        );
     }
     // The parser alone: never a panic; every refusal is `malformed_request`.
     let n = cases(20_000);
     for case in 0..n {
         let input = mutated(&mut rng, &seeds);
         let line = String::from_utf8_lossy(&input);
-        if let Err(e) = circe::protocol::parse_request(&line) {
+        if let Err(e) = circe::protocol::RequestLine::parse(&line).parsed {
             assert_eq!(
                 e.code.as_str(),
                 "malformed_request",
                 "seed {seed} case {case}: {line:?}"
             );
         }
-        let _ = circe::protocol::verb_of(&line);
     }
     // The line reader: any chunking, lines over the cap refused by size, the rest exact.
     rt().block_on(async {
