@@ -538,3 +538,42 @@ pub struct LinkStatus {
 pub struct Forgotten {
     pub forgotten: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_code_is_its_wire_string_and_an_unknown_one_is_kept() {
+        let e = ApiError::new(ErrorCode::NodeOffline, "desk is offline");
+        let line = serde_json::to_string(&e).unwrap();
+        assert_eq!(
+            line,
+            r#"{"code":"node_offline","message":"desk is offline"}"#
+        );
+        assert_eq!(serde_json::from_str::<ApiError>(&line).unwrap(), e);
+        // A newer peer's code passes through unchanged.
+        let newer: ApiError =
+            serde_json::from_str(r#"{"code":"some_new_code","message":"?"}"#).unwrap();
+        assert_eq!(newer.code, ErrorCode::Other("some_new_code".into()));
+        assert!(serde_json::to_string(&newer)
+            .unwrap()
+            .contains(r#""code":"some_new_code""#));
+    }
+
+    #[test]
+    fn a_line_is_read_once_into_its_id_verb_and_request() {
+        let admin = RequestLine::parse(r#"{"id": 3, "verb": "revoke", "device": "d1"}"#);
+        assert_eq!((admin.id, admin.verb.as_str()), (3, "revoke"));
+        assert!(matches!(admin.parsed, Ok(AnyRequest::Admin(_))));
+        let control = RequestLine::parse(r#"{"id": 4, "verb": "state"}"#);
+        assert!(matches!(control.parsed, Ok(AnyRequest::Control(_))));
+        // A malformed request keeps its id and verb, so its error can be matched.
+        let bad = RequestLine::parse(r#"{"id": 5, "verb": "revoke"}"#);
+        assert_eq!((bad.id, bad.verb.as_str()), (5, "revoke"));
+        assert_eq!(bad.parsed.unwrap_err().code, ErrorCode::MalformedRequest);
+        let garbage = RequestLine::parse("{not json");
+        assert_eq!((garbage.id, garbage.verb.as_str()), (0, ""));
+        assert!(garbage.parsed.is_err());
+    }
+}
