@@ -1,5 +1,6 @@
-//! The commands: one function per command, each a client of the control socket (but `serve`,
-//! `ground`, `eval`, `install-browser` and `doctor`). What they print is in `render`.
+//! The commands: one function per command. Most are clients of the control socket; `serve`
+//! runs the daemon, and `ground`, `eval` and `install-browser` need none. What they print for a
+//! person is in `render`.
 
 use super::args::{
     AnswerArgs, DevicesAction, EvalArgs, GroundArgs, InstallBrowserArgs, JoinArgs, NodesAction,
