@@ -1,9 +1,9 @@
 //! A client of the control API, used by the CLI (and by tests and benchmarks).
 
-use crate::daemon::control::read_line;
+use crate::daemon::control::Lines;
 use crate::protocol::{ApiError, Notification, Reply, ReplyBody, Request, Verb};
 use std::path::{Path, PathBuf};
-use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::UnixStream;
 
@@ -23,7 +23,7 @@ pub enum ClientError {
 }
 
 pub struct Client {
-    reader: BufReader<OwnedReadHalf>,
+    reader: Lines<OwnedReadHalf>,
     writer: OwnedWriteHalf,
     next_id: u64,
     /// The node every request is for (`None`: the local one).
@@ -42,7 +42,7 @@ impl Client {
             })?;
         let (read, writer) = stream.into_split();
         Ok(Client {
-            reader: BufReader::new(read),
+            reader: Lines::new(read, MAX_REPLY_BYTES),
             writer,
             next_id: 1,
             node: None,
@@ -114,7 +114,7 @@ impl Client {
 
     /// The next line from the daemon.
     pub async fn line(&mut self) -> Result<String, ClientError> {
-        match read_line(&mut self.reader, MAX_REPLY_BYTES).await? {
+        match self.reader.next().await? {
             Some(Ok(line)) => Ok(line),
             Some(Err(n)) => Err(ClientError::Protocol(format!("a {n}-byte line"))),
             None => Err(ClientError::Io(std::io::Error::new(

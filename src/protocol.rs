@@ -6,7 +6,8 @@
 //! Architecture invariant: these are the only serde types of the control API; limits are explicit.
 
 use crate::interaction::Refusal;
-use crate::model::{Input, Interaction, Operation, OperationId, Relation, StopState};
+use crate::model::{Input, Interaction, Millis, Operation, OperationId, Relation, StopState};
+use crate::store::{DeviceRecord, PeerRecord};
 use serde::{Deserialize, Serialize};
 
 /// A client's message.
@@ -140,19 +141,131 @@ pub enum Notification {
 #[serde(rename_all = "camelCase")]
 #[error("{message}")]
 pub struct ApiError {
-    pub code: String,
+    pub code: ErrorCode,
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_revision: Option<u64>,
 }
 
 impl ApiError {
-    pub fn new(code: &str, message: impl Into<String>) -> ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError {
-            code: code.into(),
+            code,
             message: message.into(),
             current_revision: None,
         }
+    }
+}
+
+/// Declares `ErrorCode` from one table of variants and their wire strings.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $variant:ident = $wire:literal,)*) => {
+        /// Every error code on the wire (control API replies, the mesh's `authFailed`), shared
+        /// by the daemon, the mesh and the CLI. On the wire it is its snake_case string, as
+        /// listed in docs/protocol.md's error table (a test checks that the two agree).
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum ErrorCode {
+            $($(#[$doc])* $variant,)*
+            /// A code this build does not know (a newer peer's), kept as it came.
+            Other(String),
+        }
+
+        impl ErrorCode {
+            /// Every known code, in the order of the table.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The code as it is on the wire.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(ErrorCode::$variant => $wire,)*
+                    ErrorCode::Other(code) => code,
+                }
+            }
+
+            /// The code a wire string names (`Other` when this build does not know it).
+            pub fn from_wire(code: &str) -> ErrorCode {
+                match code {
+                    $($wire => ErrorCode::$variant,)*
+                    other => ErrorCode::Other(other.to_string()),
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    // The request itself.
+    MalformedRequest = "malformed_request",
+    MessageTooLarge = "message_too_large",
+    TooManySubscriptions = "too_many_subscriptions",
+    // Reading an input against its interaction.
+    RevisionConflict = "revision_conflict",
+    IllegalRelation = "illegal_relation",
+    InvalidAnswer = "invalid_answer",
+    IdempotencyMismatch = "idempotency_mismatch",
+    UnknownInteraction = "unknown_interaction",
+    UnknownOperation = "unknown_operation",
+    NothingToStop = "nothing_to_stop",
+    InputTooLong = "input_too_long",
+    EmptyInput = "empty_input",
+    BadDevice = "bad_device",
+    BadInput = "bad_input",
+    QueueFull = "queue_full",
+    // The daemon.
+    ShuttingDown = "shutting_down",
+    StoreError = "store_error",
+    Internal = "internal",
+    // Routing to other nodes.
+    MeshDisabled = "mesh_disabled",
+    UnknownNode = "unknown_node",
+    NodeOffline = "node_offline",
+    NodeTimeout = "node_timeout",
+    NoTargetNode = "no_target_node",
+    NotRouted = "not_routed",
+    ControllerNode = "controller_node",
+    // The mesh: authentication and scope.
+    Forbidden = "forbidden",
+    RateLimited = "rate_limited",
+    Unauthenticated = "unauthenticated",
+    UnknownDevice = "unknown_device",
+    BadSignature = "bad_signature",
+    // Pairing a device or a node.
+    NoPairing = "no_pairing",
+    PairingExpired = "pairing_expired",
+    WrongCode = "wrong_code",
+    TooManyAttempts = "too_many_attempts",
+    PairingTaken = "pairing_taken",
+    BadDeviceName = "bad_device_name",
+    NothingToDecide = "nothing_to_decide",
+    PairingDenied = "pairing_denied",
+    PairingRefused = "pairing_refused",
+    BadExchange = "bad_exchange",
+    // Joining another node.
+    BadUrl = "bad_url",
+    NodeIdRequired = "node_id_required",
+    NodeUnreachable = "node_unreachable",
+    BadNode = "bad_node",
+    WrongNode = "wrong_node",
+    NodeNameTaken = "node_name_taken",
+    // Local administration.
+    BadPreference = "bad_preference",
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<ErrorCode, D::Error> {
+        Ok(ErrorCode::from_wire(&String::deserialize(deserializer)?))
     }
 }
 
@@ -163,35 +276,72 @@ impl From<Refusal> for ApiError {
             _ => None,
         };
         let code = match &r {
-            Refusal::RevisionConflict { .. } => "revision_conflict",
-            Refusal::IllegalRelation { .. } => "illegal_relation",
-            Refusal::InvalidAnswer { .. } => "invalid_answer",
+            Refusal::RevisionConflict { .. } => ErrorCode::RevisionConflict,
+            Refusal::IllegalRelation { .. } => ErrorCode::IllegalRelation,
+            Refusal::InvalidAnswer { .. } => ErrorCode::InvalidAnswer,
         };
         ApiError {
-            code: code.into(),
+            code,
             message: r.to_string(),
             current_revision,
         }
     }
 }
 
-/// The `verb` of a request line, if it has one.
-pub fn verb_of(line: &str) -> Option<String> {
-    serde_json::from_str::<serde_json::Value>(line)
-        .ok()?
-        .get("verb")?
-        .as_str()
-        .map(String::from)
+/// One request line, read once: its `id` and `verb` (so even a malformed request's error can be
+/// matched, and an administration verb told by its name), then the request they make.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestLine {
+    /// The line's `id`; 0 when it has none.
+    pub id: u64,
+    /// The line's `verb`; empty when it has none.
+    pub verb: String,
+    /// The request, or `malformed_request` saying what is wrong.
+    pub parsed: Result<AnyRequest, ApiError>,
 }
 
-/// Read one request line, with a clear error for anything malformed.
-pub fn parse_request(line: &str) -> Result<Request, ApiError> {
-    serde_json::from_str(line).map_err(|e| {
-        ApiError::new(
-            "malformed_request",
-            format!("the request is not valid: {e}"),
-        )
-    })
+/// A control request or (on the local control socket only) an administration one.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnyRequest {
+    Control(Request),
+    Admin(AdminRequest),
+}
+
+impl RequestLine {
+    pub fn parse(line: &str) -> RequestLine {
+        let malformed = |e: serde_json::Error| {
+            ApiError::new(
+                ErrorCode::MalformedRequest,
+                format!("the request is not valid: {e}"),
+            )
+        };
+        let value: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                return RequestLine {
+                    id: 0,
+                    verb: String::new(),
+                    parsed: Err(malformed(e)),
+                }
+            }
+        };
+        let id = value.get("id").and_then(|i| i.as_u64()).unwrap_or(0);
+        let verb = value
+            .get("verb")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let parsed = if AdminVerb::NAMES.contains(&verb.as_str()) {
+            AdminRequest::deserialize(value).map(AnyRequest::Admin)
+        } else {
+            Request::deserialize(value).map(AnyRequest::Control)
+        };
+        RequestLine {
+            id,
+            verb,
+            parsed: parsed.map_err(malformed),
+        }
+    }
 }
 
 /// The local administration verbs: served on the control socket only (this OS user), never over
@@ -252,4 +402,178 @@ impl AdminVerb {
         "nodes",
         "forget",
     ];
+}
+
+// The replies of the administration verbs (`pairWait` replies with `mesh::pairing::Stage`).
+
+/// A node by its id and name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeName {
+    pub id: String,
+    pub name: String,
+}
+
+/// `pairStart`: the pairing session a device joins.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PairStarted {
+    pub code: String,
+    pub url: String,
+    pub expires_at: Millis,
+    pub node: NodeName,
+    pub tls: bool,
+    /// The browser certificate's fingerprint, behind TLS.
+    pub fingerprint: Option<String>,
+}
+
+/// `pairDecide`: the device, when approved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairDecided {
+    pub approved: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceRecord>,
+}
+
+/// `devices`: this node, its devices and its preferences.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DevicesView {
+    pub node: ListeningNode,
+    pub devices: Vec<DeviceView>,
+    pub preferences: std::collections::BTreeMap<String, String>,
+}
+
+/// This node as `devices` shows it: where it listens.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ListeningNode {
+    pub id: String,
+    pub name: String,
+    pub role: String,
+    pub listen: String,
+    pub origin: String,
+    pub tls: bool,
+    pub fingerprint: Option<String>,
+}
+
+/// A paired device and how many sockets it holds now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceView {
+    #[serde(flatten)]
+    pub device: DeviceRecord,
+    pub sockets: usize,
+}
+
+/// `revoke`: the device, its sockets closed, and what it started that was still running.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Revoked {
+    pub revoked: String,
+    pub closed_sockets: usize,
+    pub stopped_operations: Vec<OperationId>,
+}
+
+/// `setPreference`: the preference as it is now (`value` null: removed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PreferenceSet {
+    pub key: String,
+    pub value: Option<String>,
+}
+
+/// `joinStart`: the verification code both nodes show, and the node as its hello gave it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JoinStarted {
+    pub verification: Option<String>,
+    pub node: HelloNode,
+}
+
+/// A node as its hello names it (a missing field is empty, and then not the key's id).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct HelloNode {
+    pub id: String,
+    pub name: String,
+    pub role: String,
+    pub public_key: String,
+}
+
+/// `joinWait`: the new peer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Joined {
+    pub peer: PeerRecord,
+}
+
+/// `nodes`: this node and its peers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodesView {
+    pub node: RoleNode,
+    pub nodes: Vec<PeerView>,
+}
+
+/// A node by its id, name and role.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoleNode {
+    pub id: String,
+    pub name: String,
+    pub role: String,
+}
+
+/// A peer and, when its link runs, whether it is online.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PeerView {
+    #[serde(flatten)]
+    pub peer: PeerRecord,
+    #[serde(flatten)]
+    pub link: Option<LinkStatus>,
+}
+
+/// Whether a peer's link is up, since when, and why not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkStatus {
+    pub online: bool,
+    pub since: Millis,
+    pub error: Option<String>,
+}
+
+/// `forget`: the node no longer routed to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Forgotten {
+    pub forgotten: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_code_is_its_wire_string_and_an_unknown_one_is_kept() {
+        let e = ApiError::new(ErrorCode::NodeOffline, "desk is offline");
+        let line = serde_json::to_string(&e).unwrap();
+        assert_eq!(
+            line,
+            r#"{"code":"node_offline","message":"desk is offline"}"#
+        );
+        assert_eq!(serde_json::from_str::<ApiError>(&line).unwrap(), e);
+        // A newer peer's code passes through unchanged.
+        let newer: ApiError =
+            serde_json::from_str(r#"{"code":"some_new_code","message":"?"}"#).unwrap();
+        assert_eq!(newer.code, ErrorCode::Other("some_new_code".into()));
+        assert!(serde_json::to_string(&newer)
+            .unwrap()
+            .contains(r#""code":"some_new_code""#));
+    }
+
+    #[test]
+    fn a_line_is_read_once_into_its_id_verb_and_request() {
+        let admin = RequestLine::parse(r#"{"id": 3, "verb": "revoke", "device": "d1"}"#);
+        assert_eq!((admin.id, admin.verb.as_str()), (3, "revoke"));
+        assert!(matches!(admin.parsed, Ok(AnyRequest::Admin(_))));
+        let control = RequestLine::parse(r#"{"id": 4, "verb": "state"}"#);
+        assert!(matches!(control.parsed, Ok(AnyRequest::Control(_))));
+        // A malformed request keeps its id and verb, so its error can be matched.
+        let bad = RequestLine::parse(r#"{"id": 5, "verb": "revoke"}"#);
+        assert_eq!((bad.id, bad.verb.as_str()), (5, "revoke"));
+        assert_eq!(bad.parsed.unwrap_err().code, ErrorCode::MalformedRequest);
+        let garbage = RequestLine::parse("{not json");
+        assert_eq!((garbage.id, garbage.verb.as_str()), (0, ""));
+        assert!(garbage.parsed.is_err());
+    }
 }

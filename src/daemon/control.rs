@@ -8,14 +8,18 @@
 use super::engine::Engine;
 use crate::mesh::{peer::Link, Mesh};
 use crate::protocol::{
-    self, AdminRequest, AdminVerb, ApiError, Notification, Reply, ReplyBody, Request, Verb,
+    AdminRequest, AnyRequest, ApiError, ErrorCode, Notification, Reply, ReplyBody, Request,
+    RequestLine, Verb,
 };
+use futures_util::StreamExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio_util::bytes::BytesMut;
+use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, Decoder, FramedRead};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ControlError {
@@ -75,7 +79,7 @@ impl InFlight {
             .map(|p| Place { _permit: Some(p) })
             .map_err(|_| {
                 ApiError::new(
-                    "too_many_subscriptions",
+                    ErrorCode::TooManySubscriptions,
                     format!("a connection holds at most {MAX_SUBSCRIPTIONS} subscriptions"),
                 )
             })
@@ -140,33 +144,58 @@ pub async fn serve(listener: UnixListener, engine: Arc<Engine>, mesh: Option<Arc
     }
 }
 
-/// Read one line of at most `max` bytes. `Ok(None)` at end of stream; `Err` when too long.
-pub async fn read_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    max: usize,
-) -> std::io::Result<Option<Result<String, usize>>> {
-    let mut line = Vec::new();
-    loop {
-        let buf = reader.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(if line.is_empty() {
-                None
-            } else {
-                Some(Ok(String::from_utf8_lossy(&line).into_owned()))
-            });
+/// The lines of a newline-delimited stream, at most `max` bytes each (tokio-util's framing).
+///
+/// `AnyDelimiterCodec` is the byte-level twin of `LinesCodec`: `LinesCodec` refuses a line that
+/// is not UTF-8 with an error that ends the stream, while a control line that is not UTF-8 must
+/// get its own `malformed_request` reply; so bytes are read and decoded lossily here.
+pub struct Lines<R> {
+    frames: FramedRead<R, LineCodec>,
+}
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    pub fn new(reader: R, max: usize) -> Lines<R> {
+        let codec = AnyDelimiterCodec::new_with_max_length(b"\n".to_vec(), b"\n".to_vec(), max);
+        Lines {
+            frames: FramedRead::new(reader, LineCodec(codec)),
         }
-        let (chunk, done) = match buf.iter().position(|b| *b == b'\n') {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        if line.len() + chunk.len() > max {
-            return Ok(Some(Err(line.len() + chunk.len())));
+    }
+
+    /// The next line. `Ok(None)` at end of stream; `Ok(Some(Err(n)))` when a line is over the
+    /// limit (`n`: the bytes read without finding its end).
+    pub async fn next(&mut self) -> std::io::Result<Option<Result<String, usize>>> {
+        match self.frames.next().await {
+            None => Ok(None),
+            Some(Ok(line)) => Ok(Some(Ok(line))),
+            Some(Err(LineError::TooLong(n))) => Ok(Some(Err(n))),
+            Some(Err(LineError::Io(e))) => Err(e),
         }
-        line.extend_from_slice(chunk);
-        let used = done.unwrap_or(buf.len());
-        reader.consume(used);
-        if done.is_some() {
-            return Ok(Some(Ok(String::from_utf8_lossy(&line).into_owned())));
+    }
+}
+
+struct LineCodec(AnyDelimiterCodec);
+
+enum LineError {
+    TooLong(usize),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for LineError {
+    fn from(e: std::io::Error) -> LineError {
+        LineError::Io(e)
+    }
+}
+
+impl Decoder for LineCodec {
+    type Item = String;
+    type Error = LineError;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<String>, LineError> {
+        let size = buf.len();
+        match self.0.decode(buf) {
+            Ok(line) => Ok(line.map(|b| String::from_utf8_lossy(&b).into_owned())),
+            Err(AnyDelimiterCodecError::MaxChunkLengthExceeded) => Err(LineError::TooLong(size)),
+            Err(AnyDelimiterCodecError::Io(e)) => Err(LineError::Io(e)),
         }
     }
 }
@@ -182,15 +211,15 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
             }
         }
     });
-    let mut reader = BufReader::new(read);
     let max = engine.limits().max_message_bytes;
+    let mut reader = Lines::new(read, max);
     let in_flight = InFlight::new();
     loop {
-        let line = match read_line(&mut reader, max).await {
+        let line = match reader.next().await {
             Ok(Some(Ok(line))) => line,
             Ok(Some(Err(size))) => {
                 let e = ApiError::new(
-                    "message_too_large",
+                    ErrorCode::MessageTooLarge,
                     format!("the message is over {size} bytes; the limit is {max}; closing the connection"),
                 );
                 let _ = out.send(encode(0, Err(e))).await;
@@ -201,15 +230,16 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
         if line.trim().is_empty() {
             continue;
         }
-        if protocol::verb_of(&line).is_some_and(|v| AdminVerb::NAMES.contains(&v.as_str())) {
-            let place = in_flight.admit(false).await;
-            admin(&line, mesh.clone(), &out, place);
-            continue;
-        }
-        let request = match protocol::parse_request(&line) {
-            Ok(r) => r,
+        let line = RequestLine::parse(&line);
+        let request = match line.parsed {
+            Ok(AnyRequest::Control(request)) => request,
+            Ok(AnyRequest::Admin(request)) => {
+                let place = in_flight.admit(false).await;
+                admin(request, mesh.clone(), &out, place);
+                continue;
+            }
             Err(e) => {
-                let _ = out.send(encode(request_id(&line), Err(e))).await;
+                let _ = out.send(encode(line.id, Err(e))).await;
                 continue;
             }
         };
@@ -231,7 +261,7 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
             }
             None if request.node.as_deref().is_some_and(|n| n != engine.node()) => {
                 let e = ApiError::new(
-                    "mesh_disabled",
+                    ErrorCode::MeshDisabled,
                     "the mesh is not enabled on this node ([mesh] enabled = false), so it reaches no other node",
                 );
                 let _ = out.send(encode(request.id, Err(e))).await;
@@ -252,21 +282,16 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
 }
 
 /// A local administration request (pairing, devices): only ever from this OS user.
-fn admin(line: &str, mesh: Option<Arc<Mesh>>, out: &mpsc::Sender<String>, place: Place) {
+fn admin(request: AdminRequest, mesh: Option<Arc<Mesh>>, out: &mpsc::Sender<String>, place: Place) {
     let out = out.clone();
-    let parsed: Result<AdminRequest, _> = serde_json::from_str(line);
-    let id = request_id(line);
+    let id = request.id;
     tokio::spawn(async move {
-        let result = match (parsed, mesh) {
-            (Err(e), _) => Err(ApiError::new(
-                "malformed_request",
-                format!("the request is not valid: {e}"),
-            )),
-            (Ok(_), None) => Err(ApiError::new(
-                "mesh_disabled",
+        let result = match mesh {
+            None => Err(ApiError::new(
+                ErrorCode::MeshDisabled,
                 "the mesh is not enabled on this node ([mesh] enabled = false)",
             )),
-            (Ok(request), Some(mesh)) => mesh.admin(request.verb).await,
+            Some(mesh) => mesh.admin(request.verb).await,
         };
         let _ = out.send(encode(id, result)).await;
         drop(place);
@@ -389,7 +414,7 @@ fn forward(
             tokio::spawn(async move {
                 let result = link.request(verb).await.map_err(|mut e| {
                     // Say plainly that a stop that never arrived was not even requested there.
-                    if stopping && e.code == "node_offline" {
+                    if stopping && e.code == ErrorCode::NodeOffline {
                         e.message = format!(
                             "the stop did not reach {0}: {1}; if {0} is up but unreachable, what it runs goes on",
                             link.peer.name, e.message
@@ -517,7 +542,7 @@ fn notification(n: &Notification) -> String {
 }
 
 fn to_value<T: serde::Serialize>(v: T) -> Result<serde_json::Value, ApiError> {
-    serde_json::to_value(v).map_err(|e| ApiError::new("internal", e.to_string()))
+    serde_json::to_value(v).map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))
 }
 
 pub(crate) fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> String {
@@ -526,12 +551,4 @@ pub(crate) fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> St
         Err(e) => ReplyBody::Error(e),
     };
     serde_json::to_string(&Reply { id, body }).expect("replies serialize")
-}
-
-/// The `id` of a request that failed to parse, if it has one, so the error can be matched.
-pub(crate) fn request_id(line: &str) -> u64 {
-    serde_json::from_str::<serde_json::Value>(line)
-        .ok()
-        .and_then(|v| v.get("id").and_then(|i| i.as_u64()))
-        .unwrap_or(0)
 }

@@ -17,7 +17,7 @@ use crate::model::{
     StepResult, StopState,
 };
 use crate::operation::{self, OperationEvent, Transition};
-use crate::protocol::{ApiError, Interrupted, Notification, StateView, Submitted};
+use crate::protocol::{ApiError, ErrorCode, Interrupted, Notification, StateView, Submitted};
 use crate::store::{self, Store, StoreError};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -51,9 +51,12 @@ pub struct Pending(oneshot::Receiver<Result<Submitted, ApiError>>);
 
 impl Pending {
     pub async fn reply(self) -> Result<Submitted, ApiError> {
-        self.0
-            .await
-            .unwrap_or_else(|_| Err(ApiError::new("shutting_down", "circe is shutting down")))
+        self.0.await.unwrap_or_else(|_| {
+            Err(ApiError::new(
+                ErrorCode::ShuttingDown,
+                "circe is shutting down",
+            ))
+        })
     }
 }
 
@@ -61,11 +64,11 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         match e {
             StoreError::RevisionConflict { current } => ApiError {
-                code: "revision_conflict".into(),
+                code: ErrorCode::RevisionConflict,
                 message: format!("revision conflict: the interaction is now at revision {current}"),
                 current_revision: Some(current),
             },
-            other => ApiError::new("store_error", other.to_string()),
+            other => ApiError::new(ErrorCode::StoreError, other.to_string()),
         }
     }
 }
@@ -127,14 +130,14 @@ impl Engine {
             .try_send(Queued { input, reply: tx })
             .map_err(|e| match e {
                 mpsc::error::TrySendError::Full(_) => ApiError::new(
-                    "queue_full",
+                    ErrorCode::QueueFull,
                     format!(
                         "{} inputs are already waiting; try again shortly",
                         self.limits.input_queue_depth
                     ),
                 ),
                 mpsc::error::TrySendError::Closed(_) => {
-                    ApiError::new("shutting_down", "circe is shutting down")
+                    ApiError::new(ErrorCode::ShuttingDown, "circe is shutting down")
                 }
             })?;
         Ok(Pending(rx))
@@ -208,12 +211,14 @@ impl Engine {
             .db(move |store| -> Result<(Operation, bool), ApiError> {
                 let op = match operation {
                     Some(id) => store.operation(id)?.ok_or_else(|| {
-                        ApiError::new("unknown_operation", format!("no operation with id {id}"))
+                        ApiError::new(
+                            ErrorCode::UnknownOperation,
+                            format!("no operation with id {id}"),
+                        )
                     })?,
-                    None => store
-                        .active_operations()?
-                        .pop()
-                        .ok_or_else(|| ApiError::new("nothing_to_stop", "nothing is running"))?,
+                    None => store.active_operations()?.pop().ok_or_else(|| {
+                        ApiError::new(ErrorCode::NothingToStop, "nothing is running")
+                    })?,
                 };
                 if !op.status.is_active() || op.stop.is_some() {
                     return Ok((op, false));
@@ -580,7 +585,7 @@ fn validate(input: &Input, limits: &Limits) -> Result<(), ApiError> {
     let chars = input.text.chars().count();
     if chars > limits.max_input_chars {
         return Err(ApiError::new(
-            "input_too_long",
+            ErrorCode::InputTooLong,
             format!(
                 "the input is {chars} characters; the limit is {}",
                 limits.max_input_chars
@@ -589,19 +594,19 @@ fn validate(input: &Input, limits: &Limits) -> Result<(), ApiError> {
     }
     if input.text.trim().is_empty() && input.choice.is_none() {
         return Err(ApiError::new(
-            "empty_input",
+            ErrorCode::EmptyInput,
             "the input has no text and no choice",
         ));
     }
     if input.device.is_empty() || input.device.len() > 64 {
         return Err(ApiError::new(
-            "bad_device",
+            ErrorCode::BadDevice,
             "the device name must be 1 to 64 bytes",
         ));
     }
     if input.expected_revision.is_some() && input.interaction.is_none() {
         return Err(ApiError::new(
-            "bad_input",
+            ErrorCode::BadInput,
             "an expected revision needs the interaction it refers to",
         ));
     }
@@ -637,22 +642,26 @@ fn take_input(
     if let Some(stored) = store.stored_input(&input.device, &input.id.to_string())? {
         if stored.params_hash != hash {
             return Err(ApiError::new(
-                "idempotency_mismatch",
+                ErrorCode::IdempotencyMismatch,
                 format!(
                     "input {} was already taken with different content",
                     input.id
                 ),
             ));
         }
-        let mut reply: Submitted = serde_json::from_value(stored.reply)
-            .map_err(|e| ApiError::new("store_error", format!("stored reply unreadable: {e}")))?;
+        let mut reply: Submitted = serde_json::from_value(stored.reply).map_err(|e| {
+            ApiError::new(
+                ErrorCode::StoreError,
+                format!("stored reply unreadable: {e}"),
+            )
+        })?;
         reply.replayed = true;
         return Ok((reply, None, None, None));
     }
     let current = match input.interaction {
         Some(id) => Some(store.interaction(id)?.ok_or_else(|| {
             ApiError::new(
-                "unknown_interaction",
+                ErrorCode::UnknownInteraction,
                 format!("no interaction with id {id}"),
             )
         })?),
@@ -708,8 +717,8 @@ fn take_input(
         operation,
         replayed: false,
     };
-    let reply =
-        serde_json::to_value(&submitted).map_err(|e| ApiError::new("internal", e.to_string()))?;
+    let reply = serde_json::to_value(&submitted)
+        .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
     store.commit_input(
         &change,
         accepted.as_ref(),

@@ -646,8 +646,423 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
 }
 
 fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
+    let words = read_words(reading, screen.structure);
+    let scene = read_scene(reading, &words, screen);
+    let mut tally = Tally {
+        head_best: vec![0.0f32; words.head.len()],
+        qual_best: vec![0.0f32; words.qual.len()],
+        context_memo: Vec::new(),
+        label_memo: std::collections::HashMap::new(),
+    };
+    let mut scores: Vec<f32> = (0..screen.structure.facts.len())
+        .map(|i| score_element(reading, screen, action, &words, &scene, &mut tally, i))
+        .collect();
+    weaken_for_unmet_words(
+        reading,
+        screen.structure,
+        action,
+        &words,
+        &tally,
+        &mut scores,
+    );
+    apply_ordinals(reading, screen.structure, &mut scores);
+    scores
+}
+
+/// One element's score for the reading, in [0, 1]; 0 when a hard constraint excludes it.
+fn score_element<'s>(
+    reading: &Reading<'_>,
+    screen: Screen<'s>,
+    action: ActionKind,
+    words: &Words<'_>,
+    scene: &Scene,
+    tally: &mut Tally<'s>,
+    i: usize,
+) -> f32 {
     let structure = screen.structure;
-    let n = structure.facts.len();
+    let typing = reading.typing.as_ref();
+    let Words {
+        head,
+        qual,
+        verb_tokens,
+        verb_concepts,
+        head_seen,
+        rest,
+        replace,
+        head_w,
+        qual_w,
+        head_c,
+        qual_c,
+        verb_word,
+        head_q,
+        qual_q,
+        verb_q,
+        replace_q,
+    } = words;
+    let Tally {
+        head_best,
+        qual_best,
+        context_memo,
+        label_memo,
+    } = tally;
+    let (search_concept, any_search_field, text_fields) = (
+        scene.search_concept,
+        scene.any_search_field,
+        scene.text_fields,
+    );
+    let (specific, has_items, relative) = (scene.specific, scene.has_items, scene.relative);
+    let (head_around, qual_around) = (scene.head_around, scene.qual_around);
+    let (unnamed_toggle, toggles_to) = (scene.unnamed_toggle, scene.toggles_to);
+    let (items_with_primary, items_with_toggle) =
+        (&scene.items_with_primary, &scene.items_with_toggle);
+    let editables = scene.editables;
+    let is_search_field = |i: usize| is_search_field(screen, search_concept, i);
+    let f = &structure.facts[i];
+    let element = &screen.observation.elements[i];
+    if f.disabled || f.class == RoleClass::Static {
+        return 0.0;
+    }
+    let mut factor = 1.0f32;
+    match action {
+        ActionKind::Type if f.class != RoleClass::Editable => return 0.0,
+        // A closed list (a <select>) takes a choice, never typed text.
+        ActionKind::Type if element.role == "combobox" && !element.has_state("editable") => {
+            return 0.0
+        }
+        ActionKind::Click if f.class == RoleClass::Editable => factor *= 0.6,
+        _ => {}
+    }
+    if reading.verb == Verb::Toggle && f.class != RoleClass::Toggle {
+        factor *= 0.8;
+    }
+    // "switch it off", "turn that on": a state verb that names nothing
+    // means a switch, one in the state the verb changes.
+    if unnamed_toggle {
+        let on = element.has_state("checked") || element.has_state("pressed");
+        if f.class != RoleClass::Toggle || toggles_to == Some(on) {
+            return 0.0;
+        }
+    }
+    let label_concepts = &f.label_concepts;
+    let mut explained = 0.0f32;
+    let mut total = 0.0f32;
+    let mut label_hits = vec![false; f.label.len()];
+    let mark = |q: &Token, hits: &mut [bool]| {
+        for (k, w) in f.label.iter().enumerate() {
+            if pair_match(q, w) >= 0.7 {
+                hits[k] = true;
+            }
+        }
+    };
+
+    // A specific verb must be the element's own word or meaning.
+    if !verb_tokens.is_empty() {
+        // A verb names an action label ("Add to cart", "Share this
+        // page"), so it must be among a long label's first words:
+        // "report" in a mail subject is not a Report button.
+        let meaningful = f
+            .label
+            .iter()
+            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+            .count();
+        let zone = if meaningful > 3 {
+            f.label.len().min(2)
+        } else {
+            f.label.len()
+        };
+        let by_word = phrase_match(verb_q, &f.label[..zone])
+            .into_iter()
+            .fold(1.0f32, f32::min);
+        let zone_concepts: Vec<(usize, std::ops::Range<usize>)> = label_concepts
+            .iter()
+            .filter(|(_, r)| r.start < zone)
+            .cloned()
+            .collect();
+        let (by_concept, covered) = concept_strength(&f.label, &zone_concepts, verb_concepts);
+        let m = by_word
+            .max(by_concept)
+            .max(undoes(verb_tokens, &f.label[..zone], element));
+        if m < 0.75 {
+            return 0.0;
+        }
+        explained += m;
+        total += 1.0;
+        for q in verb_tokens {
+            mark(q, &mut label_hits);
+        }
+        covered.into_iter().for_each(|k| label_hits[k] = true);
+    }
+
+    // Kind nouns constrain what sort of element is meant.
+    for phrase in [&reading.head, &reading.qualifier] {
+        match phrase.kind {
+            Kind::Role(r) if !role_fits(r, f.class, &element.role) => {
+                // "the user menu" for a button labelled "User account
+                // menu": the noun is the label's own word.
+                let own_word = phrase
+                    .kind_token
+                    .is_some_and(|t| word_match(&reading.tokens[t], &f.label) >= 0.9);
+                if !own_word {
+                    factor *= 0.4;
+                }
+            }
+            Kind::Footnote if !f.footnote => factor = 0.0,
+            Kind::Author if !f.byline => factor = 0.0,
+            Kind::Section if !f.section => factor *= 0.8,
+            Kind::Item if f.section => factor *= 0.8,
+            _ => {}
+        }
+    }
+    let wants_primary = reading.head.kind == Kind::Item
+        && !reading.head.plural
+        && !specific
+        && !relative
+        && has_items;
+    // "select the AWS email", "tick the second row": a state verb on an
+    // item means the item's own checkbox when it has one.
+    let item_toggle = f
+        .item_slot
+        .is_some_and(|slot| items_with_toggle.contains(&slot));
+    if wants_primary && reading.verb == Verb::Toggle && item_toggle {
+        if f.class != RoleClass::Toggle {
+            factor = 0.0;
+        }
+    } else if wants_primary && !f.primary {
+        // Inside a list item, only its main link is "the story"; outside
+        // any item, or in items without a main link, it is weaker.
+        let item_has_primary = f
+            .item_slot
+            .is_some_and(|slot| items_with_primary.contains(&slot));
+        factor *= if item_has_primary { 0.0 } else { 0.5 };
+    }
+    if factor == 0.0 {
+        return 0.0;
+    }
+
+    let item_text = structure.item_text(i);
+    let context: &[Token] = if item_text.is_empty() {
+        structure.context(i)
+    } else {
+        item_text
+    };
+    // Repeated labels ("upvote", "hide") are matched once.
+    let (head_label, qual_label, said) = match label_memo.get(element.label.as_str()) {
+        Some(memo) => memo.clone(),
+        None => {
+            let said: Vec<bool> = f
+                .label
+                .iter()
+                .map(|w| {
+                    head.iter()
+                        .chain(qual.iter())
+                        .any(|q| pair_match(q, w) >= 0.7)
+                })
+                .collect();
+            let memo = (
+                phrase_match(head_q, &f.label),
+                phrase_match(qual_q, &f.label),
+                said,
+            );
+            label_memo.insert(element.label.as_str(), memo.clone());
+            memo
+        }
+    };
+    for (hit, s) in label_hits.iter_mut().zip(&said) {
+        *hit |= *s;
+    }
+    let head_desc = phrase_match(head_q, &f.description);
+    let ctx_key = (f.item_slot, element.context.as_str());
+    let (head_ctx, qual_ctx) = match context_memo.iter().find(|(k, _, _)| *k == ctx_key) {
+        Some((_, h, q)) => (h.clone(), q.clone()),
+        None => {
+            let h = phrase_match(head_q, context);
+            let q = phrase_match(qual_q, context);
+            context_memo.push((ctx_key, h.clone(), q.clone()));
+            (h, q)
+        }
+    };
+    let mut head_hit = reading.head.kind != Kind::Plain || !head_seen.iter().any(|x| *x);
+    let mut label_content_hit = false;
+    let mut noun_missed = false;
+    let mut noun_k: Option<usize> = None;
+    for k in 0..head.len() {
+        let (c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
+        let own = head_label[k].max(c).max(head_desc[k] * 0.9);
+        let m = own.max(head_ctx[k] * head_around);
+        head_best[k] = head_best[k].max(m);
+        label_content_hit |= own >= 0.7;
+        let fits = own >= 0.7 || head_ctx[k] * head_around >= 0.63 && head_around > 0.5;
+        if fits {
+            head_hit = true;
+        }
+        // The head noun is the last word ("the director branch"): when
+        // the screen has that word, the target must have it too.
+        if reading.head.kind == Kind::Plain && k + 1 == head.len() && head_seen[k] && !fits {
+            noun_missed = true;
+        }
+        noun_k = Some(k);
+        explained += head_w[k] * m;
+        total += head_w[k];
+        covered.into_iter().for_each(|k| label_hits[k] = true);
+    }
+    // The head names the target; an element that matches only the
+    // qualifier ("the comments on X" vs the title of X) is the wrong kind.
+    // A label said in full ("Downloads" for "the downloads folder") makes
+    // the head noun a category word, not a requirement.
+    let said_in_full = {
+        let meaningful: Vec<usize> = (0..f.label.len())
+            .filter(|&k| !lexicon::is_in(lexicon::STOPWORDS, &f.label[k].norm))
+            .collect();
+        !meaningful.is_empty() && meaningful.iter().all(|&k| label_hits[k])
+    };
+    let noun_missed = noun_missed && !said_in_full && noun_k.is_some();
+    if (!head_hit || noun_missed) && !specific {
+        factor *= 0.5;
+    }
+    let qual_desc = phrase_match(qual_q, &f.description);
+    for k in 0..qual.len() {
+        let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
+        let m = qual_label[k]
+            .max(c)
+            .max(qual_ctx[k] * qual_around)
+            .max(qual_desc[k] * 0.9);
+        label_content_hit |= qual_label[k].max(c) >= 0.7;
+        qual_best[k] = qual_best[k].max(m);
+        explained += qual_w[k] * m;
+        total += qual_w[k];
+        covered.into_iter().for_each(|k| label_hits[k] = true);
+    }
+    for q in &reading.implied {
+        let qc = lexicon::concept_ids(std::slice::from_ref(q));
+        let (c, covered) = concept_strength(&f.label, label_concepts, &qc);
+        explained += 0.3 * word_match(q, &f.label).max(c);
+        mark(q, &mut label_hits);
+        covered.into_iter().for_each(|k| label_hits[k] = true);
+    }
+
+    // Typing: the field is named by its label, by search, or by its value.
+    if action == ActionKind::Type {
+        let search_field = is_search_field(i);
+        if typing.is_some_and(|t| t.search) {
+            // No field says "search": the one text field there is may be it (worth asking).
+            let lone = !any_search_field && text_fields == 1;
+            explained += if search_field {
+                1.0
+            } else if lone {
+                0.6
+            } else {
+                0.3
+            };
+            total += 1.0;
+            if let (true, Some(c)) = (search_field, search_concept) {
+                for (cid, range) in label_concepts {
+                    if *cid == c {
+                        range.clone().for_each(|k| label_hits[k] = true);
+                    }
+                }
+            }
+        }
+        if !rest.is_empty() {
+            // "enter the username karl" names the field first; "type
+            // karl" names none, which leaves every field possible.
+            let take = rest.len().min(f.label.len().max(1) + 1);
+            let prefix = phrase_match(&Query::new(rest[..take].to_vec()), &f.label);
+            let m = prefix.iter().copied().fold(0.0f32, f32::max);
+            let only_field = editables == 1 && element.has_state("focused");
+            let unnamed = if only_field { 0.75 } else { 0.5 };
+            explained += if m >= 0.75 { m } else { unnamed };
+            total += 1.0;
+        }
+        if !replace.is_empty() {
+            let value = text::tokens(f.value.as_deref().unwrap_or(""));
+            let m = phrase_match(replace_q, &value)
+                .iter()
+                .copied()
+                .fold(1.0f32, f32::min);
+            if m < 0.75 {
+                return 0.0;
+            }
+            explained += m;
+            total += 1.0;
+        }
+    }
+
+    let coverage = if total > 0.0 {
+        explained / total
+    } else if reading.head.ordinal.is_some()
+        || reading.qualifier.ordinal.is_some()
+        || reading.head.kind != Kind::Plain
+        || action == ActionKind::Type
+        || unnamed_toggle
+    {
+        0.6
+    } else {
+        0.0
+    };
+    let mut bonus = 0.0;
+    if let Some(v) = verb_word {
+        if label_content_hit && f.label.iter().any(|w| w.stem == v.stem) {
+            mark(v, &mut label_hits);
+            bonus = 0.05;
+        }
+    }
+    // A count after a label ("Bewertungen 1", "Inbox 3") is not a word anyone says.
+    let last = f.label.len().saturating_sub(1);
+    let meaningful: Vec<bool> = f
+        .label
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let count = k == last && k > 0 && t.is_number();
+            !count && !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
+        })
+        .collect();
+    let words = meaningful.iter().filter(|m| **m).count();
+    let precision = if words == 0 {
+        0.0
+    } else {
+        label_hits
+            .iter()
+            .zip(&meaningful)
+            .filter(|(h, m)| **h && **m)
+            .count() as f32
+            / words as f32
+    };
+    // Saying every word of a label is strong evidence; saying some words
+    // of two labels does not choose between them.
+    let said = if precision >= 0.999 {
+        0.2
+    } else {
+        0.1 * precision
+    };
+    factor * (0.8 * coverage.min(1.0) + said + bonus)
+}
+
+/// What the words say, read once per reading: the phrases' content words (without what the
+/// verb's own meaning took), how much each weighs on this screen and what it means, and what
+/// is to be typed.
+struct Words<'r> {
+    head: Vec<&'r Token>,
+    qual: Vec<&'r Token>,
+    verb_tokens: Vec<&'r Token>,
+    verb_concepts: Vec<usize>,
+    /// Whether each head word is in some possible target's own label.
+    head_seen: Vec<bool>,
+    rest: Vec<&'r Token>,
+    replace: Vec<&'r Token>,
+    head_w: Vec<f32>,
+    qual_w: Vec<f32>,
+    head_c: Vec<Vec<usize>>,
+    qual_c: Vec<Vec<usize>>,
+    /// A generic verb that is also a label's own word ("open" in "Open a file").
+    verb_word: Option<&'r Token>,
+    head_q: Query<'r>,
+    qual_q: Query<'r>,
+    verb_q: Query<'r>,
+    replace_q: Query<'r>,
+}
+
+fn read_words<'r>(reading: &'r Reading<'_>, structure: &Structure) -> Words<'r> {
     let typing = reading.typing.as_ref();
 
     let head: Vec<&Token> = reading
@@ -753,18 +1168,53 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     let qual_w: Vec<f32> = qual.iter().map(|q| weight(q, structure)).collect();
     let head_c = span_concepts(reading, &reading.head, &head);
     let qual_c = span_concepts(reading, &reading.qualifier, &qual);
-    let search_concept = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "search");
-    let is_search_field = |i: usize| {
-        let e = &screen.observation.elements[i];
-        search_concept.is_some_and(|c| {
-            structure.facts[i]
-                .label_concepts
-                .iter()
-                .any(|(x, _)| *x == c)
-                || lexicon::concept_ids(structure.context(i)).contains(&c)
-                || e.role == "searchbox"
-        })
+    let verb_word: Option<&Token> = match reading.verb {
+        Verb::Activate | Verb::Toggle => reading.tokens.get(reading.begin),
+        _ => None,
     };
+    Words {
+        head_q: Query::new(head.clone()),
+        qual_q: Query::new(qual.clone()),
+        verb_q: Query::new(verb_tokens.clone()),
+        replace_q: Query::new(replace.clone()),
+        head,
+        qual,
+        verb_tokens,
+        verb_concepts,
+        head_seen,
+        rest,
+        replace,
+        head_w,
+        qual_w,
+        head_c,
+        qual_c,
+        verb_word,
+    }
+}
+
+/// What the screen offers this reading, the same for every element.
+struct Scene {
+    search_concept: Option<usize>,
+    any_search_field: bool,
+    text_fields: usize,
+    specific: bool,
+    has_items: bool,
+    head_around: f32,
+    editables: usize,
+    items_with_primary: Vec<usize>,
+    unnamed_toggle: bool,
+    toggles_to: Option<bool>,
+    items_with_toggle: Vec<usize>,
+    relative: bool,
+    qual_around: f32,
+}
+
+fn read_scene(reading: &Reading<'_>, words: &Words<'_>, screen: Screen<'_>) -> Scene {
+    let structure = screen.structure;
+    let n = structure.facts.len();
+    let (head, qual) = (&words.head, &words.qual);
+    let search_concept = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "search");
+    let is_search_field = |i: usize| is_search_field(screen, search_concept, i);
     // Fields that take typed words: not a closed list, not a password.
     let text_field = |i: usize| {
         let e = &screen.observation.elements[i];
@@ -790,11 +1240,6 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         .iter()
         .filter(|f| f.class == RoleClass::Editable)
         .count();
-    // A generic verb that is also a label's own word ("open" in "Open a file").
-    let verb_word: Option<&Token> = match reading.verb {
-        Verb::Activate | Verb::Toggle => reading.tokens.get(reading.begin),
-        _ => None,
-    };
     let items_with_primary: Vec<usize> = structure
         .facts
         .iter()
@@ -816,7 +1261,6 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         .filter(|f| f.class == RoleClass::Toggle)
         .filter_map(|f| f.item_slot)
         .collect();
-    let mut head_best = vec![0.0f32; head.len()];
     // "the next song", "the previous track" name a player or pager control,
     // not a list item.
     let relative = reading
@@ -834,340 +1278,63 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         _ => false,
     };
     let qual_around = if specific || !names_itself { 0.9 } else { 0.6 };
-    let mut qual_best = vec![0.0f32; qual.len()];
-
-    let head_q = Query::new(head.clone());
-    let qual_q = Query::new(qual.clone());
-    let verb_q = Query::new(verb_tokens.clone());
-    let replace_q = Query::new(replace.clone());
-    // Elements of one row or list item share their context: match it once.
-    type Memo<'c> = ((Option<usize>, &'c str), Vec<f32>, Vec<f32>);
-    let mut context_memo: Vec<Memo<'_>> = Vec::new();
-    type LabelMemo = (Vec<f32>, Vec<f32>, Vec<bool>);
-    let mut label_memo: std::collections::HashMap<&str, LabelMemo> =
-        std::collections::HashMap::new();
-    let mut scores = vec![0.0f32; n];
-    for (i, score) in scores.iter_mut().enumerate() {
-        let f = &structure.facts[i];
-        let element = &screen.observation.elements[i];
-        if f.disabled || f.class == RoleClass::Static {
-            continue;
-        }
-        let mut factor = 1.0f32;
-        match action {
-            ActionKind::Type if f.class != RoleClass::Editable => continue,
-            // A closed list (a <select>) takes a choice, never typed text.
-            ActionKind::Type if element.role == "combobox" && !element.has_state("editable") => {
-                continue
-            }
-            ActionKind::Click if f.class == RoleClass::Editable => factor *= 0.6,
-            _ => {}
-        }
-        if reading.verb == Verb::Toggle && f.class != RoleClass::Toggle {
-            factor *= 0.8;
-        }
-        // "switch it off", "turn that on": a state verb that names nothing
-        // means a switch, one in the state the verb changes.
-        if unnamed_toggle {
-            let on = element.has_state("checked") || element.has_state("pressed");
-            if f.class != RoleClass::Toggle || toggles_to == Some(on) {
-                continue;
-            }
-        }
-        let label_concepts = &f.label_concepts;
-        let mut explained = 0.0f32;
-        let mut total = 0.0f32;
-        let mut label_hits = vec![false; f.label.len()];
-        let mark = |q: &Token, hits: &mut [bool]| {
-            for (k, w) in f.label.iter().enumerate() {
-                if pair_match(q, w) >= 0.7 {
-                    hits[k] = true;
-                }
-            }
-        };
-
-        // A specific verb must be the element's own word or meaning.
-        if !verb_tokens.is_empty() {
-            // A verb names an action label ("Add to cart", "Share this
-            // page"), so it must be among a long label's first words:
-            // "report" in a mail subject is not a Report button.
-            let meaningful = f
-                .label
-                .iter()
-                .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
-                .count();
-            let zone = if meaningful > 3 {
-                f.label.len().min(2)
-            } else {
-                f.label.len()
-            };
-            let by_word = phrase_match(&verb_q, &f.label[..zone])
-                .into_iter()
-                .fold(1.0f32, f32::min);
-            let zone_concepts: Vec<(usize, std::ops::Range<usize>)> = label_concepts
-                .iter()
-                .filter(|(_, r)| r.start < zone)
-                .cloned()
-                .collect();
-            let (by_concept, covered) = concept_strength(&f.label, &zone_concepts, &verb_concepts);
-            let m = by_word
-                .max(by_concept)
-                .max(undoes(&verb_tokens, &f.label[..zone], element));
-            if m < 0.75 {
-                continue;
-            }
-            explained += m;
-            total += 1.0;
-            for q in &verb_tokens {
-                mark(q, &mut label_hits);
-            }
-            covered.into_iter().for_each(|k| label_hits[k] = true);
-        }
-
-        // Kind nouns constrain what sort of element is meant.
-        for phrase in [&reading.head, &reading.qualifier] {
-            match phrase.kind {
-                Kind::Role(r) if !role_fits(r, f.class, &element.role) => {
-                    // "the user menu" for a button labelled "User account
-                    // menu": the noun is the label's own word.
-                    let own_word = phrase
-                        .kind_token
-                        .is_some_and(|t| word_match(&reading.tokens[t], &f.label) >= 0.9);
-                    if !own_word {
-                        factor *= 0.4;
-                    }
-                }
-                Kind::Footnote if !f.footnote => factor = 0.0,
-                Kind::Author if !f.byline => factor = 0.0,
-                Kind::Section if !f.section => factor *= 0.8,
-                Kind::Item if f.section => factor *= 0.8,
-                _ => {}
-            }
-        }
-        let wants_primary = reading.head.kind == Kind::Item
-            && !reading.head.plural
-            && !specific
-            && !relative
-            && has_items;
-        // "select the AWS email", "tick the second row": a state verb on an
-        // item means the item's own checkbox when it has one.
-        let item_toggle = f
-            .item_slot
-            .is_some_and(|slot| items_with_toggle.contains(&slot));
-        if wants_primary && reading.verb == Verb::Toggle && item_toggle {
-            if f.class != RoleClass::Toggle {
-                factor = 0.0;
-            }
-        } else if wants_primary && !f.primary {
-            // Inside a list item, only its main link is "the story"; outside
-            // any item, or in items without a main link, it is weaker.
-            let item_has_primary = f
-                .item_slot
-                .is_some_and(|slot| items_with_primary.contains(&slot));
-            factor *= if item_has_primary { 0.0 } else { 0.5 };
-        }
-        if factor == 0.0 {
-            continue;
-        }
-
-        let item_text = structure.item_text(i);
-        let context: &[Token] = if item_text.is_empty() {
-            structure.context(i)
-        } else {
-            item_text
-        };
-        // Repeated labels ("upvote", "hide") are matched once.
-        let (head_label, qual_label, said) = match label_memo.get(element.label.as_str()) {
-            Some(memo) => memo.clone(),
-            None => {
-                let said: Vec<bool> = f
-                    .label
-                    .iter()
-                    .map(|w| {
-                        head.iter()
-                            .chain(qual.iter())
-                            .any(|q| pair_match(q, w) >= 0.7)
-                    })
-                    .collect();
-                let memo = (
-                    phrase_match(&head_q, &f.label),
-                    phrase_match(&qual_q, &f.label),
-                    said,
-                );
-                label_memo.insert(element.label.as_str(), memo.clone());
-                memo
-            }
-        };
-        for (hit, s) in label_hits.iter_mut().zip(&said) {
-            *hit |= *s;
-        }
-        let head_desc = phrase_match(&head_q, &f.description);
-        let ctx_key = (f.item_slot, element.context.as_str());
-        let (head_ctx, qual_ctx) = match context_memo.iter().find(|(k, _, _)| *k == ctx_key) {
-            Some((_, h, q)) => (h.clone(), q.clone()),
-            None => {
-                let h = phrase_match(&head_q, context);
-                let q = phrase_match(&qual_q, context);
-                context_memo.push((ctx_key, h.clone(), q.clone()));
-                (h, q)
-            }
-        };
-        let mut head_hit = reading.head.kind != Kind::Plain || !head_seen.iter().any(|x| *x);
-        let mut label_content_hit = false;
-        let mut noun_missed = false;
-        let mut noun_k: Option<usize> = None;
-        for k in 0..head.len() {
-            let (c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
-            let own = head_label[k].max(c).max(head_desc[k] * 0.9);
-            let m = own.max(head_ctx[k] * head_around);
-            head_best[k] = head_best[k].max(m);
-            label_content_hit |= own >= 0.7;
-            let fits = own >= 0.7 || head_ctx[k] * head_around >= 0.63 && head_around > 0.5;
-            if fits {
-                head_hit = true;
-            }
-            // The head noun is the last word ("the director branch"): when
-            // the screen has that word, the target must have it too.
-            if reading.head.kind == Kind::Plain && k + 1 == head.len() && head_seen[k] && !fits {
-                noun_missed = true;
-            }
-            noun_k = Some(k);
-            explained += head_w[k] * m;
-            total += head_w[k];
-            covered.into_iter().for_each(|k| label_hits[k] = true);
-        }
-        // The head names the target; an element that matches only the
-        // qualifier ("the comments on X" vs the title of X) is the wrong kind.
-        // A label said in full ("Downloads" for "the downloads folder") makes
-        // the head noun a category word, not a requirement.
-        let said_in_full = {
-            let meaningful: Vec<usize> = (0..f.label.len())
-                .filter(|&k| !lexicon::is_in(lexicon::STOPWORDS, &f.label[k].norm))
-                .collect();
-            !meaningful.is_empty() && meaningful.iter().all(|&k| label_hits[k])
-        };
-        let noun_missed = noun_missed && !said_in_full && noun_k.is_some();
-        if (!head_hit || noun_missed) && !specific {
-            factor *= 0.5;
-        }
-        let qual_desc = phrase_match(&qual_q, &f.description);
-        for k in 0..qual.len() {
-            let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
-            let m = qual_label[k]
-                .max(c)
-                .max(qual_ctx[k] * qual_around)
-                .max(qual_desc[k] * 0.9);
-            label_content_hit |= qual_label[k].max(c) >= 0.7;
-            qual_best[k] = qual_best[k].max(m);
-            explained += qual_w[k] * m;
-            total += qual_w[k];
-            covered.into_iter().for_each(|k| label_hits[k] = true);
-        }
-        for q in &reading.implied {
-            let qc = lexicon::concept_ids(std::slice::from_ref(q));
-            let (c, covered) = concept_strength(&f.label, label_concepts, &qc);
-            explained += 0.3 * word_match(q, &f.label).max(c);
-            mark(q, &mut label_hits);
-            covered.into_iter().for_each(|k| label_hits[k] = true);
-        }
-
-        // Typing: the field is named by its label, by search, or by its value.
-        if action == ActionKind::Type {
-            let search_field = is_search_field(i);
-            if typing.is_some_and(|t| t.search) {
-                // No field says "search": the one text field there is may be it (worth asking).
-                let lone = !any_search_field && text_fields == 1;
-                explained += if search_field {
-                    1.0
-                } else if lone {
-                    0.6
-                } else {
-                    0.3
-                };
-                total += 1.0;
-                if let (true, Some(c)) = (search_field, search_concept) {
-                    for (cid, range) in label_concepts {
-                        if *cid == c {
-                            range.clone().for_each(|k| label_hits[k] = true);
-                        }
-                    }
-                }
-            }
-            if !rest.is_empty() {
-                // "enter the username karl" names the field first; "type
-                // karl" names none, which leaves every field possible.
-                let take = rest.len().min(f.label.len().max(1) + 1);
-                let prefix = phrase_match(&Query::new(rest[..take].to_vec()), &f.label);
-                let m = prefix.iter().copied().fold(0.0f32, f32::max);
-                let only_field = editables == 1 && element.has_state("focused");
-                let unnamed = if only_field { 0.75 } else { 0.5 };
-                explained += if m >= 0.75 { m } else { unnamed };
-                total += 1.0;
-            }
-            if !replace.is_empty() {
-                let value = text::tokens(f.value.as_deref().unwrap_or(""));
-                let m = phrase_match(&replace_q, &value)
-                    .iter()
-                    .copied()
-                    .fold(1.0f32, f32::min);
-                if m < 0.75 {
-                    continue;
-                }
-                explained += m;
-                total += 1.0;
-            }
-        }
-
-        let coverage = if total > 0.0 {
-            explained / total
-        } else if reading.head.ordinal.is_some()
-            || reading.qualifier.ordinal.is_some()
-            || reading.head.kind != Kind::Plain
-            || action == ActionKind::Type
-            || unnamed_toggle
-        {
-            0.6
-        } else {
-            0.0
-        };
-        let mut bonus = 0.0;
-        if let Some(v) = verb_word {
-            if label_content_hit && f.label.iter().any(|w| w.stem == v.stem) {
-                mark(v, &mut label_hits);
-                bonus = 0.05;
-            }
-        }
-        // A count after a label ("Bewertungen 1", "Inbox 3") is not a word anyone says.
-        let last = f.label.len().saturating_sub(1);
-        let meaningful: Vec<bool> = f
-            .label
-            .iter()
-            .enumerate()
-            .map(|(k, t)| {
-                let count = k == last && k > 0 && t.is_number();
-                !count && !lexicon::is_in(lexicon::STOPWORDS, &t.norm)
-            })
-            .collect();
-        let words = meaningful.iter().filter(|m| **m).count();
-        let precision = if words == 0 {
-            0.0
-        } else {
-            label_hits
-                .iter()
-                .zip(&meaningful)
-                .filter(|(h, m)| **h && **m)
-                .count() as f32
-                / words as f32
-        };
-        // Saying every word of a label is strong evidence; saying some words
-        // of two labels does not choose between them.
-        let said = if precision >= 0.999 {
-            0.2
-        } else {
-            0.1 * precision
-        };
-        *score = factor * (0.8 * coverage.min(1.0) + said + bonus);
+    Scene {
+        search_concept,
+        any_search_field,
+        text_fields,
+        specific,
+        has_items,
+        head_around,
+        editables,
+        items_with_primary,
+        unnamed_toggle,
+        toggles_to,
+        items_with_toggle,
+        relative,
+        qual_around,
     }
+}
+
+/// A field for searching: its label or its item says search, or it is a searchbox.
+fn is_search_field(screen: Screen<'_>, search_concept: Option<usize>, i: usize) -> bool {
+    let structure = screen.structure;
+    let e = &screen.observation.elements[i];
+    search_concept.is_some_and(|c| {
+        structure.facts[i]
+            .label_concepts
+            .iter()
+            .any(|(x, _)| *x == c)
+            || lexicon::concept_ids(structure.context(i)).contains(&c)
+            || e.role == "searchbox"
+    })
+}
+
+/// Elements of one row or list item share their context; repeated labels ("upvote", "hide")
+/// are matched once.
+type ContextMemo<'c> = ((Option<usize>, &'c str), Vec<f32>, Vec<f32>);
+type LabelMemo = (Vec<f32>, Vec<f32>, Vec<bool>);
+
+/// What scoring the elements one by one gathers: each word's best match anywhere, and the
+/// matches of the contexts and labels already seen.
+struct Tally<'s> {
+    head_best: Vec<f32>,
+    qual_best: Vec<f32>,
+    context_memo: Vec<ContextMemo<'s>>,
+    label_memo: std::collections::HashMap<&'s str, LabelMemo>,
+}
+
+/// Words that fit nothing on screen weaken every element: a modifier of the head ("my music
+/// folder": the thing referred to is not here) or a qualifier ("sign in with facebook": a
+/// requirement no element meets).
+fn weaken_for_unmet_words(
+    reading: &Reading<'_>,
+    structure: &Structure,
+    action: ActionKind,
+    words: &Words<'_>,
+    tally: &Tally<'_>,
+    scores: &mut [f32],
+) {
+    let (head, qual, head_best) = (&words.head, &words.qual, &tally.head_best);
     // A modifier that fits nothing on screen ("my music folder") means the
     // thing referred to is not here, whatever its head noun matches.
     let generic = matches!(reading.verb, Verb::Activate | Verb::Toggle | Verb::None);
@@ -1178,7 +1345,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     {
         let missing = head[..head.len() - 1]
             .iter()
-            .zip(&head_best)
+            .zip(head_best)
             .any(|(q, best)| !q.is_number() && *best < 0.7);
         if missing {
             scores.iter_mut().for_each(|s| *s *= 0.5);
@@ -1195,8 +1362,6 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     if action == ActionKind::Click && unmet {
         scores.iter_mut().for_each(|s| *s *= 0.6);
     }
-    apply_ordinals(reading, structure, &mut scores);
-    scores
 }
 
 /// "unstar", "unfollow", "unlike", "unpin": undoing a state is done on the

@@ -128,21 +128,9 @@ pub fn node_id(public_key: &[u8]) -> String {
 
 /// RFC 4648 base32 (lower case, no padding).
 pub fn base32(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
-    let mut out = String::new();
-    let (mut buffer, mut bits) = (0u32, 0u32);
-    for &b in bytes {
-        buffer = (buffer << 8) | b as u32;
-        bits += 8;
-        while bits >= 5 {
-            out.push(ALPHABET[((buffer >> (bits - 5)) & 31) as usize] as char);
-            bits -= 5;
-        }
-    }
-    if bits > 0 {
-        out.push(ALPHABET[((buffer << (5 - bits)) & 31) as usize] as char);
-    }
-    out
+    data_encoding::BASE32_NOPAD
+        .encode(bytes)
+        .to_ascii_lowercase()
 }
 
 /// `n` random bytes from the OS.

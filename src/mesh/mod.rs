@@ -23,7 +23,11 @@ pub mod tls;
 use crate::clock;
 use crate::daemon::engine::Engine;
 use crate::model::Millis;
-use crate::protocol::{AdminVerb, ApiError};
+use crate::protocol::{
+    AdminVerb, ApiError, DeviceView, DevicesView, ErrorCode, Forgotten, HelloNode, JoinStarted,
+    Joined, LinkStatus, ListeningNode, NodeName, NodesView, PairDecided, PairStarted, PeerView,
+    PreferenceSet, Revoked, RoleNode,
+};
 use crate::store::{DeviceRecord, Store};
 use identity::{NodeIdentity, Role};
 use pairing::{PairError, Session, Stage};
@@ -102,7 +106,7 @@ pub struct Mesh {
 /// This node's side of pairing with another node: the socket waits for the other's decision.
 struct Joining {
     url: String,
-    node: serde_json::Value,
+    node: HelloNode,
     socket: peer::Ws,
 }
 
@@ -227,7 +231,7 @@ impl Mesh {
                     None if reading => return Ok(None),
                     None => {
                         return Err(ApiError::new(
-                            "no_target_node",
+                            ErrorCode::NoTargetNode,
                             format!("this node is a controller: name the node to act on (--node NAME) or set the \"{MY_DESKTOP}\" preference (circe devices prefer \"{MY_DESKTOP}\" NAME)"),
                         ))
                     }
@@ -237,7 +241,7 @@ impl Mesh {
         };
         self.peers.find(&named).map(Some).ok_or_else(|| {
             ApiError::new(
-                "unknown_node",
+                ErrorCode::UnknownNode,
                 format!("no node named {named} is paired with this one (see circe nodes; pair with circe join)"),
             )
         })
@@ -250,42 +254,39 @@ impl Mesh {
         url: &str,
         code: &str,
         expect: Option<&str>,
-    ) -> Result<serde_json::Value, ApiError> {
-        let fail = |code: &str, e: String| ApiError::new(code, e);
+    ) -> Result<JoinStarted, ApiError> {
+        let fail = |code: ErrorCode, e: String| ApiError::new(code, e);
         let url = peer::socket_url(url).ok_or_else(|| {
             fail(
-                "bad_url",
+                ErrorCode::BadUrl,
                 format!("{url} is not a node address like http://HOST:PORT"),
             )
         })?;
         if url.starts_with("wss://") && expect.is_none() {
             return Err(fail(
-                "node_id_required",
+                ErrorCode::NodeIdRequired,
                 format!("{url} is served over TLS: give the node id its circe pair shows (--node-id), which pins its certificate"),
             ));
         }
         let (mut socket, hello) = peer::open(&url, expect)
             .await
-            .map_err(|e| fail("node_unreachable", format!("{url}: {e}")))?;
-        let node = hello["node"].clone();
-        let (id, key) = (
-            node["id"].as_str().unwrap_or_default().to_string(),
-            node["publicKey"].as_str().unwrap_or_default().to_string(),
-        );
-        let key_id = identity::unhex(&key).map(|k| identity::node_id(&k));
+            .map_err(|e| fail(ErrorCode::NodeUnreachable, format!("{url}: {e}")))?;
+        let node: HelloNode = serde_json::from_value(hello["node"].clone()).unwrap_or_default();
+        let id = node.id.clone();
+        let key_id = identity::unhex(&node.public_key).map(|k| identity::node_id(&k));
         if key_id.as_deref() != Some(id.as_str()) {
             return Err(fail(
-                "bad_node",
+                ErrorCode::BadNode,
                 format!("the node at {url} gives an id that is not its key's"),
             ));
         }
         if expect.is_some_and(|e| e != id) {
             return Err(fail(
-                "wrong_node",
+                ErrorCode::WrongNode,
                 format!("the node at {url} is {id}, not the node id you gave; nothing was paired"),
             ));
         }
-        self.name_free(node["name"].as_str().unwrap_or_default(), &id)?;
+        self.name_free(&node.name, &id)?;
         let challenge = hello["challenge"].as_str().unwrap_or_default();
         let statement = identity::proof::pair(&id, challenge, code, &self.identity.id);
         let offer = serde_json::json!({
@@ -299,34 +300,39 @@ impl Mesh {
                 offer.to_string().into(),
             ))
             .await
-            .map_err(|e| fail("node_unreachable", e.to_string()))?;
+            .map_err(|e| fail(ErrorCode::NodeUnreachable, e.to_string()))?;
         let answer = peer::next_json(&mut socket, std::time::Duration::from_secs(10))
             .await
-            .map_err(|e| fail("node_unreachable", e))?;
+            .map_err(|e| fail(ErrorCode::NodeUnreachable, e))?;
         if answer["type"] != "pairPending" {
             return Err(fail(
-                answer["code"].as_str().unwrap_or("pairing_refused"),
+                answer["code"]
+                    .as_str()
+                    .map_or(ErrorCode::PairingRefused, ErrorCode::from_wire),
                 answer["message"]
                     .as_str()
                     .unwrap_or("the node refused the pairing")
                     .to_string(),
             ));
         }
-        let out = serde_json::json!({"verification": answer["verification"], "node": node});
+        let started = JoinStarted {
+            verification: answer["verification"].as_str().map(String::from),
+            node: node.clone(),
+        };
         *self.joining.lock().await = Some(Joining { url, node, socket });
-        Ok(out)
+        Ok(started)
     }
 
     /// `--node NAME` must name exactly one node: this one, or one peer.
     fn name_free(&self, name: &str, id: &str) -> Result<(), ApiError> {
         let clash = self
             .db(|s| s.peers())
-            .map_err(|e| ApiError::new("store_error", e.to_string()))?
+            .map_err(store_error)?
             .into_iter()
             .any(|p| p.name == name && p.id != id);
         if name.is_empty() || name == self.name || clash {
             return Err(ApiError::new(
-                "node_name_taken",
+                ErrorCode::NodeNameTaken,
                 format!("this node or one of its peers is already called {name:?}: rename one ([node] name) and pair again; nothing was paired"),
             ));
         }
@@ -334,10 +340,10 @@ impl Mesh {
     }
 
     /// Wait for the other node's decision; on approval it becomes a peer and its link starts.
-    async fn join_wait(&self) -> Result<serde_json::Value, ApiError> {
+    async fn join_wait(&self) -> Result<Joined, ApiError> {
         let Some(mut j) = self.joining.lock().await.take() else {
             return Err(ApiError::new(
-                "no_pairing",
+                ErrorCode::NoPairing,
                 "no pairing with another node is waiting; run circe join first",
             ));
         };
@@ -346,10 +352,12 @@ impl Mesh {
             std::time::Duration::from_millis(pairing::SESSION_MS + 5_000),
         )
         .await
-        .map_err(|e| ApiError::new("pairing_expired", e))?;
+        .map_err(|e| ApiError::new(ErrorCode::PairingExpired, e))?;
         if answer["type"] != "paired" {
             return Err(ApiError::new(
-                answer["code"].as_str().unwrap_or("pairing_denied"),
+                answer["code"]
+                    .as_str()
+                    .map_or(ErrorCode::PairingDenied, ErrorCode::from_wire),
                 answer["message"]
                     .as_str()
                     .unwrap_or("the other node did not approve")
@@ -357,19 +365,18 @@ impl Mesh {
             ));
         }
         let record = crate::store::PeerRecord {
-            id: j.node["id"].as_str().unwrap_or_default().to_string(),
-            name: j.node["name"].as_str().unwrap_or_default().to_string(),
+            id: j.node.id,
+            name: j.node.name,
             url: j.url,
-            public_key: j.node["publicKey"].as_str().unwrap_or_default().to_string(),
+            public_key: j.node.public_key,
             added_at: clock::now(),
         };
         let r = record.clone();
-        self.db(move |s| s.upsert_peer(&r))
-            .map_err(|e| ApiError::new("store_error", e.to_string()))?;
+        self.db(move |s| s.upsert_peer(&r)).map_err(store_error)?;
         self.peers
             .start(self.identity.clone(), record.clone(), self.keepalive);
         tracing::info!(peer = %record.name, id = %record.id, "paired with a node");
-        Ok(serde_json::json!({"peer": record}))
+        Ok(Joined { peer: record })
     }
 
     fn db<T>(&self, f: impl FnOnce(&mut Store) -> T) -> T {
@@ -525,7 +532,7 @@ impl Mesh {
             .and_then(|p| p.approved.take())
     }
 
-    fn pair_start(&self) -> serde_json::Value {
+    fn pair_start(&self) -> PairStarted {
         let now = clock::now();
         let session = Session::open(
             identity::base32(&identity::random_bytes(16)),
@@ -534,14 +541,17 @@ impl Mesh {
         );
         let (changes, _) = watch::channel(Stage::Open);
         let url = format!("{}/#pair", self.allowlist.own_origin());
-        let out = serde_json::json!({
-            "code": session.code,
-            "url": url,
-            "expiresAt": session.expires_at,
-            "node": {"id": self.identity.id, "name": self.name},
-            "tls": self.tls,
-            "fingerprint": self.fingerprint,
-        });
+        let started = PairStarted {
+            code: session.code.clone(),
+            url,
+            expires_at: session.expires_at,
+            node: NodeName {
+                id: self.identity.id.clone(),
+                name: self.name.clone(),
+            },
+            tls: self.tls,
+            fingerprint: self.fingerprint.clone(),
+        };
         // One session at a time: a new one replaces (and closes) the old.
         *self.pairing.lock().unwrap_or_else(|p| p.into_inner()) = Some(Pairing {
             session,
@@ -549,10 +559,10 @@ impl Mesh {
             approved: None,
             node: None,
         });
-        out
+        started
     }
 
-    async fn pair_wait(&self) -> Result<serde_json::Value, ApiError> {
+    async fn pair_wait(&self) -> Result<Stage, ApiError> {
         let (mut rx, expires_at) = {
             let pairing = self.pairing.lock().unwrap_or_else(|p| p.into_inner());
             let p = pairing
@@ -572,10 +582,10 @@ impl Mesh {
                 reason: "expired".into(),
             },
         };
-        Ok(stage_json(&stage))
+        Ok(stage)
     }
 
-    fn pair_decide(&self, approve: bool) -> Result<serde_json::Value, ApiError> {
+    fn pair_decide(&self, approve: bool) -> Result<PairDecided, ApiError> {
         let mut pairing = self.pairing.lock().unwrap_or_else(|p| p.into_inner());
         let p = pairing
             .as_mut()
@@ -586,7 +596,10 @@ impl Mesh {
             Ok(Some(name)) => name,
             Ok(None) => {
                 p.changes.send_replace(p.session.stage.clone());
-                return Ok(serde_json::json!({"approved": false}));
+                return Ok(PairDecided {
+                    approved: false,
+                    device: None,
+                });
             }
             Err(e) => {
                 p.changes.send_replace(p.session.stage.clone());
@@ -618,20 +631,23 @@ impl Mesh {
             public_key,
         };
         self.db(|s| s.insert_device(&device, &identity::token_hash(&token)))
-            .map_err(|e| ApiError::new("store_error", e.to_string()))?;
+            .map_err(store_error)?;
         p.approved = Some((device.clone(), token));
         p.changes.send_replace(p.session.stage.clone());
-        Ok(serde_json::json!({"approved": true, "device": device}))
+        Ok(PairDecided {
+            approved: true,
+            device: Some(device),
+        })
     }
 
     /// Revoke `id`, close its sockets now, and stop what it started that is still running.
-    pub async fn revoke(&self, id: &str) -> Result<serde_json::Value, ApiError> {
+    pub async fn revoke(&self, id: &str) -> Result<Revoked, ApiError> {
         let revoked = self
             .db(|s| s.revoke_device(id, clock::now()))
-            .map_err(|e| ApiError::new("store_error", e.to_string()))?;
+            .map_err(store_error)?;
         if !revoked {
             return Err(ApiError::new(
-                "unknown_device",
+                ErrorCode::UnknownDevice,
                 format!("no live device with id {id}"),
             ));
         }
@@ -657,102 +673,136 @@ impl Mesh {
             stopped = stopped.len(),
             "device revoked"
         );
-        Ok(
-            serde_json::json!({"revoked": id, "closedSockets": closed.len(), "stoppedOperations": stopped}),
-        )
+        Ok(Revoked {
+            revoked: id.to_string(),
+            closed_sockets: closed.len(),
+            stopped_operations: stopped,
+        })
     }
 
     /// A local administration request (from the control socket: this OS user only).
     pub async fn admin(&self, verb: AdminVerb) -> Result<serde_json::Value, ApiError> {
-        let store_err = |e: crate::store::StoreError| ApiError::new("store_error", e.to_string());
         match verb {
-            AdminVerb::PairStart => Ok(self.pair_start()),
-            AdminVerb::PairWait => self.pair_wait().await,
-            AdminVerb::PairDecide { approve } => self.pair_decide(approve),
-            AdminVerb::Devices => {
-                let devices = self.db(|s| s.devices()).map_err(store_err)?;
-                let live = self
-                    .sockets
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .clone();
-                let preferences = self.db(|s| s.preferences()).map_err(store_err)?;
-                let devices: Vec<serde_json::Value> = devices
-                    .into_iter()
-                    .map(|d| {
-                        let sockets = live.get(&d.id).map_or(0, Vec::len);
-                        let mut v = serde_json::to_value(&d).unwrap_or_default();
-                        v["sockets"] = sockets.into();
-                        v
-                    })
-                    .collect();
-                Ok(serde_json::json!({
-                    "node": {"id": self.identity.id, "name": self.name, "role": self.role, "listen": self.addr.to_string(),
-                        "origin": self.allowlist.own_origin(), "tls": self.tls, "fingerprint": self.fingerprint},
-                    "devices": devices,
-                    "preferences": preferences.into_iter().collect::<std::collections::BTreeMap<_, _>>(),
-                }))
-            }
-            AdminVerb::Revoke { device } => self.revoke(&device).await,
+            AdminVerb::PairStart => reply(self.pair_start()),
+            AdminVerb::PairWait => reply(self.pair_wait().await?),
+            AdminVerb::PairDecide { approve } => reply(self.pair_decide(approve)?),
+            AdminVerb::Devices => reply(self.devices()?),
+            AdminVerb::Revoke { device } => reply(self.revoke(&device).await?),
             AdminVerb::JoinStart { url, code, node } => {
-                self.join_start(&url, &code, node.as_deref()).await
+                reply(self.join_start(&url, &code, node.as_deref()).await?)
             }
-            AdminVerb::JoinWait => self.join_wait().await,
-            AdminVerb::Nodes => {
-                let peers = self.db(|s| s.peers()).map_err(store_err)?;
-                let statuses = self.peers.statuses();
-                let nodes: Vec<serde_json::Value> = peers
-                    .into_iter()
-                    .map(|p| {
-                        let mut v = serde_json::to_value(&p).unwrap_or_default();
-                        if let Some(s) = statuses.iter().find(|s| s.id == p.id) {
-                            v["online"] = s.online.into();
-                            v["since"] = s.since.into();
-                            v["error"] = serde_json::to_value(&s.error).unwrap_or_default();
-                        }
-                        v
-                    })
-                    .collect();
-                Ok(serde_json::json!({
-                    "node": {"id": self.identity.id, "name": self.name, "role": self.role},
-                    "nodes": nodes,
-                }))
-            }
-            AdminVerb::Forget { node } => {
-                let id = self
-                    .peers
-                    .find(&node)
-                    .map(|l| l.peer.id.clone())
-                    .unwrap_or(node.clone());
-                let removed = self
-                    .db(|s| s.remove_peer(&id, clock::now()))
-                    .map_err(store_err)?;
-                self.peers.stop(&id);
-                if !removed {
-                    return Err(ApiError::new(
-                        "unknown_node",
-                        format!("no node {node} is paired with this one"),
-                    ));
-                }
-                Ok(serde_json::json!({"forgotten": id}))
-            }
-            AdminVerb::SetPreference { key, value } => {
-                if key.is_empty()
-                    || key.len() > 64
-                    || value.as_ref().is_some_and(|v| v.len() > 1024)
-                {
-                    return Err(ApiError::new(
-                        "bad_preference",
-                        "a preference key is 1 to 64 bytes and its value at most 1024",
-                    ));
-                }
-                self.db(|s| s.set_preference(&key, value.as_deref(), clock::now()))
-                    .map_err(store_err)?;
-                self.preferences.set(&key, value.as_deref());
-                Ok(serde_json::json!({"key": key, "value": value}))
-            }
+            AdminVerb::JoinWait => reply(self.join_wait().await?),
+            AdminVerb::Nodes => reply(self.nodes()?),
+            AdminVerb::Forget { node } => reply(self.forget(&node)?),
+            AdminVerb::SetPreference { key, value } => reply(self.set_preference(key, value)?),
         }
     }
+
+    /// This node, its devices (with how many sockets each holds now) and its preferences.
+    fn devices(&self) -> Result<DevicesView, ApiError> {
+        let devices = self.db(|s| s.devices()).map_err(store_error)?;
+        let live = self
+            .sockets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let preferences = self.db(|s| s.preferences()).map_err(store_error)?;
+        let devices = devices
+            .into_iter()
+            .map(|device| DeviceView {
+                sockets: live.get(&device.id).map_or(0, Vec::len),
+                device,
+            })
+            .collect();
+        Ok(DevicesView {
+            node: ListeningNode {
+                id: self.identity.id.clone(),
+                name: self.name.clone(),
+                role: self.role.as_str().into(),
+                listen: self.addr.to_string(),
+                origin: self.allowlist.own_origin().to_string(),
+                tls: self.tls,
+                fingerprint: self.fingerprint.clone(),
+            },
+            devices,
+            preferences: preferences.into_iter().collect(),
+        })
+    }
+
+    /// The peers this node routes to, and whether each is online.
+    fn nodes(&self) -> Result<NodesView, ApiError> {
+        let peers = self.db(|s| s.peers()).map_err(store_error)?;
+        let statuses = self.peers.statuses();
+        let nodes = peers
+            .into_iter()
+            .map(|peer| PeerView {
+                link: statuses
+                    .iter()
+                    .find(|s| s.id == peer.id)
+                    .map(|s| LinkStatus {
+                        online: s.online,
+                        since: s.since,
+                        error: s.error.clone(),
+                    }),
+                peer,
+            })
+            .collect();
+        Ok(NodesView {
+            node: RoleNode {
+                id: self.identity.id.clone(),
+                name: self.name.clone(),
+                role: self.role.as_str().into(),
+            },
+            nodes,
+        })
+    }
+
+    /// Stop routing to `node` (a name or an id) and forget it.
+    fn forget(&self, node: &str) -> Result<Forgotten, ApiError> {
+        let id = self
+            .peers
+            .find(node)
+            .map(|l| l.peer.id.clone())
+            .unwrap_or(node.to_string());
+        let removed = self
+            .db(|s| s.remove_peer(&id, clock::now()))
+            .map_err(store_error)?;
+        self.peers.stop(&id);
+        if !removed {
+            return Err(ApiError::new(
+                ErrorCode::UnknownNode,
+                format!("no node {node} is paired with this one"),
+            ));
+        }
+        Ok(Forgotten { forgotten: id })
+    }
+
+    /// Set or (with no value) remove a preference: the store first, then the shared copy.
+    fn set_preference(
+        &self,
+        key: String,
+        value: Option<String>,
+    ) -> Result<PreferenceSet, ApiError> {
+        if key.is_empty() || key.len() > 64 || value.as_ref().is_some_and(|v| v.len() > 1024) {
+            return Err(ApiError::new(
+                ErrorCode::BadPreference,
+                "a preference key is 1 to 64 bytes and its value at most 1024",
+            ));
+        }
+        self.db(|s| s.set_preference(&key, value.as_deref(), clock::now()))
+            .map_err(store_error)?;
+        self.preferences.set(&key, value.as_deref());
+        Ok(PreferenceSet { key, value })
+    }
+}
+
+fn store_error(e: crate::store::StoreError) -> ApiError {
+    ApiError::new(ErrorCode::StoreError, e.to_string())
+}
+
+/// An administration reply as the JSON of its reply line.
+fn reply<T: serde::Serialize>(value: T) -> Result<serde_json::Value, ApiError> {
+    serde_json::to_value(value).map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))
 }
 
 /// A socket counted against the node's total.
@@ -766,17 +816,4 @@ impl Drop for TotalGuard {
 
 fn no_pairing(e: PairError) -> ApiError {
     ApiError::new(e.code(), e.to_string())
-}
-
-pub fn stage_json(stage: &Stage) -> serde_json::Value {
-    match stage {
-        Stage::Open => serde_json::json!({"stage": "open"}),
-        Stage::Offered { name } => serde_json::json!({"stage": "offered", "name": name}),
-        Stage::Requested { name, verification } => {
-            serde_json::json!({"stage": "requested", "name": name, "verification": verification})
-        }
-        Stage::Approved { name } => serde_json::json!({"stage": "approved", "name": name}),
-        Stage::Denied => serde_json::json!({"stage": "denied"}),
-        Stage::Closed { reason } => serde_json::json!({"stage": "closed", "reason": reason}),
-    }
 }

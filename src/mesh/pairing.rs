@@ -10,6 +10,7 @@
 //! - the code is compared in constant time.
 
 use crate::model::Millis;
+use crate::protocol::ErrorCode;
 use std::collections::HashMap;
 use std::net::IpAddr;
 
@@ -23,7 +24,9 @@ pub const MAX_WRONG: u32 = 20;
 /// Digits in the short code.
 pub const CODE_DIGITS: usize = 6;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// On the wire (`pairWait`'s reply) `{"stage": "open" | "offered" | ..., ...its fields}`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "stage", rename_all = "camelCase")]
 pub enum Stage {
     /// Waiting for a phone to offer the code.
     Open,
@@ -78,15 +81,15 @@ pub enum PairError {
 }
 
 impl PairError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            PairError::NoSession => "no_pairing",
-            PairError::Expired => "pairing_expired",
-            PairError::WrongCode { .. } => "wrong_code",
-            PairError::TooManyAttempts | PairError::LockedOut => "too_many_attempts",
-            PairError::Taken => "pairing_taken",
-            PairError::BadName => "bad_device_name",
-            PairError::NothingToDecide => "nothing_to_decide",
+            PairError::NoSession => ErrorCode::NoPairing,
+            PairError::Expired => ErrorCode::PairingExpired,
+            PairError::WrongCode { .. } => ErrorCode::WrongCode,
+            PairError::TooManyAttempts | PairError::LockedOut => ErrorCode::TooManyAttempts,
+            PairError::Taken => ErrorCode::PairingTaken,
+            PairError::BadName => ErrorCode::BadDeviceName,
+            PairError::NothingToDecide => ErrorCode::NothingToDecide,
         }
     }
 }

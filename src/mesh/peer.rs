@@ -20,7 +20,7 @@
 use super::identity::{self, proof, NodeIdentity};
 use crate::clock;
 use crate::model::Millis;
-use crate::protocol::{ApiError, NodeStatus, Reply, ReplyBody, Request, Verb};
+use crate::protocol::{ApiError, ErrorCode, NodeStatus, Reply, ReplyBody, Request, Verb};
 use crate::store::PeerRecord;
 use futures_util::{SinkExt, StreamExt};
 use std::collections::HashMap;
@@ -84,7 +84,7 @@ impl Link {
         let offline = || {
             let s = self.status();
             ApiError::new(
-                "node_offline",
+                ErrorCode::NodeOffline,
                 format!(
                     "{} is offline{}",
                     self.peer.name,
@@ -110,7 +110,7 @@ impl Link {
             node: None,
             verb,
         })
-        .map_err(|e| ApiError::new("internal", e.to_string()))?;
+        .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
         if out.send(line).await.is_err() {
             self.pending
                 .lock()
@@ -121,7 +121,7 @@ impl Link {
         match tokio::time::timeout(REQUEST_TIMEOUT, rx).await {
             Ok(Ok(result)) => result,
             Ok(Err(_)) => Err(ApiError::new(
-                "node_offline",
+                ErrorCode::NodeOffline,
                 format!(
                     "{} went offline before it answered; whether it took the request is unknown until it is back (a retry with the same input id is safe)",
                     self.peer.name
@@ -133,7 +133,7 @@ impl Link {
                     .unwrap_or_else(|p| p.into_inner())
                     .remove(&id);
                 Err(ApiError::new(
-                    "node_timeout",
+                    ErrorCode::NodeTimeout,
                     format!(
                         "{} did not answer within {} s; whether it took the request is unknown (a retry with the same input id is safe)",
                         self.peer.name,

@@ -16,7 +16,7 @@ use super::policy::{self, MessageKind};
 use super::{pairing::Stage, Client, Mesh};
 use crate::config::TlsMode;
 use crate::daemon::control;
-use crate::protocol::{self, AdminVerb, ApiError, Request, Verb};
+use crate::protocol::{AdminVerb, AnyRequest, ApiError, ErrorCode, Request, RequestLine, Verb};
 use crate::store::DeviceRecord;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, Request as HttpRequest, State};
@@ -385,7 +385,7 @@ async fn connection(
     let client = Client::new(ip, claim(hello.as_ref().ok()));
     if !mesh.failures_allow(&client, false) {
         let _ = socket
-            .send(json_text(serde_json::json!({"type": "authFailed", "code": "rate_limited", "message": "too many failed attempts; wait a minute"})))
+            .send(json_text(serde_json::json!({"type": "authFailed", "code": ErrorCode::RateLimited, "message": "too many failed attempts; wait a minute"})))
             .await;
         let _ = socket.send(close(CLOSE_TOO_MANY, "rate limited")).await;
         return;
@@ -401,7 +401,7 @@ async fn connection(
                 mesh.failures_allow(&client, true);
                 refuse(
                     &mut socket,
-                    "unknown_device",
+                    ErrorCode::UnknownDevice,
                     "this device is not paired (or was revoked); pair it again",
                 )
                 .await;
@@ -434,7 +434,7 @@ async fn connection(
                 mesh.failures_allow(&client, true);
                 refuse(
                     &mut socket,
-                    "unknown_device",
+                    ErrorCode::UnknownDevice,
                     "this node is not paired here (or was revoked), or its signature is wrong",
                 )
                 .await;
@@ -460,7 +460,7 @@ async fn connection(
                 mesh.failures_allow(&client, true);
                 refuse(
                     &mut socket,
-                    "bad_signature",
+                    ErrorCode::BadSignature,
                     "the pairing offer is not signed by the key it names",
                 )
                 .await;
@@ -479,7 +479,7 @@ async fn connection(
             mesh.failures_allow(&client, true);
             refuse(
                 &mut socket,
-                "unauthenticated",
+                ErrorCode::Unauthenticated,
                 "the first message must be {\"type\":\"auth\"} or {\"type\":\"pair\"}",
             )
             .await;
@@ -520,13 +520,15 @@ fn claim(hello: Option<&Hello>) -> String {
     }
 }
 
-async fn refuse(socket: &mut WebSocket, code: &str, message: &str) {
+async fn refuse(socket: &mut WebSocket, code: ErrorCode, message: &str) {
     let _ = socket
         .send(json_text(
             serde_json::json!({"type": "authFailed", "code": code, "message": message}),
         ))
         .await;
-    let _ = socket.send(close(CLOSE_UNAUTHENTICATED, code)).await;
+    let _ = socket
+        .send(close(CLOSE_UNAUTHENTICATED, code.as_str()))
+        .await;
 }
 
 /// How long a phone has for each step of the key exchange.
@@ -571,7 +573,7 @@ async fn pair(
             }
             Err(why) => {
                 mesh.abandon(why);
-                refuse(socket, "bad_exchange", why).await;
+                refuse(socket, ErrorCode::BadExchange, why).await;
                 return None;
             }
         },
@@ -621,7 +623,7 @@ async fn pair(
         (Stage::Denied, _) => {
             refuse(
                 socket,
-                "pairing_denied",
+                ErrorCode::PairingDenied,
                 "the desktop did not approve this device",
             )
             .await;
@@ -630,7 +632,7 @@ async fn pair(
         _ => {
             refuse(
                 socket,
-                "pairing_expired",
+                ErrorCode::PairingExpired,
                 "the pairing expired before it was approved",
             )
             .await;
@@ -814,7 +816,8 @@ async fn handle(
     device: &DeviceRecord,
     out: &mpsc::Sender<String>,
 ) -> Option<Request> {
-    let id = control::request_id(line);
+    let line = RequestLine::parse(line);
+    let id = line.id;
     let refusal = match check(line, mesh, device) {
         Ok(request) => return Some(request),
         Err(e) => e,
@@ -824,17 +827,17 @@ async fn handle(
 }
 
 /// Scope, routing and rate limit for one message from an authenticated device.
-fn check(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request, ApiError> {
-    let verb = protocol::verb_of(line).unwrap_or_default();
-    if AdminVerb::NAMES.contains(&verb.as_str()) {
-        let needs = if verb == "setPreference" {
+fn check(line: RequestLine, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request, ApiError> {
+    // Administration is refused by its name, whether or not the rest of it is well formed.
+    if AdminVerb::NAMES.contains(&line.verb.as_str()) {
+        let needs = if line.verb == "setPreference" {
             policy::Capability::Settings
         } else {
             policy::Capability::Devices
         };
         if !policy::allowed(&device.scopes, MessageKind::Admin(needs)) {
             return Err(ApiError::new(
-                "forbidden",
+                ErrorCode::Forbidden,
                 format!(
                     "this device's scope does not include {}; do that on the desktop",
                     needs.as_str()
@@ -842,17 +845,25 @@ fn check(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request,
             ));
         }
         return Err(ApiError::new(
-            "forbidden",
+            ErrorCode::Forbidden,
             "administration is served on the desktop only",
         ));
     }
-    let request = protocol::parse_request(line)?;
-    let Request { id, node, verb } = request;
+    let Request { id, node, verb } = match line.parsed? {
+        AnyRequest::Control(request) => request,
+        // Its verb names administration, so it was refused above.
+        AnyRequest::Admin(_) => {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "administration is served on the desktop only",
+            ))
+        }
+    };
     if node.is_some_and(|n| n != mesh.name && n != mesh.identity.id) {
         // Routing is for this node's own user, on its control socket: a device's request is never
         // carried on to a third node.
         return Err(ApiError::new(
-            "not_routed",
+            ErrorCode::NotRouted,
             "this node does not carry a device's requests to other nodes; connect to that node",
         ));
     }
@@ -879,7 +890,7 @@ fn check(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request,
     };
     if !policy::allowed(&device.scopes, kind) {
         return Err(ApiError::new(
-            "forbidden",
+            ErrorCode::Forbidden,
             format!(
                 "this device's scope does not include {}",
                 policy::required(kind).as_str()
@@ -891,7 +902,7 @@ fn check(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request,
     {
         // A controller acts nowhere itself, and a device's request is never carried on.
         return Err(ApiError::new(
-            "controller_node",
+            ErrorCode::ControllerNode,
             format!(
                 "{} is a controller and acts nowhere itself; pair this device with the node that should act",
                 mesh.name
@@ -902,7 +913,7 @@ fn check(line: &str, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<Request,
         && !mesh.submit_allowed(&device.id)
     {
         return Err(ApiError::new(
-            "rate_limited",
+            ErrorCode::RateLimited,
             "more than 5 inputs a second from this device; wait a moment",
         ));
     }

@@ -231,7 +231,9 @@ async fn worker(
                         operation,
                     });
                 }
-                Ok(Err(circe::client::ClientError::Api(e))) if e.code == "revision_conflict" => {
+                Ok(Err(circe::client::ClientError::Api(e)))
+                    if e.code.as_str() == "revision_conflict" =>
+                {
                     h.conflicts += 1;
                     if e.current_revision.is_none_or(|c| c <= revision) {
                         h.violations.push(format!(

@@ -180,7 +180,7 @@ fn two_clients_answer_one_question_exactly_one_wins() {
             assert_eq!(won.interaction.revision, i.revision + 1);
             match lost {
                 circe::client::ClientError::Api(e) => {
-                    assert_eq!(e.code, "revision_conflict", "{e:?}");
+                    assert_eq!(e.code.as_str(), "revision_conflict", "{e:?}");
                     assert_eq!(
                         e.current_revision,
                         Some(i.revision + 1),

@@ -97,3 +97,45 @@ fn only_clock_reads_the_time() {
         );
     }
 }
+
+/// docs/protocol.md's error table and `ErrorCode` name the same codes: every code the daemon,
+/// the mesh or the CLI can send is documented, and every documented code is one of them.
+#[test]
+fn the_error_table_is_the_error_codes() {
+    use circe::protocol::ErrorCode;
+    use std::collections::BTreeSet;
+    let doc = source("docs/protocol.md");
+    let table = doc
+        .split("| error code | meaning |")
+        .nth(1)
+        .expect("docs/protocol.md has an error table");
+    let mut documented = BTreeSet::new();
+    for row in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
+        let first = row.split('|').nth(1).unwrap_or_default();
+        for code in first.split('`').skip(1).step_by(2) {
+            assert!(
+                documented.insert(code.to_string()),
+                "{code} is listed twice"
+            );
+        }
+    }
+    let known: BTreeSet<String> = ErrorCode::ALL.iter().map(|c| c.as_str().into()).collect();
+    assert_eq!(
+        ErrorCode::ALL.len(),
+        known.len(),
+        "two variants share a wire string"
+    );
+    let undocumented: Vec<_> = known.difference(&documented).collect();
+    let unknown: Vec<_> = documented.difference(&known).collect();
+    assert!(
+        undocumented.is_empty(),
+        "error codes missing from docs/protocol.md's table: {undocumented:?}"
+    );
+    assert!(
+        unknown.is_empty(),
+        "docs/protocol.md documents codes that are not ErrorCode variants: {unknown:?}"
+    );
+    for code in ErrorCode::ALL {
+        assert_eq!(&ErrorCode::from_wire(code.as_str()), code);
+    }
+}
