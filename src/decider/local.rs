@@ -726,9 +726,7 @@ fn score_element<'s>(
     match action {
         ActionKind::Type if f.class != RoleClass::Editable => return 0.0,
         // A closed list (a <select>) takes a choice, never typed text.
-        ActionKind::Type if element.role == "combobox" && !element.has_state("editable") => {
-            return 0.0
-        }
+        ActionKind::Type if element.is_closed_list() => return 0.0,
         ActionKind::Click if f.class == RoleClass::Editable => factor *= 0.6,
         _ => {}
     }
@@ -1218,9 +1216,8 @@ fn read_scene(reading: &Reading<'_>, words: &Words<'_>, screen: Screen<'_>) -> S
     // Fields that take typed words: not a closed list, not a password.
     let text_field = |i: usize| {
         let e = &screen.observation.elements[i];
-        let closed_list = e.role == "combobox" && !e.has_state("editable");
         structure.facts[i].class == RoleClass::Editable
-            && !closed_list
+            && !e.is_closed_list()
             && !e.label.to_lowercase().contains("passw")
     };
     let any_search_field = (0..n).any(|i| text_field(i) && is_search_field(i));

@@ -582,6 +582,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ("dark", &["dark", "dunkel", "sombre", "oscuro", "night"]),
 ];
 
+/// Prepositions that filter a search by a person or source ("posts by the member X").
+pub const FILTER_PREPOSITIONS: &[&str] = &["by", "from", "von", "par", "de", "por"];
+
 /// Verbs that only say "activate it": they name no particular target.
 pub const ACTIVATE_VERBS: &[&str] = &[
     "list", "browse", "open", "click", "press", "tap", "hit", "choose", "pick", "go", "goto",

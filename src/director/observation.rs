@@ -100,6 +100,11 @@ impl Element {
     pub fn has_state(&self, state: &str) -> bool {
         self.states.iter().any(|s| s == state)
     }
+
+    /// A closed list (a `<select>`): it takes a choice, never typed text.
+    pub fn is_closed_list(&self) -> bool {
+        self.role == "combobox" && !self.has_state("editable")
+    }
 }
 
 /// Why an observation file could not be used.

@@ -327,12 +327,9 @@ fn names_another_form_control(
     }
     let said_concepts = lexicon::concept_ids(&said);
     // "posts by the member X" beside a second field: a filter, maybe that field's value.
-    let filters = text::tokens(text).iter().any(|t| {
-        matches!(
-            t.norm.as_str(),
-            "by" | "from" | "von" | "par" | "de" | "por"
-        )
-    });
+    let filters = text::tokens(text)
+        .iter()
+        .any(|t| lexicon::is_in(lexicon::FILTER_PREPOSITIONS, &t.norm));
     let other_field = (0..observation.elements.len())
         .any(|i| i != field && structure.facts[i].class == super::observation::RoleClass::Editable);
     if filters && other_field {
