@@ -34,4 +34,5 @@ pub mod private;
 pub mod protocol;
 pub mod semantic;
 pub mod store;
+pub mod voice;
 pub mod weather;
