@@ -21,9 +21,24 @@ use crate::interaction::QUESTION_TTL_MS;
 use crate::model::{Choice, Goal, Operation, Question, StepResult};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use std::ops::ControlFlow::{self, Break, Continue};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// One phase of the recipe: it hands its result on (`Continue`) or ends the operation with an
+/// outcome (`Break`); `Err` is a journal failure, which leaves the outcome unknown.
+type Phase<T> = Result<ControlFlow<ExecOutcome, T>, String>;
+
+/// The result of a phase, or return its outcome from `run_steps`.
+macro_rules! proceed {
+    ($phase:expr) => {
+        match $phase? {
+            Continue(v) => v,
+            Break(outcome) => return Ok(outcome),
+        }
+    };
+}
 
 /// Quiet period that counts as "settled", and the most one settle may wait.
 const QUIET: Duration = Duration::from_millis(120);
@@ -151,14 +166,71 @@ impl DesktopExecutor {
     }
 
     async fn run_steps(&self, op: &Operation, cx: &RunContext<'_>) -> Result<ExecOutcome, String> {
+        let want = proceed!(self.preflight(op).await);
+        self.desktop.watch_human().await;
+        let mut done: Vec<String> = Vec::new();
+
+        // 1. Which file: the file manager's selection, the request's name, or the answer.
+        let (file, on_disk) = proceed!(self.choose_file(op, &want, cx).await);
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+
+        // 2. The editor window showing that file: found, or opened.
+        proceed!(self.checkpoint(op, cx, &done).await);
+        let window = proceed!(self.open_editor(&file, &name, cx).await);
+        done.push(format!("opened {name}"));
+
+        // 3. Observe the editor: a dialog owns its input? unsaved changes?
+        let editing = proceed!(
+            self.read_editor(op, &window, &file, &name, &on_disk, &want)
+                .await
+        );
+
+        // 4. Change only the heading line.
+        proceed!(self.checkpoint(op, cx, &done).await);
+        proceed!(self.change_heading(cx, &window, &editing, &want).await);
+        done.push(format!("changed the heading to \"{}\"", want.heading));
+
+        // 5. Save, and read the file back.
+        let mut save_unknown = false;
+        if want.save {
+            proceed!(self.checkpoint(op, cx, &done).await);
+            save_unknown = proceed!(self.save(cx, &window, &file, &name, &editing, &want).await);
+            done.push(format!("saved {name}"));
+        }
+
+        // 6. Reveal the same file and check the file manager selects it.
+        let mut revealed = None;
+        if want.reveal {
+            proceed!(self.checkpoint(op, cx, &done).await);
+            let title = proceed!(self.reveal(cx, &file, &name, &done).await);
+            done.push(format!("showed it in {title}"));
+            revealed = Some(title);
+        }
+        let mut summary = sentence(&done);
+        if save_unknown {
+            summary.push_str(
+                " (the connection dropped after Save; reading the file confirmed it was saved)",
+            );
+        }
+        Ok(ExecOutcome::Completed {
+            summary: format!("{summary}."),
+            data: json!({ "file": file.display().to_string(), "heading": want.heading, "revealedIn": revealed, "saveWasUnknown": save_unknown }),
+        })
+    }
+
+    /// What the request asks for, once the desktop is ready and no takeover said stop.
+    async fn preflight(&self, op: &Operation) -> Phase<EditRequest> {
         if op.arguments.get("takeover").map(String::as_str) == Some("stop") {
-            return Ok(ExecOutcome::Blocked {
+            return Ok(Break(ExecOutcome::Blocked {
                 reason: "stopped where you took over; nothing more was done".into(),
-            });
+            }));
         }
         let want = match EditRequest::from_arguments(&op.arguments) {
             Ok(w) => w,
-            Err(reason) => return Ok(ExecOutcome::Blocked { reason }),
+            Err(reason) => return Ok(Break(ExecOutcome::Blocked { reason })),
         };
         let ready = self.refresh_status().await;
         if ready["ready"] != true {
@@ -166,12 +238,26 @@ impl DesktopExecutor {
                 .as_str()
                 .unwrap_or("the desktop is not ready")
                 .to_string();
-            return Ok(ExecOutcome::Blocked { reason });
+            return Ok(Break(ExecOutcome::Blocked { reason }));
         }
-        self.desktop.watch_human().await;
-        let mut done: Vec<String> = Vec::new();
+        Ok(Continue(want))
+    }
 
-        // 1. Which file: the file manager's selection, the request's name, or the answer.
+    /// Right before a mutation: stopped, superseded, or a person using the desktop pauses here.
+    async fn checkpoint(&self, op: &Operation, cx: &RunContext<'_>, done: &[String]) -> Phase<()> {
+        Ok(match self.gate(cx).await {
+            Some(g) => Break(self.paused(op, g, done)),
+            None => Continue(()),
+        })
+    }
+
+    /// The file to edit and its text on disk (step 1).
+    async fn choose_file(
+        &self,
+        op: &Operation,
+        want: &EditRequest,
+        cx: &RunContext<'_>,
+    ) -> Phase<(PathBuf, String)> {
         let step = begin(
             cx,
             "look for the selected file",
@@ -180,9 +266,9 @@ impl DesktopExecutor {
             false,
         )
         .await?;
-        let found = match self.find_file(op, &want).await {
+        let found = match self.find_file(op, want).await {
             Ok(f) => f,
-            Err(e) => return blocked(cx, step, e.to_string()).await,
+            Err(e) => return blocked(cx, step, e.to_string()).await.map(Break),
         };
         let file = match found {
             Found::File(path, evidence) => {
@@ -192,43 +278,40 @@ impl DesktopExecutor {
             Found::Ask(prompt, choices, evidence) => {
                 end(cx, step, StepResult::Applied, evidence).await?;
                 if choices.is_empty() {
-                    return Ok(ExecOutcome::Blocked { reason: prompt });
+                    return Ok(Break(ExecOutcome::Blocked { reason: prompt }));
                 }
-                return Ok(self.question(op, "file", prompt, choices));
+                return Ok(Break(self.question(op, "file", prompt, choices)));
             }
             Found::Blocked(reason, evidence) => {
                 end(cx, step, StepResult::NotApplied, evidence).await?;
-                return Ok(ExecOutcome::Blocked { reason });
+                return Ok(Break(ExecOutcome::Blocked { reason }));
             }
         };
-        let name = file
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
         let on_disk = match std::fs::read_to_string(&file) {
             Ok(t) => t,
             Err(e) => {
-                return Ok(ExecOutcome::Blocked {
+                return Ok(Break(ExecOutcome::Blocked {
                     reason: format!("cannot read {}: {e}", file.display()),
-                })
+                }))
             }
         };
         if task::heading_line(&on_disk).is_none() {
-            return Ok(ExecOutcome::Blocked {
+            let name = file.file_name().unwrap_or_default().to_string_lossy();
+            return Ok(Break(ExecOutcome::Blocked {
                 reason: format!("{name} has no heading line to change; nothing was done"),
-            });
+            }));
         }
+        Ok(Continue((file, on_disk)))
+    }
 
-        // 2. The editor window showing that file: found, or opened.
-        if let Some(g) = self.gate(cx).await {
-            return Ok(self.paused(op, g, &done));
-        }
+    /// The editor window showing the file (step 2).
+    async fn open_editor(&self, file: &Path, name: &str, cx: &RunContext<'_>) -> Phase<WindowRef> {
         let mut args = BTreeMap::from([("file".to_string(), file.display().to_string())]);
         args.insert("app".into(), EDITOR.into());
         let step = begin(cx, &format!("open {name} in the editor"), args, None, false).await?;
-        let window = match self.editor_window(&file).await {
+        let window = match self.editor_window(file).await {
             Ok(w) => w,
-            Err(e) => return blocked(cx, step, e).await,
+            Err(e) => return blocked(cx, step, e).await.map(Break),
         };
         let into_editor = Transition {
             source: FILE_MANAGER.into(),
@@ -242,32 +325,43 @@ impl DesktopExecutor {
             json!({ "window": window, "transition": into_editor }),
         )
         .await?;
-        done.push(format!("opened {name}"));
+        Ok(Continue(window))
+    }
 
-        // 3. Observe the editor: a dialog owns its input? unsaved changes?
-        let obs = match self.desktop.observe(&window, Page::ALL).await {
+    /// What the editor shows, and the one-line edit to make there (step 3). A dialog, unsaved
+    /// changes the person did not include, or no heading line end the recipe before any change.
+    async fn read_editor(
+        &self,
+        op: &Operation,
+        window: &WindowRef,
+        file: &Path,
+        name: &str,
+        on_disk: &str,
+        want: &EditRequest,
+    ) -> Phase<Editing> {
+        let obs = match self.desktop.observe(window, Page::ALL).await {
             Ok(o) => o,
             Err(e) => {
-                return Ok(ExecOutcome::Blocked {
+                return Ok(Break(ExecOutcome::Blocked {
                     reason: e.to_string(),
-                })
+                }))
             }
         };
         if let Some(d) = &obs.dialog {
-            return Ok(ExecOutcome::Blocked {
+            return Ok(Break(ExecOutcome::Blocked {
                 reason: format!(
                     "{} shows a dialog \"{}\" ({}); close it, then ask again. Nothing was changed",
                     window.app, d.title, d.text
                 ),
-            });
+            }));
         }
         let Some(text_id) = document(&obs) else {
-            return Ok(ExecOutcome::Blocked {
+            return Ok(Break(ExecOutcome::Blocked {
                 reason: format!(
                     "no editable text in \"{}\"; nothing was changed",
                     window.title
                 ),
-            });
+            }));
         };
         let handle = obs.handles[&text_id].clone();
         let buffer = self
@@ -275,18 +369,17 @@ impl DesktopExecutor {
             .read_text(&handle)
             .await
             .map_err(|e| e.to_string())?;
-        let modified =
-            task::title_shows(&window.title, &file).unwrap_or(false) || buffer != on_disk;
+        let modified = task::title_shows(&window.title, file).unwrap_or(false) || buffer != on_disk;
         if modified {
             match op.arguments.get("unsaved").map(String::as_str) {
                 Some("include") => {}
                 Some(_) => {
-                    return Ok(ExecOutcome::Blocked {
+                    return Ok(Break(ExecOutcome::Blocked {
                         reason: format!("{name} has unsaved changes in the editor; I left it as it was"),
-                    })
+                    }))
                 }
                 None => {
-                    return Ok(self.question(
+                    return Ok(Break(self.question(
                         op,
                         "unsaved",
                         format!("{name} has unsaved changes in the editor. Saving keeps them along with the new heading. Include them, or leave it?"),
@@ -294,37 +387,50 @@ impl DesktopExecutor {
                             Choice { key: "include".into(), label: "include them".into() },
                             Choice { key: "leave".into(), label: "leave it".into() },
                         ],
-                    ))
+                    )))
                 }
             }
         }
         let Some(edit) = task::heading_edit(&buffer, &want.heading) else {
-            return Ok(ExecOutcome::Blocked {
+            return Ok(Break(ExecOutcome::Blocked {
                 reason: format!("{name} has no heading line in the editor; nothing was changed"),
-            });
+            }));
         };
+        Ok(Continue(Editing {
+            revision: obs.revision,
+            text_id,
+            handle,
+            buffer,
+            edit,
+        }))
+    }
 
-        // 4. Change only the heading line.
-        if let Some(g) = self.gate(cx).await {
-            return Ok(self.paused(op, g, &done));
-        }
+    /// Replace the heading line and read the text back (step 4).
+    async fn change_heading(
+        &self,
+        cx: &RunContext<'_>,
+        window: &WindowRef,
+        editing: &Editing,
+        want: &EditRequest,
+    ) -> Phase<()> {
+        let edit = &editing.edit;
         let args = BTreeMap::from([
-            ("target".to_string(), text_id.clone()),
+            ("target".to_string(), editing.text_id.clone()),
             ("heading".to_string(), edit.text.clone()),
         ]);
-        let observed = format!("{} revision {}", window.title, obs.revision);
+        let observed = format!("{} revision {}", window.title, editing.revision);
         let step = begin(
             cx,
             &format!("change the heading to \"{}\"", want.heading),
             args,
-            Some(observed.clone()),
+            Some(observed),
             true,
         )
         .await?;
         let action = DesktopAction {
             window: window.clone(),
-            revision: obs.revision,
-            target: InputTarget::Element(handle.clone()),
+            revision: editing.revision,
+            target: InputTarget::Element(editing.handle.clone()),
             act: Act::ReplaceText {
                 start: edit.start,
                 end: edit.end,
@@ -333,18 +439,17 @@ impl DesktopExecutor {
             may_open_modal: false,
         };
         if let Err(e) = self.desktop.act(&action).await {
-            let r = if e.maybe_applied() {
-                StepResult::Unknown
-            } else {
-                StepResult::NotApplied
-            };
-            end(cx, step, r, json!({ "error": e.to_string() })).await?;
-            return Ok(outcome_of(&e, "changing the heading"));
+            end(cx, step, failed_step(&e), json!({ "error": e.to_string() })).await?;
+            return Ok(Break(outcome_of(
+                &e,
+                "changing the heading",
+                "nothing was changed",
+            )));
         }
         let settled = self.desktop.settle(QUIET, SETTLE_CAP).await;
         let now = self
             .desktop
-            .read_text(&handle)
+            .read_text(&editing.handle)
             .await
             .map_err(|e| e.to_string())?;
         if now != edit.after {
@@ -355,9 +460,9 @@ impl DesktopExecutor {
                 json!({ "settled": settled, "error": "the text is not what was written" }),
             )
             .await?;
-            return Ok(ExecOutcome::Unknown {
+            return Ok(Break(ExecOutcome::Unknown {
                 reason: "the editor's text is not what I wrote; someone may be typing".into(),
-            });
+            }));
         }
         end(
             cx,
@@ -366,161 +471,138 @@ impl DesktopExecutor {
             json!({ "settled": settled, "line": edit.text }),
         )
         .await?;
-        done.push(format!("changed the heading to \"{}\"", want.heading));
+        Ok(Continue(()))
+    }
 
-        // 5. Save, and read the file back.
+    /// Save and read the file back until it shows the edit (step 5). Continues with whether the
+    /// save itself was unknown (sent, then the connection went) and only the read settled it.
+    async fn save(
+        &self,
+        cx: &RunContext<'_>,
+        window: &WindowRef,
+        file: &Path,
+        name: &str,
+        editing: &Editing,
+        want: &EditRequest,
+    ) -> Phase<bool> {
+        let obs = match self.desktop.observe(window, Page::ALL).await {
+            Ok(o) => o,
+            Err(e) => {
+                return Ok(Break(ExecOutcome::Blocked {
+                    reason: format!("{e}; the heading is changed but not saved"),
+                }))
+            }
+        };
+        let save = obs
+            .find("menuitem", "Save")
+            .into_iter()
+            .next()
+            .map(|(_, h)| h.clone());
+        let (target, act, how) = match save {
+            Some(h) => (InputTarget::Element(h), Act::Activate, "the Save menu item"),
+            None => (
+                InputTarget::Window(window.clone()),
+                Act::Keys(vec!["Control_L".into(), "s".into()]),
+                "Ctrl+S",
+            ),
+        };
+        let mut step = begin(
+            cx,
+            &format!("save {name}"),
+            BTreeMap::from([("via".to_string(), how.to_string())]),
+            Some(format!("{} revision {}", window.title, obs.revision)),
+            true,
+        )
+        .await?;
+        let action = DesktopAction {
+            window: window.clone(),
+            revision: obs.revision,
+            target,
+            act,
+            may_open_modal: true,
+        };
         let mut save_unknown = false;
-        if want.save {
-            if let Some(g) = self.gate(cx).await {
-                return Ok(self.paused(op, g, &done));
+        if let Err(e) = self.desktop.act(&action).await {
+            end(cx, step, failed_step(&e), json!({ "error": e.to_string() })).await?;
+            if !e.maybe_applied() {
+                return Ok(Break(ExecOutcome::Blocked {
+                    reason: format!("{e}; the heading is changed but not saved"),
+                }));
             }
-            let obs = match self.desktop.observe(&window, Page::ALL).await {
-                Ok(o) => o,
-                Err(e) => {
-                    return Ok(ExecOutcome::Blocked {
-                        reason: format!("{e}; the heading is changed but not saved"),
-                    })
-                }
-            };
-            let save = obs
-                .find("menuitem", "Save")
-                .into_iter()
-                .next()
-                .map(|(_, h)| h.clone());
-            let (target, act, how) = match save {
-                Some(h) => (InputTarget::Element(h), Act::Activate, "the Save menu item"),
-                None => (
-                    InputTarget::Window(window.clone()),
-                    Act::Keys(vec!["Control_L".into(), "s".into()]),
-                    "Ctrl+S",
-                ),
-            };
-            let step = begin(
+            // Sent, then the connection went: the save is unknown until a read settles it.
+            save_unknown = true;
+            step = begin(
                 cx,
-                &format!("save {name}"),
-                BTreeMap::from([("via".to_string(), how.to_string())]),
-                Some(format!("{} revision {}", window.title, obs.revision)),
-                true,
-            )
-            .await?;
-            let action = DesktopAction {
-                window: window.clone(),
-                revision: obs.revision,
-                target,
-                act,
-                may_open_modal: true,
-            };
-            let sent = self.desktop.act(&action).await;
-            if let Err(e) = &sent {
-                if !e.maybe_applied() {
-                    end(
-                        cx,
-                        step,
-                        StepResult::NotApplied,
-                        json!({ "error": e.to_string() }),
-                    )
-                    .await?;
-                    return Ok(ExecOutcome::Blocked {
-                        reason: format!("{e}; the heading is changed but not saved"),
-                    });
-                }
-                // Sent, then the connection went: the save is unknown until a read settles it.
-                end(
-                    cx,
-                    step,
-                    StepResult::Unknown,
-                    json!({ "error": e.to_string() }),
-                )
-                .await?;
-                save_unknown = true;
-            }
-            let step = if save_unknown {
-                begin(
-                    cx,
-                    &format!("read {name} to settle whether it was saved"),
-                    BTreeMap::new(),
-                    None,
-                    false,
-                )
-                .await?
-            } else {
-                step
-            };
-            let verdict = wait_for_file(&file, &buffer, &want.heading).await;
-            match verdict {
-                Ok(()) => {
-                    end(cx, step, StepResult::Applied, json!({ "read": file.display().to_string(), "heading": edit.text, "settledUnknownSave": save_unknown })).await?;
-                    done.push(format!("saved {name}"));
-                }
-                Err(why) => {
-                    end(
-                        cx,
-                        step,
-                        StepResult::Unknown,
-                        json!({ "read": file.display().to_string(), "error": why }),
-                    )
-                    .await?;
-                    return Ok(ExecOutcome::Unknown {
-                        reason: format!("after Save, {name} on disk does not show it: {why}"),
-                    });
-                }
-            }
-        }
-
-        // 6. Reveal the same file and check the file manager selects it.
-        let mut revealed = None;
-        if want.reveal {
-            if let Some(g) = self.gate(cx).await {
-                return Ok(self.paused(op, g, &done));
-            }
-            let step = begin(
-                cx,
-                &format!("show {name} in the file manager"),
-                BTreeMap::from([("file".to_string(), file.display().to_string())]),
+                &format!("read {name} to settle whether it was saved"),
+                BTreeMap::new(),
                 None,
                 false,
             )
             .await?;
-            if let Err(e) = self.desktop.show_items(std::slice::from_ref(&file)).await {
-                let r = if e.maybe_applied() {
-                    StepResult::Unknown
-                } else {
-                    StepResult::NotApplied
+        }
+        match wait_for_file(file, &editing.buffer, &want.heading).await {
+            Ok(()) => {
+                end(cx, step, StepResult::Applied, json!({ "read": file.display().to_string(), "heading": editing.edit.text, "settledUnknownSave": save_unknown })).await?;
+                Ok(Continue(save_unknown))
+            }
+            Err(why) => {
+                end(
+                    cx,
+                    step,
+                    StepResult::Unknown,
+                    json!({ "read": file.display().to_string(), "error": why }),
+                )
+                .await?;
+                Ok(Break(ExecOutcome::Unknown {
+                    reason: format!("after Save, {name} on disk does not show it: {why}"),
+                }))
+            }
+        }
+    }
+
+    /// Ask the file manager to show the file and wait until it is selected (step 6); the title
+    /// of the window that shows it.
+    async fn reveal(
+        &self,
+        cx: &RunContext<'_>,
+        file: &Path,
+        name: &str,
+        done: &[String],
+    ) -> Phase<String> {
+        let step = begin(
+            cx,
+            &format!("show {name} in the file manager"),
+            BTreeMap::from([("file".to_string(), file.display().to_string())]),
+            None,
+            false,
+        )
+        .await?;
+        if let Err(e) = self.desktop.show_items(&[file.to_path_buf()]).await {
+            end(cx, step, failed_step(&e), json!({ "error": e.to_string() })).await?;
+            let kept = format!("{} done", done.join(", "));
+            return Ok(Break(outcome_of(
+                &e,
+                "showing it in the file manager",
+                &kept,
+            )));
+        }
+        match self.wait_selected(file).await {
+            Ok(title) => {
+                let t = Transition {
+                    source: EDITOR.into(),
+                    destination: FILE_MANAGER.into(),
+                    observed: format!("{name} is selected in \"{title}\""),
                 };
-                end(cx, step, r, json!({ "error": e.to_string() })).await?;
-                return Ok(ExecOutcome::Blocked {
-                    reason: format!("{e}; {} done", done.join(", ")),
-                });
+                end(cx, step, StepResult::Applied, json!({ "transition": t })).await?;
+                Ok(Continue(title))
             }
-            match self.wait_selected(&file).await {
-                Ok(title) => {
-                    let t = Transition {
-                        source: EDITOR.into(),
-                        destination: FILE_MANAGER.into(),
-                        observed: format!("{name} is selected in \"{title}\""),
-                    };
-                    end(cx, step, StepResult::Applied, json!({ "transition": t })).await?;
-                    done.push(format!("showed it in {title}"));
-                    revealed = Some(title);
-                }
-                Err(why) => {
-                    end(cx, step, StepResult::Unknown, json!({ "error": why })).await?;
-                    return Ok(ExecOutcome::Unknown {
-                        reason: format!("asked the file manager to show {name}, but {why}"),
-                    });
-                }
+            Err(why) => {
+                end(cx, step, StepResult::Unknown, json!({ "error": why })).await?;
+                Ok(Break(ExecOutcome::Unknown {
+                    reason: format!("asked the file manager to show {name}, but {why}"),
+                }))
             }
         }
-        let mut summary = sentence(&done);
-        if save_unknown {
-            summary.push_str(
-                " (the connection dropped after Save; reading the file confirmed it was saved)",
-            );
-        }
-        Ok(ExecOutcome::Completed {
-            summary: format!("{summary}."),
-            data: json!({ "file": file.display().to_string(), "heading": want.heading, "revealedIn": revealed, "saveWasUnknown": save_unknown }),
-        })
     }
 
     async fn find_file(&self, op: &Operation, want: &EditRequest) -> Result<Found, DesktopError> {
@@ -662,6 +744,16 @@ enum Found {
     Blocked(String, Value),
 }
 
+/// The editor as read before the change: its observation's revision, the document element,
+/// its text, and the one-line edit to make.
+struct Editing {
+    revision: u64,
+    text_id: String,
+    handle: super::Handle,
+    buffer: String,
+    edit: task::HeadingEdit,
+}
+
 /// The files a file-manager observation lists: (path, selected). The folder is the location
 /// bar's text; a row's name cell is a cell whose label is a file in that folder.
 pub fn files_in(obs: &DesktopObservation) -> Vec<(PathBuf, bool)> {
@@ -721,15 +813,25 @@ async fn wait_for_file(file: &Path, buffer: &str, heading: &str) -> Result<(), S
     }
 }
 
-fn outcome_of(e: &DesktopError, what: &str) -> ExecOutcome {
+fn outcome_of(e: &DesktopError, what: &str, kept: &str) -> ExecOutcome {
     if e.maybe_applied() {
         ExecOutcome::Unknown {
             reason: format!("{what}: {e}"),
         }
     } else {
         ExecOutcome::Blocked {
-            reason: format!("{what}: {e}; nothing was changed"),
+            reason: format!("{what}: {e}; {kept}"),
         }
+    }
+}
+
+/// What a failed desktop call means for its step: it may have acted (unknown until a read
+/// settles it), or it certainly did not.
+fn failed_step(e: &DesktopError) -> StepResult {
+    if e.maybe_applied() {
+        StepResult::Unknown
+    } else {
+        StepResult::NotApplied
     }
 }
 
