@@ -35,7 +35,7 @@ pub enum EvalError {
         source: serde_json::Error,
     },
     #[error(transparent)]
-    Observation(#[from] director::ObservationError),
+    Observation(#[from] ObservationError),
     #[error("no *.jsonl cases under {0}")]
     Empty(String),
 }
@@ -339,7 +339,7 @@ pub fn run_corpus_with(
             })?;
             let obs_path = dir.join(&case.observation);
             if !observations.contains_key(&obs_path) {
-                let o = director::load_observation(&obs_path)?;
+                let o = load_observation(&obs_path)?;
                 observations.insert(obs_path.clone(), o);
             }
             let observation = &observations[&obs_path];
@@ -655,6 +655,34 @@ fn entity_json(e: &EntityRef) -> Value {
         EntityRef::Provider { node, id } => json!({"node": node, "provider": id}),
         EntityRef::Model { provider, id } => json!({"provider": provider, "model": id}),
     }
+}
+
+/// Why an observation file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ObservationError {
+    #[error("cannot read observation {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("observation {path} is not valid JSON: {source}")]
+    Parse {
+        path: String,
+        source: serde_json::Error,
+    },
+}
+
+/// Reads an observation file in the eval README format.
+pub fn load_observation(path: &std::path::Path) -> Result<Observation, ObservationError> {
+    let shown = path.display().to_string();
+    let raw = std::fs::read_to_string(path).map_err(|source| ObservationError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    serde_json::from_str(&raw).map_err(|source| ObservationError::Parse {
+        path: shown,
+        source,
+    })
 }
 
 #[cfg(test)]

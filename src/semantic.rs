@@ -18,8 +18,7 @@ use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
-use crate::director::observation::Similarity;
-use crate::director::{Element, Observation};
+use crate::model::{Element, Observation, Similarity};
 
 /// The files the model needs, with their pinned sha256 (the same pins as
 /// `scripts/install-model`; upstream revision 1110a243 of

@@ -52,7 +52,7 @@ pub struct DeviceRecord {
     pub id: String,
     pub name: String,
     pub role: String,
-    pub scopes: Vec<crate::mesh::policy::Capability>,
+    pub scopes: Vec<crate::model::Capability>,
     pub created_at: Millis,
     pub last_seen: Option<Millis>,
     pub revoked_at: Option<Millis>,

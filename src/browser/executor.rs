@@ -88,7 +88,7 @@ impl BrowserExecutor {
         &self,
         request: &str,
         observation: &Observation,
-    ) -> Option<director::observation::Similarity> {
+    ) -> Option<crate::model::Similarity> {
         let semantic = self.semantic.clone()?;
         let (request, observation) = (request.to_string(), observation.clone());
         let task = tokio::task::spawn_blocking(move || semantic.similarity(&request, &observation));
@@ -559,10 +559,10 @@ fn lower_first(s: &str) -> String {
 /// (and click nothing) instead of offering unrelated visible candidates.
 fn aimed_under_an_overlay(envelope: &Envelope, raw: &Value) -> Option<String> {
     let covered = raw.get("covered")?.as_array()?;
-    let elements: Vec<director::Element> = covered
+    let elements: Vec<crate::model::Element> = covered
         .iter()
         .filter_map(|c| {
-            Some(director::Element {
+            Some(crate::model::Element {
                 id: c.get("id")?.as_str()?.to_string(),
                 role: c
                     .get("role")
@@ -579,7 +579,7 @@ fn aimed_under_an_overlay(envelope: &Envelope, raw: &Value) -> Option<String> {
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .to_string(),
-                ..director::Element::default()
+                ..crate::model::Element::default()
             })
         })
         .collect();
@@ -737,7 +737,7 @@ fn sentence(parts: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::director::Element;
+    use crate::model::Element;
 
     fn page() -> Observation {
         let el = |id: &str, role: &str, label: &str, n: Option<u32>| Element {

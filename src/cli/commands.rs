@@ -147,7 +147,7 @@ pub fn ground(paths: &Paths, args: GroundArgs, json: bool) -> anyhow::Result<i32
         typed,
         text,
     } = args;
-    let mut observation = crate::director::load_observation(&observation)?;
+    let mut observation = crate::eval::load_observation(&observation)?;
     let text = text.join(" ");
     // The semantic signal, when its model is installed (as `circe eval`).
     if let Ok(semantic) =

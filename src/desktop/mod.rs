@@ -23,8 +23,8 @@ pub mod macos;
 #[cfg(target_os = "windows")]
 pub mod windows;
 
-use crate::director::Element;
 use crate::executor::BoxFuture;
+use crate::model::Element;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -87,7 +87,7 @@ pub struct DesktopObservation {
     pub revision: u64,
     pub focused: Option<String>,
     pub dialog: Option<Dialog>,
-    pub observation: crate::director::Observation,
+    pub observation: crate::model::Observation,
     /// Element id → handle, for every element on this page.
     pub handles: BTreeMap<String, Handle>,
     pub page: Page,

@@ -9,8 +9,7 @@
 //! routes work; then content as a span of the user's own words; then the
 //! action and target among what the observation supports.
 //!
-//! Architecture invariant: pure. No I/O (except [`load_observation`], a
-//! helper kept apart from the logic), no clock, no async, never fails: every
+//! Architecture invariant: pure. No I/O, no clock, no async, never fails: every
 //! problem is a `Clarify` or a `Reject`. Closed-choice questions go through
 //! the [`Decider`] seam; [`prepare`] and [`Prepared::conclude`] let an async
 //! caller put them to a remote decider without this module knowing.
@@ -25,9 +24,7 @@ pub mod turn;
 pub mod types;
 pub mod utterance;
 
-pub use observation::{
-    load_observation, Element, Observation, ObservationError, Structure, Surface,
-};
+pub use observation::{Element, Observation, Structure, Surface};
 pub use types::*;
 
 use crate::decider::{Answer, Ask, Decider};

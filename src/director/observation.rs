@@ -1,139 +1,15 @@
-//! The observation of a screen: what is on it now, in reading order.
-//!
-//! This module owns the element format of `shared/eval/README.md` and the
-//! structure the Director derives from it (numbered list items, primary links,
-//! bylines, section numbers, interchangeable duplicates). Derivation is pure:
-//! the same observation always gives the same facts. Reading a file is the one
-//! I/O helper here, [`load_observation`], kept apart from the logic.
+//! The structure the Director derives from an observation (numbered list items, primary links,
+//! bylines, section numbers, interchangeable duplicates). The observation itself (the element
+//! format of `shared/eval/README.md`) is plain data in `crate::model::observation`. Derivation is
+//! pure: the same observation always gives the same facts.
 
 use std::collections::HashMap;
-use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+pub use crate::model::observation::{
+    Element, NameSource, Observation, Similarity, Surface, Unobserved,
+};
 
 use super::text::{self, Token};
-
-/// One observation of a screen (browser tab or desktop window).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Observation {
-    #[serde(default)]
-    pub surface: Surface,
-    #[serde(default)]
-    pub app: String,
-    #[serde(default)]
-    pub title: String,
-    #[serde(default)]
-    pub url: String,
-    #[serde(default)]
-    pub elements: Vec<Element>,
-    /// Where the browser connector took names and descriptions from: Chrome's accessibility
-    /// tree, the DOM (the debugger was not available, with the reason), or both.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub names: Option<NameSource>,
-    /// Frames on screen whose content could not be observed (never silently missing).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unobserved: Vec<Unobserved>,
-    /// How close in meaning the request is to each element, when a caller
-    /// computed it (src/semantic.rs); never read from or written to files.
-    #[serde(skip)]
-    pub similarity: Option<Similarity>,
-}
-
-/// `names` of an observation: `accessibility`, `dom` or `mixed`, and why not all from the tree.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct NameSource {
-    pub source: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
-
-/// A frame on screen that was not observed, and why.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Unobserved {
-    pub url: String,
-    #[serde(default)]
-    pub reason: String,
-}
-
-/// Cosine similarities from a sentence-embedding model, one per element in
-/// order: `text` compares the request with each element's label, description
-/// and context; `label` compares the request's words that no element says
-/// ("respond" in "respond to lucaspiller") with each element's own name.
-/// Data, not a model: the Director stays pure.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Similarity {
-    pub text: Vec<f32>,
-    pub label: Vec<f32>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Surface {
-    #[default]
-    Browser,
-    Desktop,
-}
-
-/// One element on screen. `ordinal`/`of` count elements with the same label.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Element {
-    pub id: String,
-    #[serde(default)]
-    pub role: String,
-    #[serde(default)]
-    pub label: String,
-    #[serde(default)]
-    pub context: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ordinal: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub of: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub states: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-}
-
-impl Element {
-    pub fn has_state(&self, state: &str) -> bool {
-        self.states.iter().any(|s| s == state)
-    }
-
-    /// A closed list (a `<select>`): it takes a choice, never typed text.
-    pub fn is_closed_list(&self) -> bool {
-        self.role == "combobox" && !self.has_state("editable")
-    }
-}
-
-/// Why an observation file could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ObservationError {
-    #[error("cannot read observation {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("observation {path} is not valid JSON: {source}")]
-    Parse {
-        path: String,
-        source: serde_json::Error,
-    },
-}
-
-/// Reads an observation file in the eval README format.
-pub fn load_observation(path: &Path) -> Result<Observation, ObservationError> {
-    let shown = path.display().to_string();
-    let raw = std::fs::read_to_string(path).map_err(|source| ObservationError::Read {
-        path: shown.clone(),
-        source,
-    })?;
-    serde_json::from_str(&raw).map_err(|source| ObservationError::Parse {
-        path: shown,
-        source,
-    })
-}
 
 /// What kind of thing an element is, for role/action compatibility.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

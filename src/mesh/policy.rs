@@ -80,41 +80,7 @@ fn normalize_host(host: &str) -> String {
     }
 }
 
-/// What a device may do. The phone default is every capability but the last two.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "camelCase")]
-pub enum Capability {
-    /// Read state and subscribe to changes.
-    Read,
-    /// Submit a new request or a correction.
-    Submit,
-    /// Answer a pending question.
-    Answer,
-    /// Confirm a pending approval.
-    Confirm,
-    /// Stop an operation; always honoured.
-    Stop,
-    /// Change settings or preferences.
-    Settings,
-    /// Pair, approve or revoke devices.
-    Devices,
-}
-
-impl Capability {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Capability::Read => "read",
-            Capability::Submit => "submit",
-            Capability::Answer => "answer",
-            Capability::Confirm => "confirm",
-            Capability::Stop => "stop",
-            Capability::Settings => "settings",
-            Capability::Devices => "devices",
-        }
-    }
-}
+pub use crate::model::Capability;
 
 /// The scope a paired phone (or controller) gets.
 pub const PHONE_SCOPE: &[Capability] = &[

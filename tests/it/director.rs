@@ -368,7 +368,7 @@ fn the_second_one_answers_a_screen_clarification_and_resumes_the_request() {
 fn a_misheard_verb_never_becomes_open() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/grounding/observations/news-fixture.json");
-    let observation = circe::director::load_observation(&path).unwrap();
+    let observation = circe::eval::load_observation(&path).unwrap();
     for text in [
         "upboat the tiny rust database",
         "hyde the sqlite story",
@@ -404,7 +404,7 @@ fn a_misheard_verb_never_becomes_open() {
 fn a_clear_lead_acts_below_the_act_gate_and_a_close_one_asks() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/grounding/observations/shop-fixture.json");
-    let observation = circe::director::load_observation(&path).unwrap();
+    let observation = circe::eval::load_observation(&path).unwrap();
     let ground = |text: &str| {
         circe::eval::ground_text(&observation, text, &circe::decider::local::LocalDecider)
     };

@@ -62,7 +62,7 @@ fn page(name: &str) -> director::Observation {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/grounding/observations")
         .join(name);
-    director::load_observation(&path).expect("observation")
+    circe::eval::load_observation(&path).expect("observation")
 }
 
 fn decide(page_file: &str, text: &str, with_meaning: bool) -> Decision {

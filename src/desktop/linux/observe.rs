@@ -6,7 +6,7 @@ use super::{timed, Conn};
 use crate::desktop::{
     translate, DesktopError, DesktopObservation, DesktopResult, Dialog, Handle, Page, WindowRef,
 };
-use crate::director::{Element, Observation, Surface};
+use crate::model::{Element, Observation, Surface};
 use atspi::proxy::accessible::{AccessibleProxy, ObjectRefExt};
 use atspi::proxy::cache::CacheProxy;
 use atspi::proxy::proxy_ext::ProxyExt;

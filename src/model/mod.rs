@@ -4,6 +4,10 @@
 //! Times are milliseconds since the Unix epoch, passed in by the caller (see `clock.rs`).
 //! These types are also the wire format of the control API, so field names are stable.
 
+pub mod observation;
+
+pub use observation::{Element, NameSource, Observation, Similarity, Surface, Unobserved};
+
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use uuid::Uuid;
@@ -335,4 +339,41 @@ pub struct Operation {
     pub outcome: Option<Outcome>,
     pub accepted_at: Millis,
     pub updated_at: Millis,
+}
+
+/// What a device may do (the mesh's scopes). The phone default is every capability but the last
+/// two.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "camelCase")]
+pub enum Capability {
+    /// Read state and subscribe to changes.
+    Read,
+    /// Submit a new request or a correction.
+    Submit,
+    /// Answer a pending question.
+    Answer,
+    /// Confirm a pending approval.
+    Confirm,
+    /// Stop an operation; always honoured.
+    Stop,
+    /// Change settings or preferences.
+    Settings,
+    /// Pair, approve or revoke devices.
+    Devices,
+}
+
+impl Capability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::Read => "read",
+            Capability::Submit => "submit",
+            Capability::Answer => "answer",
+            Capability::Confirm => "confirm",
+            Capability::Stop => "stop",
+            Capability::Settings => "settings",
+            Capability::Devices => "devices",
+        }
+    }
 }
