@@ -15,7 +15,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::decider::Decider;
+use crate::director::decider::Decider;
 use crate::director::{
     self, Action, Alternative, Decision, Direction, EntityRef, Envelope, InputMode, Observation,
     Snapshot,

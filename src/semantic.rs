@@ -5,7 +5,7 @@
 //! Director does neither. Callers (the browser executor, `circe eval`) compute
 //! a [`Similarity`] here and put it on the observation before calling the
 //! Director, whose local decider uses it as one more feature under the same
-//! gates (`decider::semantic`). When the model is absent the signal is off and
+//! gates (`director::semantic`). When the model is absent the signal is off and
 //! grounding is exactly the lexical one.
 //!
 //! The model directory is `$CIRCE_MODEL_DIR` when set, else

@@ -161,9 +161,9 @@ pub fn ground(paths: &Paths, args: GroundArgs, json: bool) -> anyhow::Result<i32
             observation: Some(observation),
             ..Default::default()
         };
-        crate::director::decide(&envelope, &snapshot, &crate::decider::local::LocalDecider)
+        crate::director::decide(&envelope, &snapshot, &crate::director::local::LocalDecider)
     } else {
-        crate::eval::ground_text(&observation, &text, &crate::decider::local::LocalDecider)
+        crate::eval::ground_text(&observation, &text, &crate::director::local::LocalDecider)
     };
     if json {
         println!("{}", crate::eval::decision_json(&decision));
@@ -190,7 +190,7 @@ pub fn eval(paths: &Paths, args: EvalArgs, json: bool) -> anyhow::Result<i32> {
     };
     let report = crate::eval::run_corpus_with(
         &path,
-        &crate::decider::local::LocalDecider,
+        &crate::director::local::LocalDecider,
         semantic.as_ref(),
     )?;
     if json {

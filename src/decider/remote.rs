@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::local::LocalDecider;
-use super::{validate, Answer, Ask, DecideError, Decider, Question};
+use crate::director::decider::{validate, Answer, Ask, DecideError, Decider, Question};
+use crate::director::local::LocalDecider;
 use crate::director::{self, Decision, Envelope, Snapshot};
 
 /// An async decider reached over the network.
@@ -354,7 +354,7 @@ impl RemoteDecider for DecisionsApi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decider::{Choice, Meaning, QuestionKey};
+    use crate::director::decider::{Choice, Meaning, QuestionKey};
     use crate::director::types::Direction;
 
     fn question() -> Question {
@@ -434,7 +434,7 @@ mod tests {
     #[test]
     fn the_prompt_lists_every_key_with_its_description() {
         let ask = Ask {
-            heard: vec![crate::decider::Heard {
+            heard: vec![crate::director::decider::Heard {
                 text: "scroll up".into(),
                 weight: 1.0,
             }],

@@ -14,10 +14,13 @@
 //! the [`Decider`] seam; [`prepare`] and [`Prepared::conclude`] let an async
 //! caller put them to a remote decider without this module knowing.
 
+pub mod decider;
 pub mod lexicon;
+pub mod local;
 pub mod observation;
 pub mod reader;
 pub mod screen;
+pub mod semantic;
 pub mod steps;
 pub mod text;
 pub mod turn;
@@ -27,7 +30,7 @@ pub mod utterance;
 pub use observation::{Element, Observation, Structure, Surface};
 pub use types::*;
 
-use crate::decider::{Answer, Ask, Decider};
+use decider::{Answer, Ask, Decider};
 
 /// Grounds one turn with a synchronous decider (the local one by default).
 pub fn decide(envelope: &Envelope, snapshot: &Snapshot, decider: &dyn Decider) -> Decision {
@@ -37,7 +40,7 @@ pub fn decide(envelope: &Envelope, snapshot: &Snapshot, decider: &dyn Decider) -
             let ask = screen.ask().expect("a screen step has an ask");
             match decider
                 .decide(&ask)
-                .and_then(|a| crate::decider::validate(&ask, &a).map(|_| a))
+                .and_then(|a| decider::validate(&ask, &a).map(|_| a))
             {
                 Ok(answers) => screen.conclude(&ask, &answers),
                 Err(_) => screen.unanswered(),
@@ -48,7 +51,7 @@ pub fn decide(envelope: &Envelope, snapshot: &Snapshot, decider: &dyn Decider) -
 
 /// Grounds one turn with the local decider.
 pub fn decide_locally(envelope: &Envelope, snapshot: &Snapshot) -> Decision {
-    decide(envelope, snapshot, &crate::decider::local::LocalDecider)
+    decide(envelope, snapshot, &local::LocalDecider)
 }
 
 /// A turn either decided without questions, or waiting for a decider's

@@ -7,7 +7,7 @@
 //! nothing fits. Text to type is taken from the utterance, never from a
 //! decider.
 
-use crate::decider::{
+use crate::director::decider::{
     ActionKind, Answer, Ask, Choice, Heard, Meaning, Question, QuestionKey, Screen,
 };
 
@@ -597,8 +597,8 @@ pub fn text_to_type(reading: &Reading<'_>, structure: &Structure, index: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decider::local::LocalDecider;
-    use crate::decider::Decider;
+    use crate::director::decider::Decider;
+    use crate::director::local::LocalDecider;
     use crate::director::observation::Element;
 
     use crate::director::observation::element as el;

@@ -206,8 +206,9 @@ impl Session {
 /// A node's verification code (a phone's comes from `exchange`): the hash of the session, the
 /// node's name and a server nonce.
 pub fn verification_code(session: &str, name: &str, nonce: &str) -> String {
-    let h = crate::store::sha256(&format!("circe-pair-v1\n{session}\n{name}\n{nonce}"));
-    h[..4].to_ascii_uppercase()
+    use sha2::{Digest, Sha256};
+    let h = Sha256::digest(format!("circe-pair-v1\n{session}\n{name}\n{nonce}").as_bytes());
+    format!("{:02X}{:02X}", h[0], h[1])
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {

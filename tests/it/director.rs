@@ -1,7 +1,7 @@
 //! The Jarvis acceptance table (seed 002), one test per row, plus the
 //! screen-turn relation to a pending question.
 
-use circe::decider::local::LocalDecider;
+use circe::director::local::LocalDecider;
 use circe::director::{
     check_plan, decide, decide_locally, Action, Catalogs, Confirmation, Decision, EntityRef,
     Envelope, Focus, Interaction, MatchKind, Node, Plan, Project, ProjectRef, Snapshot, SpanRole,
@@ -375,7 +375,7 @@ fn a_misheard_verb_never_becomes_open() {
         "uproot the third story",
     ] {
         let decision =
-            circe::eval::ground_text(&observation, text, &circe::decider::local::LocalDecider);
+            circe::eval::ground_text(&observation, text, &circe::director::local::LocalDecider);
         assert!(
             !matches!(decision, circe::director::Decision::Execute(_)),
             "{text:?} acted: {decision:?}"
@@ -385,7 +385,7 @@ fn a_misheard_verb_never_becomes_open() {
     let decision = circe::eval::ground_text(
         &observation,
         "upvote the tiny rust database",
-        &circe::decider::local::LocalDecider,
+        &circe::director::local::LocalDecider,
     );
     match decision {
         circe::director::Decision::Execute(plan) => {
@@ -406,7 +406,7 @@ fn a_clear_lead_acts_below_the_act_gate_and_a_close_one_asks() {
         .join("tests/fixtures/grounding/observations/shop-fixture.json");
     let observation = circe::eval::load_observation(&path).unwrap();
     let ground = |text: &str| {
-        circe::eval::ground_text(&observation, text, &circe::decider::local::LocalDecider)
+        circe::eval::ground_text(&observation, text, &circe::director::local::LocalDecider)
     };
     // Twelve cards, each with "Add to cart": the one named ALEX leads every other by far.
     match ground("add the ALEX desk to the cart") {

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use circe::decider::local::LocalDecider;
+use circe::director::local::LocalDecider;
 use circe::eval::run_corpus;
 
 /// A copy of the shared development corpus (`shared/eval/dev`), kept in the repository so the

@@ -14,8 +14,8 @@ use crate::director::observation::{RoleClass, Structure};
 use crate::director::text::{self, Token};
 use crate::director::utterance::{self, Cue, Kind, Ordinal, Reading, Verb};
 
+use super::decider::{ActionKind, Answer, Ask, DecideError, Decider, Meaning, QuestionKey, Screen};
 use super::semantic;
-use super::{ActionKind, Answer, Ask, DecideError, Decider, Meaning, QuestionKey, Screen};
 
 /// Sharpness of the score-to-probability softmax (fitted on the dev corpus,
 /// see docs/GROUNDING.md).
@@ -350,7 +350,7 @@ fn acts_on_something_elsewhere(reading: &Reading<'_>, screen: Screen<'_>) -> boo
         && (0..facts.len()).any(|e| facts[e].item.is_some() && about(e))
 }
 
-fn softmax(choices: &[super::Choice], scores: &[f32]) -> Vec<f32> {
+fn softmax(choices: &[super::decider::Choice], scores: &[f32]) -> Vec<f32> {
     let raw: Vec<f32> = choices
         .iter()
         .map(|c| match c.meaning {
@@ -1686,7 +1686,7 @@ mod tests {
             &structure,
         );
         let answers = LocalDecider.decide(&ask).expect("answers");
-        crate::decider::validate(&ask, &answers).expect("valid");
+        crate::director::decider::validate(&ask, &answers).expect("valid");
         let target = answers
             .iter()
             .find(|a| a.key == QuestionKey::Target)

@@ -28,7 +28,7 @@ use crate::director::observation::{Observation, RoleClass, Similarity, Structure
 use crate::director::text::Token;
 use crate::director::utterance::Reading;
 
-use super::ActionKind;
+use super::decider::ActionKind;
 
 /// A lexical score this high is left alone (p ≈ 0.82 against "nothing fits").
 pub const LEXICAL_SURE: f32 = 0.56;
