@@ -141,14 +141,17 @@ fn is_final(e: &RealtimeEvent) -> bool {
 
 #[tokio::test]
 async fn realtime_finalizes_only_on_the_completed_transcription() {
+    let mut turn = Turn::new(
+        "item_001",
+        200,
+        1_200,
+        &["Add the", " MICKE desk"],
+        Outcome::Held("Add the MICKE desk to my cart.".into()),
+    );
+    // The running text is there before the pause, so finalizing on `speech_stopped` would show.
+    turn.early_deltas = true;
     let mock = Mock::start(Scenario {
-        turns: vec![Turn::new(
-            "item_001",
-            200,
-            1_200,
-            &["Add the", " MICKE desk"],
-            Outcome::Held("Add the MICKE desk to my cart.".into()),
-        )],
+        turns: vec![turn],
         ..Scenario::default()
     })
     .await;
@@ -158,14 +161,20 @@ async fn realtime_finalizes_only_on_the_completed_transcription() {
     assert!(uri.ends_with("/v1/realtime?model=gpt-realtime"), "{uri}");
     c.audio(2_000, 500);
     // Deltas and the end of speech: not final.
-    c.until("speech stopped", |e| {
-        matches!(e, RealtimeEvent::Voice(VoiceEvent::SpeechStopped { .. }))
-    })
-    .await;
     c.until("the second partial", |e| {
         matches!(e, RealtimeEvent::Voice(VoiceEvent::Partial { text, .. }) if text == "Add the MICKE desk")
     })
     .await;
+    c.until("speech stopped", |e| {
+        matches!(e, RealtimeEvent::Voice(VoiceEvent::SpeechStopped { .. }))
+    })
+    .await;
+    c.drain(Duration::from_millis(100)).await;
+    assert!(
+        c.finals().is_empty(),
+        "final on speech_stopped: {:?}",
+        c.got
+    );
     // The reply's audio starts while the user item is still only deltas: still not final.
     c.rt.say("One moment.").await.unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);

@@ -38,6 +38,9 @@ pub struct Turn {
     pub outcome: Outcome,
     /// Send the completion only after this item's completion (out-of-order arrival).
     pub after: Option<String>,
+    /// Stream the deltas while the person is still speaking (before `speech_stopped`), as a
+    /// streaming transcription model may.
+    pub early_deltas: bool,
 }
 
 impl Turn {
@@ -50,6 +53,7 @@ impl Turn {
             deltas: deltas.iter().map(|d| d.to_string()).collect(),
             outcome,
             after: None,
+            early_deltas: false,
         }
     }
 }
@@ -238,6 +242,9 @@ impl ConnState {
             if !self.started.contains(&turn.item) && pos_ms > turn.start_ms {
                 self.started.insert(turn.item.clone());
                 self.speech_started(&turn.item, turn.start_ms);
+                if turn.early_deltas {
+                    self.deltas(&turn);
+                }
             }
             if self.started.contains(&turn.item)
                 && !self.stopped.contains(&turn.item)
@@ -267,13 +274,8 @@ impl ConnState {
             "item": {"id": turn.item, "type": "message", "role": "user",
                      "content": [{"type": "input_audio", "transcript": null}]},
         }));
-        for delta in &turn.deltas {
-            self.send(json!({
-                "type": "conversation.item.input_audio_transcription.delta",
-                "item_id": turn.item,
-                "content_index": 0,
-                "delta": delta,
-            }));
+        if !turn.early_deltas {
+            self.deltas(turn);
         }
         let completed = |text: &str| {
             json!({
@@ -307,6 +309,17 @@ impl ConnState {
             Outcome::Held(text) => {
                 self.held.insert(turn.item.clone(), completed(text));
             }
+        }
+    }
+
+    fn deltas(&mut self, turn: &Turn) {
+        for delta in &turn.deltas {
+            self.send(json!({
+                "type": "conversation.item.input_audio_transcription.delta",
+                "item_id": turn.item,
+                "content_index": 0,
+                "delta": delta,
+            }));
         }
     }
 
