@@ -457,10 +457,8 @@ impl TurnOrder {
         self.seen.push_back(item.to_string());
         while self.seen.len() > MAX_ITEMS {
             if let Some(old) = self.seen.pop_front() {
+                // A forgotten unfinished turn holds nothing back any more.
                 self.previous.remove(&old);
-                if let Some(UserState::Open | UserState::Ready(_)) = self.user.get(&old) {
-                    // Forgotten unfinished turns are as if lost; nothing waits for them.
-                }
                 self.user.remove(&old);
             }
         }

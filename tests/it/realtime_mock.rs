@@ -624,6 +624,8 @@ async fn serve(shared: Arc<Mutex<Shared>>, stream: tokio::net::TcpStream) {
     let seen = Arc::new(Mutex::new((String::new(), None::<String>)));
     let refuse = lock(&shared).scenario.refuse;
     let record = seen.clone();
+    // The callback's signature is tungstenite's.
+    #[allow(clippy::result_large_err)]
     let callback = move |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
         *lock(&record) = (
             req.uri().to_string(),
