@@ -1090,7 +1090,8 @@ impl Adapter {
         let was_playing = self.playback.is_playing();
         let played_ms = self.playback.stop();
         let item = self.playing_item.take();
-        if was_playing || self.response.is_some() {
+        let responding = self.response.is_some();
+        if was_playing || responding {
             self.emit(RealtimeEvent::PlaybackStopped {
                 item: item.clone(),
                 played_ms,
@@ -1108,7 +1109,8 @@ impl Adapter {
             .await?;
         }
         if let Some(item) = item {
-            if was_playing {
+            // Still sounding, or still being generated past what was played (an underrun).
+            if was_playing || responding {
                 let id = self.event_id();
                 tracing::debug!(item = %item, played_ms, "realtime: truncating the reply");
                 send(
@@ -1124,6 +1126,16 @@ impl Adapter {
                 .await?;
             }
         }
+        Ok(())
+    }
+
+    /// A reply audio delta that is not PCM16: not played, reported, the session goes on.
+    async fn bad_audio(&self, why: String) -> Result<(), RealtimeError> {
+        tracing::warn!(why = %why, "realtime: an audio delta was refused");
+        self.emit(RealtimeEvent::ServerError(RealtimeError::Protocol(
+            format!("audio delta: {why}"),
+        )))
+        .await;
         Ok(())
     }
 
@@ -1249,14 +1261,12 @@ impl Adapter {
                 if response_id.is_some() && response_id == self.cancelled {
                     return Ok(());
                 }
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(delta.as_bytes())
-                    .map_err(|e| RealtimeError::Protocol(format!("audio delta: {e}")))?;
-                if bytes.len() % 2 != 0 {
-                    return Err(RealtimeError::Protocol(
-                        "an audio delta of an odd number of bytes".into(),
-                    ));
-                }
+                let bytes = match base64::engine::general_purpose::STANDARD.decode(delta.as_bytes())
+                {
+                    Ok(b) if b.len() % 2 == 0 => b,
+                    Ok(_) => return self.bad_audio("an odd number of bytes".into()).await,
+                    Err(e) => return self.bad_audio(e.to_string()).await,
+                };
                 let pcm: Vec<i16> = bytes
                     .chunks_exact(2)
                     .map(|b| i16::from_le_bytes([b[0], b[1]]))

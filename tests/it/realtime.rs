@@ -671,6 +671,20 @@ async fn realtime_reports_drops_and_server_errors_typed() {
         matches!(e, RealtimeEvent::ServerError(RealtimeError::Protocol(_)))
     })
     .await;
+    // Reply audio that is not PCM16 is refused and not played; the session goes on.
+    mock.push(
+        json!({"type": "response.output_audio.delta", "response_id": "resp_x",
+        "item_id": "item_x", "output_index": 0, "content_index": 0, "delta": "AA=="}),
+    );
+    c.until("the refused audio", |e| {
+        matches!(e, RealtimeEvent::ServerError(RealtimeError::Protocol(m)) if m.starts_with("audio delta"))
+    })
+    .await;
+    assert_eq!(c.playback.received_ms(), 0);
+    assert!(!c
+        .got
+        .iter()
+        .any(|e| matches!(e, RealtimeEvent::Disconnected { .. })));
     // A turn still being transcribed when the connection drops fails; nothing is admitted.
     c.audio(1_000, 100);
     c.until("the partial", |e| {
