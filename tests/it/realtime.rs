@@ -392,6 +392,56 @@ async fn realtime_barge_in_truncates_at_the_played_position() {
 }
 
 #[tokio::test]
+async fn realtime_local_barge_in_cancels_and_truncates() {
+    // A local detector (the stop spotter, a local VAD) interrupts: no server VAD involved.
+    let mock = Mock::start(Scenario::default()).await;
+    let mut c = Client::start(config(&mock, SessionKind::Speech, TurnDetection::Manual));
+    c.connected(1).await;
+    c.rt.say("Deleting the three files now.").await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while c.playback.played_ms() < 200 {
+        assert!(tokio::time::Instant::now() < deadline, "nothing played");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    c.rt.barge_in().await.unwrap();
+    let RealtimeEvent::PlaybackStopped { played_ms, .. } = c
+        .until("playback stopped", |e| {
+            matches!(e, RealtimeEvent::PlaybackStopped { .. })
+        })
+        .await
+    else {
+        unreachable!()
+    };
+    mock.until("the cancelled response", |conns| {
+        conns[0]
+            .server("response.done")
+            .iter()
+            .any(|d| d["response"]["status"] == "cancelled")
+    })
+    .await;
+    mock.until("truncated", |conns| {
+        !conns[0].server("conversation.item.truncated").is_empty()
+    })
+    .await;
+    let conn = mock.conn(0);
+    let done = &conn.server("response.done")[0];
+    assert_eq!(
+        done["response"]["status_details"]["reason"],
+        "client_cancelled"
+    );
+    assert_eq!(conn.client("response.cancel")[0]["response_id"], "resp_1");
+    let truncate = &conn.client("conversation.item.truncate")[0];
+    assert_eq!(truncate["audio_end_ms"], played_ms);
+    assert!(played_ms >= 200 && played_ms + 300 < conn.item_audio_ms["item_asst_1"]);
+    assert!(
+        conn.server("error").is_empty(),
+        "{:?}",
+        conn.server("error")
+    );
+    c.rt.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn realtime_sends_the_labels_prompt_and_updates_it() {
     let mock = Mock::start(Scenario::default()).await;
     let mut c = Client::start(config(
