@@ -11,6 +11,15 @@ pub struct Config {
     pub limits: Limits,
     pub decider: DeciderConfig,
     pub mesh: MeshConfig,
+    pub voice: VoiceConfig,
+}
+
+/// `[voice]`: the voice providers' settings. `[voice.realtime]` is the OpenAI Realtime adapter
+/// (docs/VOICE-REALTIME.md); the offline recogniser's settings belong beside it.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VoiceConfig {
+    pub realtime: crate::voice::realtime::RealtimeConfig,
 }
 
 /// Which decider grounds on-screen choices. The local one always runs; a remote one may add its
@@ -340,6 +349,23 @@ mod tests {
         assert_eq!(c.mesh.tls, TlsMode::On);
         let err = Config::parse("[mesh]\ntls = \"maybe\"\n").unwrap_err();
         assert!(err.contains("tls") && err.contains("auto"), "{err}");
+    }
+
+    #[test]
+    fn the_realtime_adapter_is_configured_under_voice_realtime() {
+        let c = Config::parse("").unwrap();
+        assert_eq!(
+            c.voice.realtime,
+            crate::voice::realtime::RealtimeConfig::default()
+        );
+        let c = Config::parse(
+            "[voice.realtime]\nbase_url = \"ws://127.0.0.1:9/v1/realtime\"\nturn_detection = \"manual\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.voice.realtime.base_url, "ws://127.0.0.1:9/v1/realtime");
+        assert_eq!(c.voice.realtime.reconnect_min_ms, 250);
+        let err = Config::parse("[voice.realtime]\napi_key = \"sk-x\"\n").unwrap_err();
+        assert!(err.contains("api_key"), "{err}");
     }
 
     #[test]

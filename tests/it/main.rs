@@ -17,6 +17,8 @@ mod mesh_browser;
 mod mesh_tls;
 mod multistep;
 pub mod nodes;
+mod realtime;
+mod realtime_mock;
 mod relations;
 mod scan;
 mod semantic;
