@@ -26,6 +26,7 @@ const PURE: &[&str] = &[
     "src/director",
     "src/voice/mod.rs",
     "src/voice/utterance.rs",
+    "src/voice/resample.rs",
     "src/mesh/pairing.rs",
     "src/mesh/policy.rs",
     "src/browser/lifecycle.rs",
