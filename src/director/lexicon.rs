@@ -73,6 +73,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "favorite",
             "favorites",
             "merken",
+            "lesezeichen",
+            "favoris",
+            "signet",
+            "marcador",
             "speichern",
             "sichern",
             "enregistrer",
@@ -184,6 +188,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "suchen",
             "recherche",
             "rechercher",
+            "chercher",
             "buscar",
             "filter",
         ],
@@ -256,13 +261,181 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "next",
             "next page",
             "more",
-            "load more",
-            "show more",
             "older",
             "weiter",
             "nächste",
             "suivant",
             "siguiente",
+        ],
+    ),
+    (
+        "more",
+        &[
+            "show more",
+            "load more",
+            "see more",
+            "view more",
+            "more results",
+            "more",
+            "mehr anzeigen",
+            "mehr laden",
+            "mehr",
+            "weitere anzeigen",
+            "afficher plus",
+            "voir plus",
+            "charger plus",
+            "ver más",
+            "mostrar más",
+            "cargar más",
+        ],
+    ),
+    (
+        "book",
+        &[
+            "book",
+            "book now",
+            "booking",
+            "reserve",
+            "reservation",
+            "buchen",
+            "buchung",
+            "reservieren",
+            "reservierung",
+            "réserver",
+            "réservation",
+            "reservar",
+            "reserva",
+        ],
+    ),
+    (
+        "donate",
+        &[
+            "donate",
+            "donation",
+            "spenden",
+            "spende",
+            "donner",
+            "faire un don",
+            "donar",
+            "donación",
+        ],
+    ),
+    (
+        "arrival",
+        &[
+            "arrival", "arrive", "check in", "anreise", "ankunft", "arrivée", "llegada",
+        ],
+    ),
+    (
+        "departure",
+        &[
+            "departure",
+            "depart",
+            "check out",
+            "abreise",
+            "abfahrt",
+            "départ",
+            "salida",
+        ],
+    ),
+    (
+        "guests",
+        &[
+            "guests",
+            "guest",
+            "people",
+            "persons",
+            "travellers",
+            "travelers",
+            "gäste",
+            "personen",
+            "reisende",
+            "voyageurs",
+            "personnes",
+            "huéspedes",
+            "personas",
+        ],
+    ),
+    ("email", &["email", "e mail", "mail", "courriel", "correo"]),
+    (
+        "phone",
+        &[
+            "call",
+            "phone",
+            "telephone",
+            "hotline",
+            "anrufen",
+            "telefon",
+            "appeler",
+            "téléphone",
+            "llamar",
+            "teléfono",
+        ],
+    ),
+    (
+        "article",
+        &[
+            "article",
+            "articles",
+            "story",
+            "stories",
+            "artikel",
+            "artículo",
+        ],
+    ),
+    (
+        "schedule",
+        &[
+            "schedule",
+            "timetable",
+            "calendar",
+            "zeitplan",
+            "spielplan",
+            "fahrplan",
+            "kalender",
+            "calendrier",
+            "horaire",
+            "horario",
+            "calendario",
+        ],
+    ),
+    (
+        "results",
+        &["results", "ergebnisse", "résultats", "resultados"],
+    ),
+    (
+        "game",
+        &[
+            "game", "games", "spiel", "spiele", "jeu", "jeux", "juego", "juegos",
+        ],
+    ),
+    (
+        "enlarge",
+        &[
+            "enlarge",
+            "zoom in",
+            "magnify",
+            "vergrößern",
+            "agrandir",
+            "ampliar",
+        ],
+    ),
+    (
+        "category",
+        &[
+            "category",
+            "categories",
+            "section",
+            "sections",
+            "kategorie",
+            "kategorien",
+            "rubrik",
+            "rubriken",
+            "rubrique",
+            "rubriques",
+            "catégorie",
+            "categoría",
+            "sección",
         ],
     ),
     (
@@ -807,48 +980,88 @@ type PhraseIndex = HashMap<String, Vec<(usize, Vec<String>)>>;
 /// Concept phrases indexed by the stem of their first word, built once.
 fn phrase_index() -> &'static PhraseIndex {
     static INDEX: OnceLock<PhraseIndex> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut index: PhraseIndex = HashMap::new();
-        for (c, (_, phrases)) in CONCEPTS.iter().enumerate() {
-            for phrase in phrases.iter() {
-                let words: Vec<String> = phrase
-                    .split(' ')
-                    .map(|w| stem(&super::text::fold(w)))
-                    .collect();
-                index.entry(words[0].clone()).or_default().push((c, words));
-            }
-        }
-        index
-    })
+    INDEX.get_or_init(|| index_by(|w| stem(&super::text::fold(w))))
 }
 
-/// The concepts a token sequence names, with the token range of each phrase.
-/// At each position the longest phrase of each concept wins.
-pub fn concepts_in(tokens: &[Token]) -> Vec<(usize, Range<usize>)> {
-    let index = phrase_index();
-    let mut found: Vec<(usize, Range<usize>)> = Vec::new();
-    for i in 0..tokens.len() {
-        let Some(entries) = index.get(&tokens[i].stem) else {
-            continue;
-        };
-        for (c, words) in entries {
-            let fits = i + words.len() <= tokens.len()
-                && words
-                    .iter()
-                    .enumerate()
-                    .all(|(k, w)| tokens[i + k].stem == *w);
-            if !fits {
-                continue;
-            }
-            let range = i..i + words.len();
-            match found.iter_mut().find(|(fc, r)| fc == c && r.end > i) {
-                Some(existing) if existing.1.len() < range.len() => existing.1 = range,
-                Some(_) => {}
-                None => found.push((*c, range)),
+/// Concept phrases indexed by the inflection root of their first word, built once.
+fn root_index() -> &'static PhraseIndex {
+    static INDEX: OnceLock<PhraseIndex> = OnceLock::new();
+    INDEX.get_or_init(|| index_by(|w| inflection_root(&super::text::fold(w))))
+}
+
+fn index_by(key: impl Fn(&str) -> String) -> PhraseIndex {
+    let mut index: PhraseIndex = HashMap::new();
+    for (c, (_, phrases)) in CONCEPTS.iter().enumerate() {
+        for phrase in phrases.iter() {
+            let words: Vec<String> = phrase.split(' ').map(&key).collect();
+            index.entry(words[0].clone()).or_default().push((c, words));
+        }
+    }
+    index
+}
+
+/// Endings German, French and Spanish words take on an interface ("nächste"/"nächster",
+/// "abonner"/"abonne"/"abonnez", "vorherige"/"vorherigen"), longest first.
+const INFLECTION_ENDINGS: &[&str] = &["ern", "ez", "er", "es", "en", "em", "e", "s"];
+
+/// A word without one inflection ending, so that two forms of one word meet: words of five
+/// letters or more keep a root of at least four. Other words are their own root.
+pub fn inflection_root(norm: &str) -> String {
+    if norm.chars().count() >= 5 && norm.chars().all(char::is_alphabetic) {
+        for ending in INFLECTION_ENDINGS {
+            if let Some(root) = norm.strip_suffix(ending) {
+                if root.chars().count() >= 4 {
+                    return root.to_string();
+                }
             }
         }
     }
+    norm.to_string()
+}
+
+/// The concepts a token sequence names, with the token range of each phrase.
+/// At each position the longest phrase of each concept wins. Where no phrase
+/// starts at a position in the form the table has, another inflection of its
+/// words counts ("Je m'abonne" names subscribe, "NÄCHSTER" next).
+pub fn concepts_in(tokens: &[Token]) -> Vec<(usize, Range<usize>)> {
+    let mut found: Vec<(usize, Range<usize>)> = Vec::new();
+    let stems: Vec<&str> = tokens.iter().map(|t| t.stem.as_str()).collect();
+    let mut roots: Option<Vec<String>> = None;
+    for i in 0..tokens.len() {
+        let before = found.len();
+        add_phrases(phrase_index(), &stems, i, &mut found);
+        if found.len() == before && !found.iter().any(|(_, r)| r.start == i) {
+            let roots = roots
+                .get_or_insert_with(|| tokens.iter().map(|t| inflection_root(&t.norm)).collect());
+            let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+            add_phrases(root_index(), &roots, i, &mut found);
+        }
+    }
     found
+}
+
+fn add_phrases(
+    index: &PhraseIndex,
+    keys: &[&str],
+    i: usize,
+    found: &mut Vec<(usize, Range<usize>)>,
+) {
+    let Some(entries) = index.get(keys[i]) else {
+        return;
+    };
+    for (c, words) in entries {
+        let fits = i + words.len() <= keys.len()
+            && words.iter().enumerate().all(|(k, w)| keys[i + k] == w);
+        if !fits {
+            continue;
+        }
+        let range = i..i + words.len();
+        match found.iter_mut().find(|(fc, r)| fc == c && r.end > i) {
+            Some(existing) if existing.1.len() < range.len() => existing.1 = range,
+            Some(_) => {}
+            None => found.push((*c, range)),
+        }
+    }
 }
 
 /// Concept ids present in a token list (for element labels).
@@ -882,5 +1095,31 @@ mod tests {
         assert_eq!(names("sign in"), ["login"]);
         assert_eq!(names("Datenschutzerklärung"), ["privacy"]);
         assert!(names("upvote").is_empty());
+        // Other inflections of a table word.
+        assert_eq!(names("NÄCHSTER ARTIKEL"), ["next"]);
+        assert_eq!(names("VORHERIGER ARTIKEL"), ["previous"]);
+        assert_eq!(names("Je m'abonne"), ["subscribe"]);
+        assert_eq!(names("Abonnez-vous"), ["subscribe"]);
+        assert_eq!(names("Konto löschen"), ["delete", "account"]);
+        // Short words and unrelated words do not meet by a cut ending.
+        assert!(names("Teig").is_empty());
+        assert!(names("comme").is_empty());
+    }
+
+    #[test]
+    fn an_inflection_root_cuts_one_ending_and_keeps_four_letters() {
+        for (word, root) in [
+            ("nachster", "nachst"),
+            ("nachste", "nachst"),
+            ("abonnez", "abonn"),
+            ("abonner", "abonn"),
+            ("abonne", "abonn"),
+            ("later", "later"),
+            ("save", "save"),
+            ("weitern", "weit"),
+            ("2022er", "2022er"),
+        ] {
+            assert_eq!(inflection_root(word), root, "{word}");
+        }
     }
 }
