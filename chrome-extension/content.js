@@ -266,6 +266,31 @@
     return dom;
   }
 
+  const CONTROLS = 'a[href],button,input,select,textarea,[role="button"],[role="link"],[onclick]';
+
+  /**
+   * An unnamed control's developer words (core's unnamedHint): its link target, and the class
+   * names of itself, of a few elements inside it (its icon, an SVG `<use>` reference) and of up to
+   * two wrappers that hold no other control.
+   */
+  function hintOf(el) {
+    const classes = [el.getAttribute('class') || ''];
+    let inside = 0;
+    for (const c of el.querySelectorAll('*')) {
+      if (inside++ >= 8) break;
+      classes.push(c.getAttribute('class') || '');
+      if (c.tagName.toLowerCase() === 'use') classes.push((c.getAttribute('href') || c.getAttribute('xlink:href') || '').replace(/^.*#/, ''));
+    }
+    let up = el.parentElement;
+    for (let k = 0; k < 2 && up && up !== document.body; k++, up = up.parentElement) {
+      if (up.querySelectorAll(CONTROLS).length > 1) break;
+      classes.push(up.getAttribute('class') || '');
+    }
+    const href = el.tagName === 'A' ? (el.getAttribute('href') || '') : '';
+    const absolute = href && !href.startsWith('#') && !/^(mailto|tel|javascript):/i.test(href) ? el.href : href;
+    return C.truncate(C.unnamedHint({ href: absolute, pageHost: location.hostname, classes }), C.LABEL_MAX);
+  }
+
   function labelOf(el, role) {
     const tag = el.tagName;
     const type = (el.getAttribute('type') || '').toLowerCase();
@@ -550,6 +575,8 @@
       }
       const item = { key: keyFor(el), role, label, context: context(el, label) };
       if (d.description) item.description = d.description;
+      // Kept apart: the accessibility tree may still name it; used only if nothing else does.
+      else if (!C.hasWord(label)) { const hint = hintOf(el); if (hint) item.hint = hint; }
       const value = valueOf(el);
       if (value !== undefined) item.value = value;
       item.states = d.states;

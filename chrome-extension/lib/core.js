@@ -94,6 +94,67 @@
     return truncate(f, LABEL_MAX);
   }
 
+  /** Words in class names and link paths that say nothing about what a control does. */
+  const GENERIC_WORDS = new Set(['btn', 'button', 'buttons', 'icon', 'icons', 'ico', 'fa', 'fas', 'far', 'fab', 'fal',
+    'glyphicon', 'material', 'symbols', 'outlined', 'svg', 'img', 'image', 'hidden', 'visible', 'show', 'hide', 'xs', 'sm', 'md',
+    'lg', 'xl', 'xxl', 'default', 'primary', 'secondary', 'tertiary', 'js', 'is', 'has', 'active', 'inactive', 'col', 'row',
+    'pull', 'left', 'right', 'top', 'bottom', 'center', 'bg', 'text', 'color', 'blue', 'red', 'green', 'white', 'black',
+    'dark', 'light', 'small', 'large', 'big', 'mini', 'link', 'links', 'item', 'items', 'list', 'wrapper', 'wrap', 'container',
+    'inner', 'outer', 'block', 'inline', 'flex', 'grid', 'normal', 'hover', 'focus', 'selected', 'disabled', 'round', 'rounded',
+    'circle', 'square', 'outline', 'ghost', 'clear', 'fix', 'clearfix', 'sr', 'only', 'nav', 'navbar', 'menu', 'bar', 'social',
+    'unstyled', 'style', 'styled', 'main', 'header', 'footer', 'sidebar', 'panel', 'box', 'card', 'section', 'part', 'element',
+    'widget', 'component', 'module', 'control', 'action', 'actions', 'tool', 'tools', 'toolbar', 'group', 'www', 'com', 'org',
+    'net', 'html', 'htm', 'shtml', 'php', 'asp', 'aspx', 'jsp', 'none', 'null', 'true', 'false', 'index', 'http', 'https', 'the', 'and', 'for', 'with']);
+
+  /** Lower-case words of an identifier-like string ("btn-close-search", "shareButton", "share.php"). */
+  function identifierWords(s) {
+    return String(s || '')
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase()
+      .split(/[^a-z\u00e0-\u00ff]+/)
+      .filter((w) => w.length >= 3 && !GENERIC_WORDS.has(w));
+  }
+
+  /**
+   * What an unnamed control says without a name (an icon link or button), for its description:
+   * where a link goes (`mailto:` is email, `tel:` a call, another site by its name and path, this
+   * site's root is home) and the words of its own, its icon's and its wrapper's class names
+   * ("btn-close-search" is "close search", `<li class="print">` print). Developers' words, kept
+   * apart from the label; '' when nothing says anything.
+   */
+  function unnamedHint(src) {
+    const words = [];
+    const href = String(src.href || '').trim();
+    if (/^mailto:/i.test(href)) words.push('email');
+    else if (/^tel:/i.test(href)) words.push('call', 'phone');
+    else if (/^javascript:/i.test(href)) { if (/print/i.test(href)) words.push('print'); }
+    else if (/^https?:/i.test(href)) {
+      let url = null;
+      try { url = new URL(href); } catch (e) { url = null; }
+      if (url) {
+        const host = url.hostname.replace(/^(www|m|mobile)\./, '');
+        const own = String(src.pageHost || '').replace(/^(www|m|mobile)\./, '');
+        const segments = url.pathname.split('/').filter(Boolean).slice(0, 2);
+        if (host !== own) words.push(...identifierWords(host.split('.')[0]));
+        if (host === own && segments.length === 0 && !url.search) words.push('home');
+        for (const seg of segments) {
+          if (/\d{3,}/.test(seg) || seg.length > 30) continue; // ids and slugs of one item
+          words.push(...identifierWords(seg));
+        }
+      }
+    }
+    for (const c of src.classes || []) words.push(...identifierWords(c));
+    const seen = new Set();
+    const out = [];
+    for (const w of words) {
+      if (seen.has(w)) continue;
+      seen.add(w);
+      out.push(w);
+      if (out.length === 6) break;
+    }
+    return out.join(' ');
+  }
+
   /** Does a click handler's source (an onclick attribute, a listener) navigate? */
   function navigatesBySource(src) {
     return /\blocation(\.href)?\s*=[^=]|\blocation\.(assign|replace)\s*\(|\bwindow\.open\s*\(|\.href\s*=[^=]|\bnavigate\s*\(/.test(String(src || ''));
@@ -498,7 +559,7 @@
     normText, truncate, labelKey, assignOrdinals, chooseLabel, roleOf, itemGroup, siblingProfile, itemGroupIn, contextText, pageText,
     defaultExpect, validateExpect, evaluateExpect, urlMatches, backoffDelay,
     historyPush, historyBack, keyEvent,
-    hasWord, wordLabel, navigatesBySource, clickRole, CLICK_EVENTS, clickListenerNodes, axProps, axSummary, axStates, fromAX,
+    hasWord, wordLabel, unnamedHint, identifierWords, navigatesBySource, clickRole, CLICK_EVENTS, clickListenerNodes, axProps, axSummary, axStates, fromAX,
   };
   if (typeof module === 'object' && module && module.exports) module.exports = api;
   else root.CirceCore = api;

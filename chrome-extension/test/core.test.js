@@ -214,3 +214,20 @@ test('the accessibility tree names and describes; the DOM fills in for generic c
     { name: 'editable', value: { value: 'plaintext' } }, { name: 'focusable', value: { value: true } }, { name: 'disabled', value: { value: true } }] });
   assert.deepEqual(C.fromAX(field, { role: 'textbox', label: 'you@example.com', states: [] }).states, ['focusable', 'disabled']);
 });
+
+test('an unnamed control is described by where it goes and its class names', () => {
+  const page = 'www.ledevoir.com';
+  assert.equal(C.unnamedHint({ href: 'https://www.facebook.com/share.php?u=x', pageHost: page }), 'facebook share');
+  assert.equal(C.unnamedHint({ href: 'https://twitter.com/intent/tweet?text=x', pageHost: page }), 'twitter intent tweet');
+  assert.equal(C.unnamedHint({ href: 'mailto:?subject=x', pageHost: page }), 'email');
+  assert.equal(C.unnamedHint({ href: 'tel:+4940244249230', pageHost: page }), 'call phone');
+  assert.equal(C.unnamedHint({ href: 'https://www.ledevoir.com/', pageHost: page }), 'home');
+  assert.equal(C.unnamedHint({ href: 'https://www.ledevoir.com/politique/montreal/573258/la-fin', pageHost: page }), 'politique montreal');
+  assert.equal(C.unnamedHint({ href: '#', classes: ['print'], pageHost: page }), 'print');
+  assert.equal(C.unnamedHint({ href: '#', classes: ['btn_favoris', 'bookmark'] }), 'favoris bookmark');
+  assert.equal(C.unnamedHint({ classes: ['btn btn-close-search'] }), 'close search');
+  assert.equal(C.unnamedHint({ classes: ['fa fa-heart-o', 'likeButton'] }), 'heart like');
+  // Nothing but layout words says nothing.
+  assert.equal(C.unnamedHint({ href: '#', classes: ['btn btn-default hidden-xs col-md-2'] }), '');
+  assert.equal(C.unnamedHint({}), '');
+});
