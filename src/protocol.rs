@@ -6,9 +6,14 @@
 //! Architecture invariant: these are the only serde types of the control API; limits are explicit.
 
 use crate::interaction::Refusal;
-use crate::model::{Input, Interaction, Millis, Operation, OperationId, Relation, StopState};
+use crate::model::{
+    Input, Interaction, Millis, Operation, OperationId, OperationStatus, Outcome, Relation, Step,
+    StopState, Target,
+};
+use crate::operation::OperationEvent;
 use crate::store::{DeviceRecord, PeerRecord};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
 
 /// A client's message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +46,12 @@ pub enum Verb {
         operations: Option<usize>,
     },
     Subscribe,
+    /// What Circe saw: the observation a step's `observation` ref names, fetched on demand
+    /// (it is stored once, apart from the operation). `observation_pruned` once past retention.
+    Observation {
+        #[serde(rename = "ref")]
+        reference: String,
+    },
 }
 
 fn default_device() -> String {
@@ -115,25 +126,221 @@ pub struct NodeStatus {
     pub error: Option<String>,
 }
 
-/// One message on a subscription.
+/// What the `observation` verb returns: the observation as it was taken.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObservationView {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub taken_at: Millis,
+    pub observation: serde_json::Value,
+}
+
+/// One message on a subscription. After the snapshot, operations change by small events, each
+/// carrying the operation's `revision` after it: a subscriber applies the one that is its
+/// revision + 1, ignores older ones (already in its snapshot), and on a gap waits for (or reads)
+/// the state again.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "camelCase")]
 pub enum Notification {
     /// The current state, first on every subscription and after falling behind.
-    Snapshot {
-        state: Box<StateView>,
+    Snapshot { state: Box<StateView> },
+    /// An interaction as it now is (a question asked, an answer taken, an outcome): small, since
+    /// an interaction holds no steps.
+    Interaction { interaction: Interaction },
+    /// An operation was accepted: the whole operation (it has no steps yet).
+    Operation { operation: Operation },
+    /// A step began (journalled before its effect).
+    StepStarted {
+        operation: OperationId,
+        revision: u64,
+        step: Step,
     },
-    Interaction {
-        interaction: Interaction,
+    /// A step ended: the step as it now is (result, evidence, finish time).
+    StepEnded {
+        operation: OperationId,
+        revision: u64,
+        step: Step,
     },
-    Operation {
-        operation: Operation,
+    /// The operation's status, stop, outcome, target or arguments changed: all of them as they
+    /// now are, without its steps.
+    OperationStatus {
+        operation: OperationId,
+        revision: u64,
+        status: OperationStatus,
+        stop: Option<StopState>,
+        outcome: Option<Outcome>,
+        target: Target,
+        arguments: BTreeMap<String, String>,
+        updated_at: Millis,
     },
     /// A routed subscription's node went online or offline. While it is offline nothing it
     /// owns can be observed: its last state is not its current one.
-    Node {
-        node: NodeStatus,
-    },
+    Node { node: NodeStatus },
+}
+
+impl Notification {
+    /// The notifications for `events` just appended to an operation's log, which is now `op`:
+    /// one per event, in order, with the revision each produced.
+    pub fn for_events(op: &Operation, events: &[OperationEvent]) -> Vec<Notification> {
+        let base = op.revision.saturating_sub(events.len() as u64);
+        let step = |index: u32| op.steps.iter().find(|s| s.index == index).cloned();
+        events
+            .iter()
+            .enumerate()
+            .filter_map(|(i, event)| {
+                let revision = base + i as u64 + 1;
+                Some(match event {
+                    OperationEvent::Accepted { .. } => Notification::Operation {
+                        operation: op.clone(),
+                    },
+                    OperationEvent::StepBegun { step } => Notification::StepStarted {
+                        operation: op.id,
+                        revision,
+                        step: step.clone(),
+                    },
+                    OperationEvent::StepEnded { index, .. } => Notification::StepEnded {
+                        operation: op.id,
+                        revision,
+                        step: step(*index)?,
+                    },
+                    OperationEvent::Moved { .. }
+                    | OperationEvent::StopRequested { .. }
+                    | OperationEvent::StopConfirmed
+                    | OperationEvent::OutcomeRecorded { .. }
+                    | OperationEvent::Resumed { .. }
+                    | OperationEvent::Targeted { .. } => Notification::OperationStatus {
+                        operation: op.id,
+                        revision,
+                        status: op.status,
+                        stop: op.stop.clone(),
+                        outcome: op.outcome.clone(),
+                        target: op.target.clone(),
+                        arguments: op.arguments.clone(),
+                        updated_at: op.updated_at,
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+/// The operations a subscriber follows, folded from its notifications: a snapshot or an accepted
+/// operation gives the whole operation, and each event applies to it in revision order.
+#[derive(Clone, Debug, Default)]
+pub struct OperationFold {
+    known: HashMap<OperationId, Operation>,
+}
+
+/// What folding one notification did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Folded {
+    /// These operations changed (a snapshot may change several).
+    Changed(Vec<OperationId>),
+    /// Nothing: not about operations, about one not followed, or already applied.
+    Unchanged,
+    /// An event after a missing one: the operation is no longer known until the next snapshot
+    /// (or a `state` read) gives it whole.
+    Gap(OperationId),
+}
+
+impl OperationFold {
+    pub fn get(&self, id: OperationId) -> Option<&Operation> {
+        self.known.get(&id)
+    }
+
+    /// Follow `op` as it is now (a reply's operation), unless a newer revision is known.
+    pub fn insert(&mut self, op: Operation) -> bool {
+        match self.known.get(&op.id) {
+            Some(known) if known.revision >= op.revision => false,
+            _ => {
+                self.known.insert(op.id, op);
+                true
+            }
+        }
+    }
+
+    pub fn apply(&mut self, n: &Notification) -> Folded {
+        let (id, revision) = match n {
+            Notification::Snapshot { state } => {
+                let changed = state
+                    .operation
+                    .iter()
+                    .chain(&state.operations)
+                    .filter(|op| self.insert((*op).clone()))
+                    .map(|op| op.id)
+                    .collect::<Vec<_>>();
+                return if changed.is_empty() {
+                    Folded::Unchanged
+                } else {
+                    Folded::Changed(changed)
+                };
+            }
+            Notification::Operation { operation } => {
+                return if self.insert(operation.clone()) {
+                    Folded::Changed(vec![operation.id])
+                } else {
+                    Folded::Unchanged
+                };
+            }
+            Notification::Interaction { .. } | Notification::Node { .. } => {
+                return Folded::Unchanged
+            }
+            Notification::StepStarted {
+                operation,
+                revision,
+                ..
+            }
+            | Notification::StepEnded {
+                operation,
+                revision,
+                ..
+            }
+            | Notification::OperationStatus {
+                operation,
+                revision,
+                ..
+            } => (*operation, *revision),
+        };
+        let Some(op) = self.known.get_mut(&id) else {
+            return Folded::Unchanged;
+        };
+        if revision <= op.revision {
+            return Folded::Unchanged;
+        }
+        if revision > op.revision + 1 {
+            self.known.remove(&id);
+            return Folded::Gap(id);
+        }
+        op.revision = revision;
+        match n {
+            Notification::StepStarted { step, .. } | Notification::StepEnded { step, .. } => {
+                match op.steps.iter_mut().find(|s| s.index == step.index) {
+                    Some(known) => *known = step.clone(),
+                    None => op.steps.push(step.clone()),
+                }
+                op.updated_at = step.finished_at.unwrap_or(step.started_at);
+            }
+            Notification::OperationStatus {
+                status,
+                stop,
+                outcome,
+                target,
+                arguments,
+                updated_at,
+                ..
+            } => {
+                op.status = *status;
+                op.stop.clone_from(stop);
+                op.outcome.clone_from(outcome);
+                op.target = target.clone();
+                op.arguments.clone_from(arguments);
+                op.updated_at = *updated_at;
+            }
+            _ => {}
+        }
+        Folded::Changed(vec![id])
+    }
 }
 
 /// An error that says what was wrong. The stored state is unchanged by any request that got one.
@@ -249,6 +456,9 @@ error_codes! {
     NodeNameTaken = "node_name_taken",
     // Local administration.
     BadPreference = "bad_preference",
+    // What Circe saw.
+    UnknownObservation = "unknown_observation",
+    ObservationPruned = "observation_pruned",
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -15,7 +15,7 @@ use crate::mesh::pairing::Stage;
 use crate::model::{Input, InputMode, Operation, OperationId, OperationStatus, Pending};
 use crate::protocol::{
     AdminVerb, ApiError, DevicesView, ErrorCode, Interrupted, JoinStarted, Joined, NodesView,
-    Notification, PairDecided, PairStarted, StateView, Submitted, Verb,
+    Notification, ObservationView, PairDecided, PairStarted, StateView, Submitted, Verb,
 };
 use std::path::{Path, PathBuf};
 use uuid::Uuid;
@@ -123,6 +123,19 @@ pub async fn ops(at: &Endpoint, limit: usize, json: bool) -> anyhow::Result<i32>
         for op in &state.operations {
             println!("{}", operation_line(op));
         }
+    }
+    Ok(0)
+}
+
+/// `circe ops --observation REF`: what Circe saw at a step.
+pub async fn observation(at: &Endpoint, reference: String, json: bool) -> anyhow::Result<i32> {
+    let mut client = at.client().await?;
+    let value = client.call(Verb::Observation { reference }).await?;
+    if json {
+        println!("{value}");
+    } else {
+        let view: ObservationView = serde_json::from_value(value)?;
+        render::print_observation(&view);
     }
     Ok(0)
 }
@@ -462,7 +475,8 @@ async fn subscribe_if(at: &Endpoint, wait: bool) -> Result<Option<Subscription>,
 async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, ClientError> {
     let mut ran = false;
     loop {
-        let op = match sub.next().await? {
+        // Each event about the operation comes folded into it, as it now is.
+        let op = match sub.next_folded().await? {
             Notification::Operation { operation } if operation.id == id => operation,
             Notification::Node { node } if !node.online => {
                 return Err(ClientError::Api(ApiError::new(

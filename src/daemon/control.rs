@@ -247,7 +247,10 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
         let place = in_flight
             .admit(matches!(request.verb, Verb::Interrupt { .. }))
             .await;
-        let reading = matches!(request.verb, Verb::State { .. } | Verb::Subscribe);
+        let reading = matches!(
+            request.verb,
+            Verb::State { .. } | Verb::Subscribe | Verb::Observation { .. }
+        );
         match mesh
             .as_ref()
             .map(|m| m.route(request.node.as_deref(), reading))
@@ -337,6 +340,14 @@ pub(crate) fn dispatch(
                     .state(operations.unwrap_or(10).min(500))
                     .await
                     .and_then(to_value);
+                let _ = out.send(encode(id, result)).await;
+                drop(place);
+            });
+        }
+        Verb::Observation { reference } => {
+            let engine = engine.clone();
+            tokio::spawn(async move {
+                let result = engine.observation(reference).await.and_then(to_value);
                 let _ = out.send(encode(id, result)).await;
                 drop(place);
             });

@@ -17,8 +17,10 @@ use crate::model::{
     StepResult, StopState,
 };
 use crate::operation::{self, OperationEvent, Transition};
-use crate::protocol::{ApiError, ErrorCode, Interrupted, Notification, StateView, Submitted};
-use crate::store::{self, Store, StoreError};
+use crate::protocol::{
+    ApiError, ErrorCode, Interrupted, Notification, ObservationView, StateView, Submitted,
+};
+use crate::store::{self, Retention, Store, StoreError, StoredObservation};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,11 +32,17 @@ use uuid::Uuid;
 /// How many notifications a slow subscriber may fall behind before it gets a fresh snapshot.
 const NOTIFY_CAPACITY: usize = 1024;
 
+/// The most a step's evidence may take (serialized). Evidence is what was observed about one
+/// action, never a whole observation (that is stored apart, by ref); a larger one is replaced by
+/// a note of its size, so every event stays small (protocol.md, limits).
+pub const MAX_EVIDENCE_BYTES: usize = 8 * 1024;
+
 pub struct Engine {
     node: String,
     store: Arc<Mutex<Store>>,
     executors: Executors,
     limits: Limits,
+    retention: Retention,
     notify: broadcast::Sender<Notification>,
     cancels: Mutex<HashMap<OperationId, CancellationToken>>,
     queue: mpsc::Sender<Queued>,
@@ -74,12 +82,25 @@ impl From<StoreError> for ApiError {
 }
 
 impl Engine {
-    /// Recover what a crash left, then start taking inputs.
+    /// Recover what a crash left, then start taking inputs (observations kept by the default
+    /// retention).
     pub fn start(
         node: String,
         store: Store,
         executors: Executors,
         limits: Limits,
+    ) -> Result<Arc<Engine>, StoreError> {
+        let retention = crate::config::StoreConfig::default().retention();
+        Engine::start_with(node, store, executors, limits, retention)
+    }
+
+    /// As `start`, keeping observations as `retention` says.
+    pub fn start_with(
+        node: String,
+        store: Store,
+        executors: Executors,
+        limits: Limits,
+        retention: Retention,
     ) -> Result<Arc<Engine>, StoreError> {
         let (queue, rx) = mpsc::channel(limits.input_queue_depth.max(1));
         let (notify, _) = broadcast::channel(NOTIFY_CAPACITY);
@@ -88,6 +109,7 @@ impl Engine {
             store: Arc::new(Mutex::new(store)),
             executors,
             limits,
+            retention,
             notify,
             cancels: Mutex::new(HashMap::new()),
             queue,
@@ -120,6 +142,45 @@ impl Engine {
 
     fn publish(&self, n: Notification) {
         let _ = self.notify.send(n);
+    }
+
+    /// Append events to an operation's log and publish one small notification per event. The
+    /// notifications go out under the store lock, so subscribers get them in revision order.
+    async fn record(
+        &self,
+        id: OperationId,
+        events: Vec<OperationEvent>,
+    ) -> Result<Operation, StoreError> {
+        let notify = self.notify.clone();
+        self.db(move |s| {
+            let op = s.record(id, &events, clock::now())?;
+            publish_events(&notify, &op, &events);
+            Ok(op)
+        })
+        .await
+    }
+
+    /// What Circe saw: the observation `reference` names (`observation_pruned` once past
+    /// retention, `unknown_observation` when never stored).
+    pub async fn observation(&self, reference: String) -> Result<ObservationView, ApiError> {
+        let key = reference.clone();
+        match self.db(move |s| s.observation(&key)).await? {
+            Some(StoredObservation::Kept { body, at }) => Ok(ObservationView {
+                reference,
+                taken_at: at,
+                observation: body,
+            }),
+            Some(StoredObservation::Pruned { pruned_at, .. }) => Err(ApiError::new(
+                ErrorCode::ObservationPruned,
+                format!(
+                    "observation {reference} was pruned at {pruned_at} (only the newest are kept: [store] keep_observations*)"
+                ),
+            )),
+            None => Err(ApiError::new(
+                ErrorCode::UnknownObservation,
+                format!("no observation {reference}"),
+            )),
+        }
     }
 
     /// Check an input and put it on the queue. Errors here are immediate and change nothing.
@@ -186,13 +247,8 @@ impl Engine {
             }
             (_, Some((id, arguments))) => {
                 let op = self
-                    .db(move |s| {
-                        s.record(id, &[OperationEvent::Resumed { arguments }], clock::now())
-                    })
+                    .record(id, vec![OperationEvent::Resumed { arguments }])
                     .await?;
-                self.publish(Notification::Operation {
-                    operation: op.clone(),
-                });
                 self.launch(op);
             }
             (None, None) => {}
@@ -207,6 +263,7 @@ impl Engine {
         device: String,
     ) -> Result<Interrupted, ApiError> {
         let now = clock::now();
+        let notify = self.notify.clone();
         let (op, changed) = self
             .db(move |store| -> Result<(Operation, bool), ApiError> {
                 let op = match operation {
@@ -228,17 +285,12 @@ impl Engine {
                     requested_by: device,
                     confirmed_at: None,
                 };
-                Ok((
-                    store.record(op.id, &[OperationEvent::StopRequested { stop }], now)?,
-                    true,
-                ))
+                let events = [OperationEvent::StopRequested { stop }];
+                let op = store.record(op.id, &events, now)?;
+                publish_events(&notify, &op, &events);
+                Ok((op, true))
             })
             .await?;
-        if changed {
-            self.publish(Notification::Operation {
-                operation: op.clone(),
-            });
-        }
         let token = self
             .cancels
             .lock()
@@ -360,10 +412,13 @@ impl Engine {
                 .finish(op.id, started.status, ExecOutcome::Blocked { reason })
                 .await;
         };
+        // A resumed operation goes on numbering its steps after the ones it has (a step's index
+        // names its observation, so it is never reused).
+        let next = started.steps.iter().map(|s| s.index + 1).max().unwrap_or(0);
         let journal = OperationJournal {
             engine: self.clone(),
             operation: op.id,
-            next: AtomicU32::new(0),
+            next: AtomicU32::new(next),
         };
         let outcome = executor
             .run(
@@ -389,22 +444,14 @@ impl Engine {
         t: Transition,
     ) -> Result<Operation, StoreError> {
         let status = operation::next(from, t).unwrap_or(from);
-        let op = self
-            .db(move |s| {
-                s.record(
-                    id,
-                    &[OperationEvent::Moved {
-                        transition: t,
-                        status,
-                    }],
-                    clock::now(),
-                )
-            })
-            .await?;
-        self.publish(Notification::Operation {
-            operation: op.clone(),
-        });
-        Ok(op)
+        self.record(
+            id,
+            vec![OperationEvent::Moved {
+                transition: t,
+                status,
+            }],
+        )
+        .await
     }
 
     /// Record how an operation ended, on the operation and on its interaction.
@@ -440,28 +487,24 @@ impl Engine {
             summary,
             data,
         };
-        let (op, interaction) = self
-            .db(
-                move |s| -> Result<(Operation, Option<Interaction>), StoreError> {
-                    let now = clock::now();
-                    let mut events = vec![OperationEvent::Moved { transition, status }];
-                    if transition == Transition::ConfirmStop {
-                        events.push(OperationEvent::StopConfirmed);
-                    }
-                    events.push(OperationEvent::OutcomeRecorded {
-                        outcome: outcome.clone(),
-                    });
-                    let op = s.record(id, &events, now)?;
-                    let interaction = attach_outcome(s, &op, outcome, now)?;
-                    Ok((op, interaction))
-                },
-            )
-            .await?;
-        self.publish(Notification::Operation { operation: op });
-        if let Some(interaction) = interaction {
-            self.publish(Notification::Interaction { interaction });
-        }
-        Ok(())
+        let notify = self.notify.clone();
+        self.db(move |s| -> Result<(), StoreError> {
+            let now = clock::now();
+            let mut events = vec![OperationEvent::Moved { transition, status }];
+            if transition == Transition::ConfirmStop {
+                events.push(OperationEvent::StopConfirmed);
+            }
+            events.push(OperationEvent::OutcomeRecorded {
+                outcome: outcome.clone(),
+            });
+            let op = s.record(id, &events, now)?;
+            publish_events(&notify, &op, &events);
+            if let Some(interaction) = attach_outcome(s, &op, outcome, now)? {
+                let _ = notify.send(Notification::Interaction { interaction });
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// The operation asked a question: it waits (needsInput) and the question goes on its interaction.
@@ -473,35 +516,30 @@ impl Engine {
     ) -> Result<(), StoreError> {
         let status =
             operation::next(from, Transition::NeedInput).unwrap_or(OperationStatus::NeedsInput);
-        let (op, interaction) = self
-            .db(
-                move |s| -> Result<(Operation, Option<Interaction>), StoreError> {
-                    let now = clock::now();
-                    let op = s.record(
-                        id,
-                        &[OperationEvent::Moved {
-                            transition: Transition::NeedInput,
-                            status,
-                        }],
-                        now,
-                    )?;
-                    let Some(current) = s.interaction(op.interaction)? else {
-                        return Ok((op, None));
-                    };
-                    if current.operation != Some(op.id) {
-                        return Ok((op, None));
-                    }
-                    let change = interaction::ask(&current, question, now);
-                    s.commit_change(&change, now)?;
-                    Ok((op, Some(change.interaction)))
-                },
-            )
-            .await?;
-        self.publish(Notification::Operation { operation: op });
-        if let Some(interaction) = interaction {
-            self.publish(Notification::Interaction { interaction });
-        }
-        Ok(())
+        let notify = self.notify.clone();
+        self.db(move |s| -> Result<(), StoreError> {
+            let now = clock::now();
+            let events = [OperationEvent::Moved {
+                transition: Transition::NeedInput,
+                status,
+            }];
+            let op = s.record(id, &events, now)?;
+            publish_events(&notify, &op, &events);
+            let Some(current) = s.interaction(op.interaction)? else {
+                return Ok(());
+            };
+            if current.operation != Some(op.id) {
+                return Ok(());
+            }
+            // The question asked: the interaction, as it now is.
+            let change = interaction::ask(&current, question, now);
+            s.commit_change(&change, now)?;
+            let _ = notify.send(Notification::Interaction {
+                interaction: change.interaction,
+            });
+            Ok(())
+        })
+        .await
     }
 
     /// Mark what a crash left behind: anything that may have acted becomes outcomeUnknown.
@@ -561,6 +599,32 @@ impl Engine {
         self.runners.close();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(3), self.runners.wait()).await;
     }
+}
+
+/// Publish the notifications of `events`, just appended to the log of `op` (now as it is).
+fn publish_events(
+    notify: &broadcast::Sender<Notification>,
+    op: &Operation,
+    events: &[OperationEvent],
+) {
+    for n in Notification::for_events(op, events) {
+        let _ = notify.send(n);
+    }
+}
+
+/// Evidence within `MAX_EVIDENCE_BYTES`, or a note of how large it was.
+fn bounded(evidence: serde_json::Value) -> serde_json::Value {
+    let bytes = serde_json::to_string(&evidence).map_or(0, |s| s.len());
+    if bytes <= MAX_EVIDENCE_BYTES {
+        return evidence;
+    }
+    tracing::warn!(
+        bytes,
+        "a step's evidence was over the limit and is not kept"
+    );
+    serde_json::json!({
+        "omitted": format!("{bytes} bytes of evidence, over the {MAX_EVIDENCE_BYTES}-byte limit"),
+    })
 }
 
 /// Put an operation's outcome on its interaction, if the interaction still points at it.
@@ -739,14 +803,16 @@ struct OperationJournal {
 impl OperationJournal {
     async fn record(&self, event: OperationEvent, now: u64) -> Result<(), JournalError> {
         let id = self.operation;
-        let op = self
-            .engine
-            .db(move |s| s.record(id, &[event], now))
-            .await
-            .map_err(|e| JournalError(e.to_string()))?;
+        let notify = self.engine.notify.clone();
         self.engine
-            .publish(Notification::Operation { operation: op });
-        Ok(())
+            .db(move |s| {
+                let events = [event];
+                let op = s.record(id, &events, now)?;
+                publish_events(&notify, &op, &events);
+                Ok::<_, StoreError>(())
+            })
+            .await
+            .map_err(|e| JournalError(e.to_string()))
     }
 }
 
@@ -782,11 +848,49 @@ impl Journal for OperationJournal {
                 OperationEvent::StepEnded {
                     index,
                     result,
-                    evidence,
+                    evidence: bounded(evidence),
                 },
                 clock::now(),
             )
             .await
+        })
+    }
+
+    fn observed(
+        &self,
+        index: u32,
+        evidence: serde_json::Value,
+        observation: serde_json::Value,
+    ) -> BoxFuture<'_, Result<String, JournalError>> {
+        Box::pin(async move {
+            let id = self.operation;
+            let notify = self.engine.notify.clone();
+            let retention = self.engine.retention;
+            let reference = store::observation_ref(id, index);
+            let mut evidence = bounded(evidence);
+            if let Some(o) = evidence.as_object_mut() {
+                o.insert("observation".into(), reference.clone().into());
+            }
+            let events = [OperationEvent::StepEnded {
+                index,
+                result: StepResult::Applied,
+                evidence,
+            }];
+            self.engine
+                .db(move |s| {
+                    let (op, reference) = s.record_observation(
+                        id,
+                        index,
+                        &observation,
+                        &events,
+                        retention,
+                        clock::now(),
+                    )?;
+                    publish_events(&notify, &op, &events);
+                    Ok::<_, StoreError>(reference)
+                })
+                .await
+                .map_err(|e| JournalError(e.to_string()))
         })
     }
 

@@ -887,6 +887,7 @@ fn check(line: RequestLine, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<R
         ),
         v @ Verb::State { .. } => (MessageKind::State, v),
         v @ Verb::Subscribe => (MessageKind::Subscribe, v),
+        v @ Verb::Observation { .. } => (MessageKind::Observation, v),
     };
     if !policy::allowed(&device.scopes, kind) {
         return Err(ApiError::new(
