@@ -9,8 +9,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::UnixStream;
 
-/// Replies and notifications are far below this; it only bounds a broken peer.
-const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
+use crate::protocol::MAX_REPLY_BYTES;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {

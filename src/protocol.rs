@@ -15,6 +15,19 @@ use crate::store::{DeviceRecord, PeerRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
+/// The largest event notification (a step started or ended, an operation's status, an
+/// interaction): one over it is not sent; the subscriber gets a fresh snapshot instead.
+pub const MAX_EVENT_BYTES: usize = 64 * 1024;
+/// The largest reply or snapshot (a state, an observation) the daemon sends, and what a client
+/// of it (the CLI, another node's link) accepts. A state's recent operations are left out, oldest
+/// first, to fit (`StateView::fit`).
+pub const MAX_REPLY_BYTES: usize = 2 * 1024 * 1024;
+/// The most a step's evidence takes: what was observed about one action, never a whole
+/// observation (stored apart, by ref). A larger one is kept as a note of its size.
+pub const MAX_EVIDENCE_BYTES: usize = 4 * 1024;
+/// The largest observation stored (its JSON); a larger one is kept as a note of its size.
+pub const MAX_OBSERVATION_BYTES: usize = 1024 * 1024;
+
 /// A client's message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
@@ -110,6 +123,24 @@ pub struct StateView {
     /// The peers this node routes to, and whether each is online (local state only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeStatus>,
+}
+
+impl StateView {
+    /// Leave out recent operations, oldest first, until the state serializes within `max`
+    /// bytes; the current interaction and operation always stay. Returns how many were left out.
+    pub fn fit(&mut self, max: usize) -> usize {
+        let size = |v: &StateView| serde_json::to_string(v).map_or(0, |s| s.len());
+        let mut total = size(self);
+        let mut dropped = 0;
+        while total > max {
+            let Some(op) = self.operations.pop() else {
+                break;
+            };
+            total -= serde_json::to_string(&op).map_or(0, |s| s.len() + 1);
+            dropped += 1;
+        }
+        dropped
+    }
 }
 
 /// Whether a peer node is reachable now.

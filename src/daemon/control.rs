@@ -9,7 +9,7 @@ use super::engine::Engine;
 use crate::mesh::{peer::Link, Mesh};
 use crate::protocol::{
     AdminRequest, AnyRequest, ApiError, ErrorCode, Notification, Reply, ReplyBody, Request,
-    RequestLine, Verb,
+    RequestLine, Verb, MAX_EVENT_BYTES,
 };
 use futures_util::StreamExt;
 use std::os::unix::fs::PermissionsExt;
@@ -502,7 +502,8 @@ async fn send_peer_snapshot(link: &Link, out: &mpsc::Sender<String>) -> bool {
     out.send(notification(&snapshot)).await.is_ok()
 }
 
-/// Send the current state, then every change; a subscriber that falls behind gets a fresh snapshot.
+/// Send the current state, then every change as a small event; a subscriber that falls behind
+/// (or an event over `MAX_EVENT_BYTES`) gets a fresh snapshot.
 async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>, _held: Place) {
     let mut rx = engine.subscribe();
     if out
@@ -537,7 +538,16 @@ async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>, _
             };
             match received {
                 Ok(n) => {
-                    if out.send(notification(&n)).await.is_err() {
+                    let line = notification(&n);
+                    // An event over its limit is not sent: a fresh snapshot says the same.
+                    if line.len() > MAX_EVENT_BYTES {
+                        tracing::warn!(
+                            bytes = line.len(),
+                            "an event over the limit: a snapshot instead"
+                        );
+                        break;
+                    }
+                    if out.send(line).await.is_err() {
                         return;
                     }
                 }

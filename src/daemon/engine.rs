@@ -19,6 +19,7 @@ use crate::model::{
 use crate::operation::{self, OperationEvent, Transition};
 use crate::protocol::{
     ApiError, ErrorCode, Interrupted, Notification, ObservationView, StateView, Submitted,
+    MAX_EVIDENCE_BYTES, MAX_OBSERVATION_BYTES, MAX_REPLY_BYTES,
 };
 use crate::store::{self, Retention, Store, StoreError, StoredObservation};
 use std::collections::HashMap;
@@ -31,11 +32,6 @@ use uuid::Uuid;
 
 /// How many notifications a slow subscriber may fall behind before it gets a fresh snapshot.
 const NOTIFY_CAPACITY: usize = 1024;
-
-/// The most a step's evidence may take (serialized). Evidence is what was observed about one
-/// action, never a whole observation (that is stored apart, by ref); a larger one is replaced by
-/// a note of its size, so every event stays small (protocol.md, limits).
-pub const MAX_EVIDENCE_BYTES: usize = 8 * 1024;
 
 pub struct Engine {
     node: String,
@@ -353,14 +349,17 @@ impl Engine {
                 Some(id) => store.operation(id)?,
                 None => None,
             };
-            Ok(StateView {
+            let mut view = StateView {
                 node,
                 executors,
                 interaction,
                 operation,
                 operations: store.operations(operations)?,
                 nodes: Vec::new(),
-            })
+            };
+            // Within the reply limit: the oldest recent operations are left out first.
+            view.fit(MAX_REPLY_BYTES - 64 * 1024);
+            Ok(view)
         })
         .await
         .map_err(ApiError::from)
@@ -614,16 +613,18 @@ fn publish_events(
 
 /// Evidence within `MAX_EVIDENCE_BYTES`, or a note of how large it was.
 fn bounded(evidence: serde_json::Value) -> serde_json::Value {
-    let bytes = serde_json::to_string(&evidence).map_or(0, |s| s.len());
-    if bytes <= MAX_EVIDENCE_BYTES {
-        return evidence;
+    within(evidence, MAX_EVIDENCE_BYTES, "evidence")
+}
+
+/// `value` when it serializes within `max` bytes, else a note of how large it was.
+fn within(value: serde_json::Value, max: usize, what: &str) -> serde_json::Value {
+    let bytes = serde_json::to_string(&value).map_or(0, |s| s.len());
+    if bytes <= max {
+        return value;
     }
-    tracing::warn!(
-        bytes,
-        "a step's evidence was over the limit and is not kept"
-    );
+    tracing::warn!(bytes, what, "over its limit and not kept");
     serde_json::json!({
-        "omitted": format!("{bytes} bytes of evidence, over the {MAX_EVIDENCE_BYTES}-byte limit"),
+        "omitted": format!("{bytes} bytes of {what}, over the {max}-byte limit"),
     })
 }
 
@@ -878,6 +879,7 @@ impl Journal for OperationJournal {
             }];
             self.engine
                 .db(move |s| {
+                    let observation = within(observation, MAX_OBSERVATION_BYTES, "observation");
                     let (op, reference) = s.record_observation(
                         id,
                         index,
