@@ -112,7 +112,9 @@ impl Store {
     /// Open (or create, 0600: see `private`) the database at `path`; SQLite gives its WAL and
     /// shared-memory files the database file's mode.
     pub fn open(path: &Path) -> Result<Store> {
-        crate::private::file(path).map_err(StoreError::File)?;
+        // Never opened outside SQLite once it exists: that would drop the POSIX locks of
+        // another connection of this process (the mesh's) and let the WAL be deleted under it.
+        crate::private::existing_or_new(path).map_err(StoreError::File)?;
         let conn = Connection::open(path)?;
         Store::configure(conn)
     }
