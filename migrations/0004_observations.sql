@@ -1,12 +1,12 @@
 -- What Circe saw: each observation of a screen, stored once, apart from the operation log.
--- The observe step's evidence and the steps grounded in it hold its ref ("<operation id>/<step
+-- The observe step's evidence and the steps grounded in it hold its id ("<operation id>/<step
 -- index>"), never the observation itself. Retention is bounded ([store] in the config): an
 -- observation past it is pruned (its body dropped, its row kept), so a fetch can say "pruned"
 -- rather than "unknown". The operation log stays append-only; this table is not part of it.
 -- Append-only: never edit a shipped migration; add the next numbered file instead.
 
 CREATE TABLE observations (
-    ref           TEXT PRIMARY KEY,     -- "<operation id>/<step index>"
+    id            TEXT PRIMARY KEY,     -- "<operation id>/<step index>"
     operation_id  TEXT NOT NULL REFERENCES operations(id),
     step          INTEGER NOT NULL,     -- the observe step that took it
     body          TEXT,                 -- JSON of the observation; NULL once pruned

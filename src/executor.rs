@@ -57,8 +57,8 @@ pub trait Journal: Send + Sync {
         evidence: serde_json::Value,
     ) -> BoxFuture<'_, Result<(), JournalError>>;
     /// End an observe step as applied, storing what it saw once, apart from the operation (its
-    /// evidence gets the observation's ref under `"observation"`, never the observation itself).
-    /// Returns the ref, which the steps grounded in it carry as their `observation`.
+    /// evidence gets the observation's id under `"observation"`, never the observation itself).
+    /// Returns the id, which the steps grounded in it carry as their `observation`.
     fn observed(
         &self,
         index: u32,
@@ -108,7 +108,7 @@ pub async fn end(
         .map_err(|e| e.to_string())
 }
 
-/// End an observe step, storing its observation apart; returns the observation's ref.
+/// End an observe step, storing its observation apart; returns the observation's id.
 pub async fn observed(
     cx: &RunContext<'_>,
     step: u32,

@@ -289,7 +289,7 @@ pub enum StepResult {
 #[serde(rename_all = "camelCase")]
 pub struct Step {
     pub index: u32,
-    /// The ref of the observation the action was grounded in, if any (`"<operation id>/<step>"`:
+    /// The id of the observation the action was grounded in, if any (`"<operation id>/<step>"`:
     /// the observe step that took it). The observation itself is stored once, apart from the
     /// operation, and fetched on demand (the `observation` verb).
     pub observation: Option<String>,

@@ -23,7 +23,7 @@ pub const MAX_EVENT_BYTES: usize = 64 * 1024;
 /// first, to fit (`StateView::fit`).
 pub const MAX_REPLY_BYTES: usize = 2 * 1024 * 1024;
 /// The most a step's evidence takes: what was observed about one action, never a whole
-/// observation (stored apart, by ref). A larger one is kept as a note of its size.
+/// observation (stored apart, by its id). A larger one is kept as a note of its size.
 pub const MAX_EVIDENCE_BYTES: usize = 4 * 1024;
 /// The largest observation stored (its JSON); a larger one is kept as a note of its size.
 pub const MAX_OBSERVATION_BYTES: usize = 1024 * 1024;
@@ -59,11 +59,11 @@ pub enum Verb {
         operations: Option<usize>,
     },
     Subscribe,
-    /// What Circe saw: the observation a step's `observation` ref names, fetched on demand
-    /// (it is stored once, apart from the operation). `observation_pruned` once past retention.
+    /// What Circe saw: the observation whose id a step's `observation` holds, fetched on
+    /// demand (it is stored once, apart from the operation). `observation_pruned` once past
+    /// retention.
     Observation {
-        #[serde(rename = "ref")]
-        reference: String,
+        observation: String,
     },
 }
 
@@ -161,8 +161,8 @@ pub struct NodeStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObservationView {
-    #[serde(rename = "ref")]
-    pub reference: String,
+    /// `"<operation id>/<step index>"`.
+    pub id: String,
     pub taken_at: Millis,
     pub observation: serde_json::Value,
 }

@@ -39,12 +39,12 @@ pub struct Retention {
 pub enum StoredObservation {
     /// The observation as it was taken, and when.
     Kept { body: serde_json::Value, at: Millis },
-    /// It was taken at `at` and pruned at `pruned_at` (retention); only its ref remains.
+    /// It was taken at `at` and pruned at `pruned_at` (retention); only its id remains.
     Pruned { at: Millis, pruned_at: Millis },
 }
 
-/// The ref of the observation an operation's step `step` took: `"<operation id>/<step>"`.
-pub fn observation_ref(operation: OperationId, step: u32) -> String {
+/// The id of the observation an operation's step `step` took: `"<operation id>/<step>"`.
+pub fn observation_id(operation: OperationId, step: u32) -> String {
     format!("{operation}/{step}")
 }
 
@@ -535,8 +535,8 @@ impl Store {
     }
 
     /// End an observe step: store what it saw (once, in `observations`) and append `events` (its
-    /// `StepEnded`, whose evidence holds the ref, not the observation), then prune observations
-    /// past `retention`; all in one transaction. Returns the operation and the observation's ref.
+    /// `StepEnded`, whose evidence holds the observation's id, not the observation), then prune observations
+    /// past `retention`; all in one transaction. Returns the operation and the observation's id.
     pub fn record_observation(
         &mut self,
         id: OperationId,
@@ -546,28 +546,28 @@ impl Store {
         retention: Retention,
         now: Millis,
     ) -> Result<(Operation, String)> {
-        let reference = observation_ref(id, step);
+        let observation = observation_id(id, step);
         let body = serde_json::to_string(body)?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.execute(
-            "INSERT INTO observations (ref, operation_id, step, body, bytes, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![reference, id.to_string(), step, body, body.len() as i64, now as i64],
+            "INSERT INTO observations (id, operation_id, step, body, bytes, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![observation, id.to_string(), step, body, body.len() as i64, now as i64],
         )?;
         let op = record_in(&tx, id, events, now)?;
         prune_observations(&tx, id, retention, now)?;
         tx.commit()?;
-        Ok((op, reference))
+        Ok((op, observation))
     }
 
-    /// The observation `reference` names: kept, pruned, or (`None`) never stored.
-    pub fn observation(&self, reference: &str) -> Result<Option<StoredObservation>> {
+    /// The observation with this id: kept, pruned, or (`None`) never stored.
+    pub fn observation(&self, id: &str) -> Result<Option<StoredObservation>> {
         let row: Option<(Option<String>, i64, Option<i64>)> = self
             .conn
             .query_row(
-                "SELECT body, at, pruned_at FROM observations WHERE ref = ?1",
-                [reference],
+                "SELECT body, at, pruned_at FROM observations WHERE id = ?1",
+                [id],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()?;
@@ -721,8 +721,8 @@ fn prune_observations(
     )?;
     tx.execute(
         "UPDATE observations SET body = NULL, pruned_at = ?2
-         WHERE body IS NOT NULL AND ref NOT IN (
-             SELECT ref FROM observations WHERE body IS NOT NULL
+         WHERE body IS NOT NULL AND id NOT IN (
+             SELECT id FROM observations WHERE body IS NOT NULL
              ORDER BY at DESC, rowid DESC LIMIT ?1)",
         params![retention.total as i64, now as i64],
     )?;

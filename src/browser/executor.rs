@@ -166,7 +166,7 @@ struct Seen {
     raw: Value,
     tab: i64,
     handle: super::lifecycle::TabHandle,
-    /// The ref of the stored observation the next actions are grounded in.
+    /// The id of the stored observation the next actions are grounded in.
     observed: String,
 }
 
@@ -242,7 +242,7 @@ impl BrowserExecutor {
             cx.journal.target(target).await.map_err(|e| e.to_string())?;
         }
         // The observation is stored once, apart from the operation; the step's evidence and
-        // the steps grounded in it carry its ref.
+        // the steps grounded in it carry its id.
         let observed = observed(
             cx,
             step,

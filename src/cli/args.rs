@@ -55,9 +55,9 @@ pub enum Command {
     Ops {
         #[arg(long, default_value_t = 20)]
         limit: usize,
-        /// Show the observation this ref names (a step's `observation`, e.g. OPERATION/0)
+        /// Show the observation with this id (a step's `observation`, OPERATION/STEP)
         /// instead of the list.
-        #[arg(long, value_name = "REF")]
+        #[arg(long, value_name = "ID")]
         observation: Option<String>,
     },
     /// Ground one utterance against an observation file and print the decision (no daemon needed;

@@ -127,10 +127,10 @@ pub async fn ops(at: &Endpoint, limit: usize, json: bool) -> anyhow::Result<i32>
     Ok(0)
 }
 
-/// `circe ops --observation REF`: what Circe saw at a step.
-pub async fn observation(at: &Endpoint, reference: String, json: bool) -> anyhow::Result<i32> {
+/// `circe ops --observation ID`: what Circe saw at a step.
+pub async fn observation(at: &Endpoint, observation: String, json: bool) -> anyhow::Result<i32> {
     let mut client = at.client().await?;
-    let value = client.call(Verb::Observation { reference }).await?;
+    let value = client.call(Verb::Observation { observation }).await?;
     if json {
         println!("{value}");
     } else {

@@ -116,9 +116,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         }
         Command::State => commands::state(&at, json).await,
         Command::Ops {
-            observation: Some(reference),
+            observation: Some(observation),
             ..
-        } => commands::observation(&at, reference, json).await,
+        } => commands::observation(&at, observation, json).await,
         Command::Ops { limit, .. } => commands::ops(&at, limit, json).await,
         Command::Watch => commands::watch(&at, json).await,
         Command::Ground(args) => commands::ground(&paths, args, json),

@@ -205,7 +205,7 @@ pub fn print_notification(n: &Notification) {
 pub fn print_observation(view: &ObservationView) {
     let o = &view.observation;
     let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
-    println!("observation {}", view.reference);
+    println!("observation {}", view.id);
     println!("  {} — {}", text(&o["title"]), text(&o["url"]));
     let elements = o["elements"].as_array().cloned().unwrap_or_default();
     println!("  {} elements", elements.len());

@@ -344,10 +344,10 @@ pub(crate) fn dispatch(
                 drop(place);
             });
         }
-        Verb::Observation { reference } => {
+        Verb::Observation { observation } => {
             let engine = engine.clone();
             tokio::spawn(async move {
-                let result = engine.observation(reference).await.and_then(to_value);
+                let result = engine.observation(observation).await.and_then(to_value);
                 let _ = out.send(encode(id, result)).await;
                 drop(place);
             });

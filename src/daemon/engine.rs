@@ -156,25 +156,25 @@ impl Engine {
         .await
     }
 
-    /// What Circe saw: the observation `reference` names (`observation_pruned` once past
+    /// What Circe saw: the observation with this id (`observation_pruned` once past
     /// retention, `unknown_observation` when never stored).
-    pub async fn observation(&self, reference: String) -> Result<ObservationView, ApiError> {
-        let key = reference.clone();
+    pub async fn observation(&self, id: String) -> Result<ObservationView, ApiError> {
+        let key = id.clone();
         match self.db(move |s| s.observation(&key)).await? {
             Some(StoredObservation::Kept { body, at }) => Ok(ObservationView {
-                reference,
+                id,
                 taken_at: at,
                 observation: body,
             }),
             Some(StoredObservation::Pruned { pruned_at, .. }) => Err(ApiError::new(
                 ErrorCode::ObservationPruned,
                 format!(
-                    "observation {reference} was pruned at {pruned_at} (only the newest are kept: [store] keep_observations*)"
+                    "observation {id} was pruned at {pruned_at} (only the newest are kept: [store] keep_observations*)"
                 ),
             )),
             None => Err(ApiError::new(
                 ErrorCode::UnknownObservation,
-                format!("no observation {reference}"),
+                format!("no observation {id}"),
             )),
         }
     }
@@ -867,10 +867,10 @@ impl Journal for OperationJournal {
             let id = self.operation;
             let notify = self.engine.notify.clone();
             let retention = self.engine.retention;
-            let reference = store::observation_ref(id, index);
+            let observation_id = store::observation_id(id, index);
             let mut evidence = bounded(evidence);
             if let Some(o) = evidence.as_object_mut() {
-                o.insert("observation".into(), reference.clone().into());
+                o.insert("observation".into(), observation_id.into());
             }
             let events = [OperationEvent::StepEnded {
                 index,
@@ -880,7 +880,7 @@ impl Journal for OperationJournal {
             self.engine
                 .db(move |s| {
                     let observation = within(observation, MAX_OBSERVATION_BYTES, "observation");
-                    let (op, reference) = s.record_observation(
+                    let (op, observation_id) = s.record_observation(
                         id,
                         index,
                         &observation,
@@ -889,7 +889,7 @@ impl Journal for OperationJournal {
                         clock::now(),
                     )?;
                     publish_events(&notify, &op, &events);
-                    Ok::<_, StoreError>(reference)
+                    Ok::<_, StoreError>(observation_id)
                 })
                 .await
                 .map_err(|e| JournalError(e.to_string()))

@@ -195,7 +195,7 @@ async fn run_to_end(engine: &Arc<Engine>, text: &str) -> Operation {
 }
 
 #[test]
-fn observations_are_stored_once_by_ref_and_pruned_past_retention() {
+fn observations_are_stored_once_by_id_and_pruned_past_retention() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("circe.db");
     crate::util::rt().block_on(async {
@@ -218,17 +218,17 @@ fn observations_are_stored_once_by_ref_and_pruned_past_retention() {
         let op = run_to_end(&engine, "weather in Pune").await;
         assert_eq!(op.status, OperationStatus::Completed, "{op:?}");
         assert_eq!(op.steps.len(), 8);
-        // Each observe step's evidence and the step grounded in it hold the ref; the observation
+        // Each observe step's evidence and the step grounded in it hold its id; the observation
         // itself is in no step.
         for pair in op.steps.chunks(2) {
-            let reference = format!("{}/{}", op.id, pair[0].index);
+            let seen = format!("{}/{}", op.id, pair[0].index);
             assert_eq!(
                 pair[0].evidence["observation"],
-                reference.as_str(),
+                seen.as_str(),
                 "{:?}",
                 pair[0]
             );
-            assert_eq!(pair[1].observation.as_deref(), Some(reference.as_str()));
+            assert_eq!(pair[1].observation.as_deref(), Some(seen.as_str()));
         }
         let stored = serde_json::to_string(&op).unwrap();
         assert!(

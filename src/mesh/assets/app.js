@@ -255,12 +255,12 @@ function observationOf(s) {
   return s.evidence && typeof s.evidence.observation === "string" ? s.evidence.observation : null;
 }
 
-function showSeen(ref) {
+function showSeen(id) {
   const box = $("seen-box");
   $("seen-title").textContent = "…";
   $("seen-elements").replaceChildren();
   box.hidden = false;
-  request({ verb: "observation", ref }, (r) => {
+  request({ verb: "observation", observation: id }, (r) => {
     if (r.error) {
       $("seen-title").textContent = r.error.code === "observation_pruned"
         ? "No longer kept (only the newest observations are)."
@@ -315,14 +315,14 @@ function render() {
     for (const s of op.steps) {
       const li = document.createElement("li");
       li.textContent = `${s.action} — ${s.result || "in progress"}`;
-      const ref = observationOf(s);
-      if (ref) {
+      const seen = observationOf(s);
+      if (seen) {
         const b = document.createElement("button");
         b.type = "button";
         b.className = "seen";
-        b.dataset.ref = ref;
+        b.dataset.observation = seen;
         b.textContent = "what Circe saw";
-        b.onclick = () => showSeen(ref);
+        b.onclick = () => showSeen(seen);
         li.append(" ", b);
       }
       steps.append(li);
