@@ -817,4 +817,135 @@ mod tests {
         assert_eq!((garbage.id, garbage.verb.as_str()), (0, ""));
         assert!(garbage.parsed.is_err());
     }
+
+    fn accepted() -> Operation {
+        use crate::model::{Goal, InputMode};
+        Operation {
+            id: uuid::Uuid::from_u128(7),
+            interaction: uuid::Uuid::from_u128(8),
+            interaction_revision: 1,
+            target: Target::Unresolved,
+            authorized_scope: vec!["browser:act".into()],
+            goal: Goal::Browser,
+            arguments: BTreeMap::new(),
+            mode: InputMode::Typed,
+            expected_outcome: "done".into(),
+            status: OperationStatus::Accepted,
+            revision: 1,
+            steps: Vec::new(),
+            stop: None,
+            outcome: None,
+            accepted_at: 10,
+            updated_at: 10,
+        }
+    }
+
+    fn step(index: u32, at: Millis) -> Step {
+        Step {
+            index,
+            observation: Some(format!("op/{index}")),
+            action: format!("click e{index}"),
+            arguments: BTreeMap::new(),
+            irreversible: true,
+            result: None,
+            evidence: serde_json::Value::Null,
+            started_at: at,
+            finished_at: None,
+        }
+    }
+
+    /// The events of a whole run, notified one commit at a time, fold into exactly the stored
+    /// operation; an event already applied changes nothing; a missing one is a gap.
+    #[test]
+    fn events_fold_into_the_projection_in_revision_order() {
+        use crate::model::StepResult;
+        use crate::operation::{apply, Transition};
+        let commits: Vec<Vec<OperationEvent>> = vec![
+            vec![OperationEvent::Moved {
+                transition: Transition::Start,
+                status: OperationStatus::Running,
+            }],
+            vec![OperationEvent::StepBegun { step: step(0, 12) }],
+            vec![OperationEvent::StepEnded {
+                index: 0,
+                result: StepResult::Applied,
+                evidence: serde_json::json!({"x": 1}),
+            }],
+            vec![OperationEvent::StepBegun { step: step(1, 14) }],
+            vec![OperationEvent::StepEnded {
+                index: 1,
+                result: StepResult::Unknown,
+                evidence: serde_json::json!({}),
+            }],
+            vec![
+                OperationEvent::Moved {
+                    transition: Transition::Lose,
+                    status: OperationStatus::OutcomeUnknown,
+                },
+                OperationEvent::OutcomeRecorded {
+                    outcome: Outcome {
+                        status: OperationStatus::OutcomeUnknown,
+                        summary: "?".into(),
+                        data: serde_json::Value::Null,
+                    },
+                },
+            ],
+        ];
+        let mut stored = accepted();
+        let mut fold = OperationFold::default();
+        fold.apply(&Notification::Operation {
+            operation: stored.clone(),
+        });
+        let mut sent = Vec::new();
+        for (at, events) in (11..).zip(&commits) {
+            for e in events {
+                stored = apply(Some(&stored), e, at);
+            }
+            for n in Notification::for_events(&stored, events) {
+                let line = serde_json::to_string(&n).unwrap();
+                assert!(line.len() < 1024, "{line}");
+                assert_eq!(
+                    fold.apply(&serde_json::from_str(&line).unwrap()),
+                    Folded::Changed(vec![stored.id])
+                );
+                sent.push(n);
+            }
+        }
+        assert_eq!(stored.revision, 1 + 7);
+        assert_eq!(fold.get(stored.id), Some(&stored));
+        // Already applied: nothing changes.
+        assert_eq!(fold.apply(&sent[2]), Folded::Unchanged);
+        assert_eq!(fold.get(stored.id), Some(&stored));
+        // A subscriber that missed one sees the gap and forgets the operation until a snapshot.
+        let mut behind = OperationFold::default();
+        behind.apply(&Notification::Operation {
+            operation: accepted(),
+        });
+        behind.apply(&sent[0]);
+        assert_eq!(behind.apply(&sent[2]), Folded::Gap(stored.id));
+        assert_eq!(behind.get(stored.id), None);
+    }
+
+    #[test]
+    fn a_state_too_large_leaves_out_its_oldest_recent_operations() {
+        let mut big = accepted();
+        big.steps = (0..40).map(|i| step(i, 20)).collect();
+        let mut view = StateView {
+            node: "desk".into(),
+            executors: BTreeMap::new(),
+            interaction: None,
+            operation: Some(accepted()),
+            operations: vec![big.clone(), big.clone(), big],
+            nodes: Vec::new(),
+        };
+        let whole = serde_json::to_string(&view).unwrap().len();
+        let one = serde_json::to_string(&view.operations[0]).unwrap().len();
+        assert_eq!(view.fit(whole), 0);
+        assert_eq!(view.fit(whole - one), 1);
+        assert_eq!(view.operations.len(), 2);
+        assert!(serde_json::to_string(&view).unwrap().len() <= whole - one);
+        // The current operation always stays.
+        assert_eq!(view.fit(10), 2);
+        assert!(view.operations.is_empty() && view.operation.is_some());
+    }
 }

@@ -534,6 +534,40 @@ impl Store {
         Ok(op)
     }
 
+    /// Append events to an operation and, in the same transaction, commit what they mean for its
+    /// interaction: `change` gets the operation as it now is and its interaction (as stored), and
+    /// returns the interaction's change, if any (an outcome, a question). One commit, so the
+    /// operation and its interaction never disagree after a crash.
+    pub fn record_with_change(
+        &mut self,
+        id: OperationId,
+        events: &[OperationEvent],
+        now: Millis,
+        change: impl FnOnce(&Operation, &Interaction) -> Option<Change>,
+    ) -> Result<(Operation, Option<Interaction>)> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let op = record_in(&tx, id, events, now)?;
+        let json: Option<String> = tx
+            .query_row(
+                "SELECT state FROM interactions WHERE id = ?1",
+                [op.interaction.to_string()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let current: Option<Interaction> = json.map(|j| serde_json::from_str(&j)).transpose()?;
+        let changed = match current.as_ref().and_then(|i| change(&op, i)) {
+            Some(c) => {
+                write_change(&tx, &c, now)?;
+                Some(c.interaction)
+            }
+            None => None,
+        };
+        tx.commit()?;
+        Ok((op, changed))
+    }
+
     /// End an observe step: store what it saw (once, in `observations`) and append `events` (its
     /// `StepEnded`, whose evidence holds the observation's id, not the observation), then prune observations
     /// past `retention`; all in one transaction. Returns the operation and the observation's id.

@@ -223,13 +223,14 @@ impl BrowserExecutor {
         };
         let tab = raw.get("tabId").and_then(Value::as_i64).unwrap_or(-1);
         let handle = self.bridge.tab_handle(tab);
-        if first {
+        // Where it acts (the first observation only), recorded with the observation.
+        let target = first.then(|| {
             let profile = self
                 .bridge
                 .info()
                 .profile
                 .map_or_else(|| "unknown".to_string(), |p| p.label);
-            let target = Target::Browser(BrowserTarget {
+            Target::Browser(BrowserTarget {
                 target: TargetRef {
                     node: self.node.clone(),
                     desktop_session: None,
@@ -238,9 +239,8 @@ impl BrowserExecutor {
                 connector_profile: profile,
                 window: raw.get("windowId").and_then(Value::as_i64),
                 tab: Some(tab),
-            });
-            cx.journal.target(target).await.map_err(|e| e.to_string())?;
-        }
+            })
+        });
         // The observation is stored once, apart from the operation; the step's evidence and
         // the steps grounded in it carry its id.
         let observed = observed(
@@ -251,6 +251,7 @@ impl BrowserExecutor {
                     "covered": raw.get("covered").cloned().unwrap_or(Value::Null),
                     "timing": raw.get("timing").cloned().unwrap_or(Value::Null) }),
             serde_json::to_value(&observation).map_err(|e| e.to_string())?,
+            target,
         )
         .await?;
         Ok(Ok(Seen {

@@ -496,9 +496,12 @@ impl Engine {
             events.push(OperationEvent::OutcomeRecorded {
                 outcome: outcome.clone(),
             });
-            let op = s.record(id, &events, now)?;
+            // The outcome, on the operation and on its interaction: one commit.
+            let (op, interaction) = s.record_with_change(id, &events, now, |op, current| {
+                outcome_change(op, current, outcome, now)
+            })?;
             publish_events(&notify, &op, &events);
-            if let Some(interaction) = attach_outcome(s, &op, outcome, now)? {
+            if let Some(interaction) = interaction {
                 let _ = notify.send(Notification::Interaction { interaction });
             }
             Ok(())
@@ -522,20 +525,15 @@ impl Engine {
                 transition: Transition::NeedInput,
                 status,
             }];
-            let op = s.record(id, &events, now)?;
+            // The operation waits and the question goes on its interaction: one commit.
+            let (op, asked) = s.record_with_change(id, &events, now, |op, current| {
+                (current.operation == Some(op.id)).then(|| interaction::ask(current, question, now))
+            })?;
             publish_events(&notify, &op, &events);
-            let Some(current) = s.interaction(op.interaction)? else {
-                return Ok(());
-            };
-            if current.operation != Some(op.id) {
-                return Ok(());
+            if let Some(interaction) = asked {
+                // The question asked: the interaction, as it now is.
+                let _ = notify.send(Notification::Interaction { interaction });
             }
-            // The question asked: the interaction, as it now is.
-            let change = interaction::ask(&current, question, now);
-            s.commit_change(&change, now)?;
-            let _ = notify.send(Notification::Interaction {
-                interaction: change.interaction,
-            });
             Ok(())
         })
         .await
@@ -578,8 +576,9 @@ impl Engine {
             events.push(OperationEvent::OutcomeRecorded {
                 outcome: outcome.clone(),
             });
-            let op = store.record(op.id, &events, now)?;
-            attach_outcome(&mut store, &op, outcome, now)?;
+            let (op, _) = store.record_with_change(op.id, &events, now, |op, current| {
+                outcome_change(op, current, outcome, now)
+            })?;
             tracing::warn!(operation = %op.id, status = status.as_str(), "recovered after restart");
         }
         Ok(())
@@ -628,22 +627,14 @@ fn within(value: serde_json::Value, max: usize, what: &str) -> serde_json::Value
     })
 }
 
-/// Put an operation's outcome on its interaction, if the interaction still points at it.
-fn attach_outcome(
-    store: &mut Store,
+/// An operation's outcome on its interaction, if the interaction still points at it.
+fn outcome_change(
     op: &Operation,
+    current: &Interaction,
     outcome: Outcome,
     now: u64,
-) -> Result<Option<Interaction>, StoreError> {
-    let Some(current) = store.interaction(op.interaction)? else {
-        return Ok(None);
-    };
-    if current.operation != Some(op.id) {
-        return Ok(None);
-    }
-    let change = interaction::record_outcome(&current, outcome, now);
-    store.commit_change(&change, now)?;
-    Ok(Some(change.interaction))
+) -> Option<interaction::Change> {
+    (current.operation == Some(op.id)).then(|| interaction::record_outcome(current, outcome, now))
 }
 
 fn validate(input: &Input, limits: &Limits) -> Result<(), ApiError> {
@@ -862,6 +853,7 @@ impl Journal for OperationJournal {
         index: u32,
         evidence: serde_json::Value,
         observation: serde_json::Value,
+        target: Option<crate::model::Target>,
     ) -> BoxFuture<'_, Result<String, JournalError>> {
         Box::pin(async move {
             let id = self.operation;
@@ -872,11 +864,15 @@ impl Journal for OperationJournal {
             if let Some(o) = evidence.as_object_mut() {
                 o.insert("observation".into(), observation_id.into());
             }
-            let events = [OperationEvent::StepEnded {
+            let mut events: Vec<OperationEvent> = target
+                .into_iter()
+                .map(|target| OperationEvent::Targeted { target })
+                .collect();
+            events.push(OperationEvent::StepEnded {
                 index,
                 result: StepResult::Applied,
                 evidence,
-            }];
+            });
             self.engine
                 .db(move |s| {
                     let observation = within(observation, MAX_OBSERVATION_BYTES, "observation");

@@ -137,7 +137,7 @@ impl Executor for Pages {
                         .await
                         .unwrap();
                 let evidence = serde_json::json!({"url": format!("http://127.0.0.1/{p}"), "elements": self.elements});
-                let seen = executor::observed(&cx, step, evidence, page(p, self.elements))
+                let seen = executor::observed(&cx, step, evidence, page(p, self.elements), None)
                     .await
                     .unwrap();
                 for a in 0..self.acts {
