@@ -110,6 +110,8 @@ struct Pages {
     pages: usize,
     elements: usize,
     acts: usize,
+    /// A pause after each page, so observations are of different ages.
+    pause_ms: u64,
 }
 
 /// An observation as the browser connector gives it, `n` elements long; `page` tells them apart.
@@ -160,6 +162,7 @@ impl Executor for Pages {
                         .await
                         .unwrap();
                 }
+                tokio::time::sleep(std::time::Duration::from_millis(self.pause_ms)).await;
             }
             ExecOutcome::Completed {
                 summary: "done".into(),
@@ -206,6 +209,7 @@ fn observations_are_stored_once_by_id_and_pruned_past_retention() {
                 pages: 4,
                 elements: 50,
                 acts: 1,
+                pause_ms: 0,
             })),
             Limits::default(),
             Retention {
@@ -287,6 +291,7 @@ fn a_500_step_operation_fits_every_limit_on_a_real_control_socket() {
                 pages: 50,
                 elements: 200,
                 acts: 9,
+                pause_ms: 0,
             })),
             Limits::default(),
         )
@@ -370,5 +375,44 @@ fn a_500_step_operation_fits_every_limit_on_a_real_control_socket() {
         };
         assert_eq!(state.operation.unwrap().steps.len(), 500);
         eprintln!("a 500-step operation's snapshot: {} bytes", snapshot.len());
+    });
+}
+
+#[test]
+fn observations_older_than_the_age_limit_are_pruned() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("circe.db");
+    crate::util::rt().block_on(async {
+        let engine = Engine::start_with(
+            "desk".into(),
+            Store::open(&db).unwrap(),
+            Executors::default().with(Box::new(Pages {
+                pages: 3,
+                elements: 5,
+                acts: 0,
+                pause_ms: 50,
+            })),
+            Limits::default(),
+            Retention {
+                per_operation: 10,
+                total: 10,
+                max_age_ms: 20,
+            },
+        )
+        .unwrap();
+        let op = run_to_end(&engine, "weather in Pune").await;
+        assert_eq!(op.steps.len(), 3);
+        // Each page is 50 ms after the last: when the third is stored, the first two are too old.
+        assert_eq!(
+            Store::open(&db).unwrap().observation_counts().unwrap(),
+            (1, 2)
+        );
+        assert!(engine.observation(format!("{}/2", op.id)).await.is_ok());
+        let old = engine
+            .observation(format!("{}/1", op.id))
+            .await
+            .unwrap_err();
+        assert_eq!(old.code, ErrorCode::ObservationPruned);
+        assert!(old.message.contains("pruned"), "{}", old.message);
     });
 }
