@@ -179,6 +179,11 @@ impl Subscription {
         }
     }
 
+    /// Follow `op` as a reply gave it (unless a newer revision is already known).
+    pub fn follow(&mut self, op: crate::model::Operation) {
+        self.fold.insert(op);
+    }
+
     /// An operation this subscription follows, as it now is.
     pub fn operation(&self, id: crate::model::OperationId) -> Option<&crate::model::Operation> {
         self.fold.get(id)

@@ -403,7 +403,7 @@ async fn submit(at: &Endpoint, input: Input, wait: bool, json: bool) -> anyhow::
     let value = client.call(Verb::Submit { input }).await?;
     let submitted: Submitted = serde_json::from_value(value.clone())?;
     let operation = match (&mut sub, &submitted.operation) {
-        (Some(sub), Some(op)) => match wait_for(sub, op.id).await {
+        (Some(sub), Some(op)) => match wait_for(sub, &mut client, op.id).await {
             Ok(op) => Some(op),
             Err(ClientError::Api(e)) if e.code == ErrorCode::NodeOffline => {
                 if json {
@@ -471,13 +471,43 @@ async fn subscribe_if(at: &Endpoint, wait: bool) -> Result<Option<Subscription>,
     })
 }
 
-/// Wait until the operation can no longer change by itself.
-async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, ClientError> {
+/// Wait until the operation can no longer change by itself. Its events come folded into it;
+/// one the subscription could not fold (it did not have the operation, or an event is missing)
+/// is followed by a read of the state, through `client`.
+async fn wait_for(
+    sub: &mut Subscription,
+    client: &mut Client,
+    id: OperationId,
+) -> Result<Operation, ClientError> {
     let mut ran = false;
     loop {
-        // Each event about the operation comes folded into it, as it now is.
         let op = match sub.next_folded().await? {
             Notification::Operation { operation } if operation.id == id => operation,
+            Notification::StepStarted { operation, .. }
+            | Notification::StepEnded { operation, .. }
+            | Notification::OperationStatus { operation, .. }
+                if operation == id =>
+            {
+                let value = client
+                    .call(Verb::State {
+                        operations: Some(10),
+                    })
+                    .await?;
+                let state: StateView = serde_json::from_value(value)
+                    .map_err(|e| ClientError::Protocol(e.to_string()))?;
+                match state
+                    .operation
+                    .into_iter()
+                    .chain(state.operations)
+                    .find(|o| o.id == id)
+                {
+                    Some(op) => {
+                        sub.follow(op.clone());
+                        op
+                    }
+                    None => continue,
+                }
+            }
             Notification::Node { node } if !node.online => {
                 return Err(ClientError::Api(ApiError::new(
                     ErrorCode::NodeOffline,
@@ -527,7 +557,13 @@ pub async fn stop(
     let finished = match (&mut sub, interrupted.already_finished) {
         (Some(sub), false) => {
             let id = interrupted.operation.id;
-            Some(tokio::time::timeout(std::time::Duration::from_secs(10), wait_for(sub, id)).await)
+            Some(
+                tokio::time::timeout(
+                    std::time::Duration::from_secs(10),
+                    wait_for(sub, &mut client, id),
+                )
+                .await,
+            )
         }
         _ => None,
     };
