@@ -418,15 +418,24 @@ async fn submit(at: &Endpoint, input: Input, wait: bool, json: bool) -> anyhow::
         },
         _ => None,
     };
-    // After waiting, show the interaction as it is now (its outcome, or the question it asks).
+    // After waiting, show the interaction as it is now (its outcome, or the question it asks),
+    // and the operation as stored (the events of its last commit after the one that ended it
+    // are in it).
     let mut submitted = submitted;
-    if operation.is_some() {
+    let mut operation = operation;
+    if let Some(waited) = &operation {
         let state = current_state(&mut client).await?;
         if let Some(i) = state
             .interaction
             .filter(|i| i.id == submitted.interaction.id)
         {
             submitted.interaction = i;
+        }
+        if let Some(stored) = state
+            .operation
+            .filter(|o| o.id == waited.id && o.revision >= waited.revision)
+        {
+            operation = Some(stored);
         }
     }
     if json {
