@@ -143,13 +143,33 @@ pub async fn observation(at: &Endpoint, observation: String, json: bool) -> anyh
 /// `circe watch`: every notification, until interrupted.
 pub async fn watch(at: &Endpoint, json: bool) -> anyhow::Result<i32> {
     let mut sub = at.client().await?.subscribe().await?;
+    // One commit may end with several status events (the status, then the outcome): a person
+    // reads the status once.
+    let mut said: Option<(OperationId, OperationStatus, Option<String>)> = None;
     loop {
         let n = sub.next().await?;
         if json {
             println!("{}", serde_json::to_string(&n)?);
-        } else {
-            print_notification(&n);
+            continue;
         }
+        if let Notification::OperationStatus {
+            operation,
+            status,
+            outcome,
+            ..
+        } = &n
+        {
+            let now = Some((
+                *operation,
+                *status,
+                outcome.as_ref().map(|o| o.summary.clone()),
+            ));
+            if now == said {
+                continue;
+            }
+            said = now;
+        }
+        print_notification(&n);
     }
 }
 

@@ -60,14 +60,19 @@ fn print_interaction(i: &Interaction) {
     }
 }
 
+/// A step's result in words ("…" while it runs).
+fn result_words(result: Option<StepResult>) -> &'static str {
+    result.map_or("…", |r| match r {
+        StepResult::Applied => "applied",
+        StepResult::NotApplied => "not applied",
+        StepResult::Unknown => "unknown",
+        StepResult::Blocked => "blocked",
+    })
+}
+
 fn print_operation(op: &Operation) {
     for step in &op.steps {
-        let result = step.result.map_or("…", |r| match r {
-            StepResult::Applied => "applied",
-            StepResult::NotApplied => "not applied",
-            StepResult::Unknown => "unknown",
-            StepResult::Blocked => "blocked",
-        });
+        let result = result_words(step.result);
         println!("  step {}: {} [{}]", step.index + 1, step.action, result);
     }
     let summary = op
@@ -167,10 +172,10 @@ pub fn print_notification(n: &Notification) {
         } => {
             println!("operation {operation}");
             println!(
-                "  step {}: {} [{:?}]",
+                "  step {}: {} [{}]",
                 step.index + 1,
                 step.action,
-                step.result
+                result_words(step.result)
             );
         }
         Notification::OperationStatus {
@@ -188,10 +193,10 @@ pub fn print_notification(n: &Notification) {
             println!("operation {} → {}", operation.id, operation.status.as_str());
             if let Some(step) = operation.steps.last() {
                 println!(
-                    "  step {}: {} [{:?}]",
+                    "  step {}: {} [{}]",
                     step.index + 1,
                     step.action,
-                    step.result
+                    result_words(step.result)
                 );
             }
             if let Some(o) = &operation.outcome {
