@@ -509,16 +509,6 @@ impl Store {
         Ok(())
     }
 
-    /// Commit an interaction change that no input caused (an operation's outcome).
-    pub fn commit_change(&mut self, change: &Change, now: Millis) -> Result<()> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        write_change(&tx, change, now)?;
-        tx.commit()?;
-        Ok(())
-    }
-
     /// Append events to an operation and store the new projection, in one transaction.
     pub fn record(
         &mut self,
