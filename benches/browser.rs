@@ -48,7 +48,7 @@ async fn run(d: &Daemon, text: &str) -> (f64, circe::model::Operation) {
     let v = c.call(Verb::Submit { input: input(text) }).await.unwrap();
     let id: uuid::Uuid = serde_json::from_value(v["operation"]["id"].clone()).unwrap();
     loop {
-        if let Notification::Operation { operation } = sub.next().await.unwrap() {
+        if let Notification::Operation { operation } = sub.next_folded().await.unwrap() {
             if operation.id == id && !operation.status.is_active() {
                 return (start.elapsed().as_secs_f64() * 1e3, operation);
             }

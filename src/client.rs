@@ -1,14 +1,15 @@
 //! A client of the control API, used by the CLI (and by tests and benchmarks).
 
 use crate::daemon::control::Lines;
-use crate::protocol::{ApiError, Notification, Reply, ReplyBody, Request, Verb};
+use crate::protocol::{
+    ApiError, Folded, Notification, OperationFold, Reply, ReplyBody, Request, Verb,
+};
 use std::path::{Path, PathBuf};
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::UnixStream;
 
-/// Replies and notifications are far below this; it only bounds a broken peer.
-const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
+use crate::protocol::MAX_REPLY_BYTES;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -127,21 +128,64 @@ impl Client {
     /// Turn this connection into a subscription. The first notification is a snapshot.
     pub async fn subscribe(mut self) -> Result<Subscription, ClientError> {
         self.call(Verb::Subscribe).await?;
-        Ok(Subscription { client: self })
+        Ok(Subscription {
+            client: self,
+            fold: OperationFold::default(),
+        })
     }
 }
 
+/// A subscription, following the operations its notifications are about (`OperationFold`).
 pub struct Subscription {
     client: Client,
+    fold: OperationFold,
 }
 
 impl Subscription {
+    /// The next notification, as it came.
     pub async fn next(&mut self) -> Result<Notification, ClientError> {
         loop {
             let line = self.client.line().await?;
             if let Ok(n) = serde_json::from_str::<Notification>(&line) {
+                self.fold.apply(&n);
                 return Ok(n);
             }
         }
+    }
+
+    /// The next notification, where an event about an operation this subscription follows is
+    /// given as that whole operation as it now is (`Notification::Operation`).
+    pub async fn next_folded(&mut self) -> Result<Notification, ClientError> {
+        loop {
+            let line = self.client.line().await?;
+            let Ok(n) = serde_json::from_str::<Notification>(&line) else {
+                continue;
+            };
+            let event = matches!(
+                n,
+                Notification::StepStarted { .. }
+                    | Notification::StepEnded { .. }
+                    | Notification::OperationStatus { .. }
+            );
+            return Ok(match self.fold.apply(&n) {
+                Folded::Changed(ids) if event => match self.fold.get(ids[0]) {
+                    Some(op) => Notification::Operation {
+                        operation: op.clone(),
+                    },
+                    None => n,
+                },
+                _ => n,
+            });
+        }
+    }
+
+    /// Follow `op` as a reply gave it (unless a newer revision is already known).
+    pub fn follow(&mut self, op: crate::model::Operation) {
+        self.fold.insert(op);
+    }
+
+    /// An operation this subscription follows, as it now is.
+    pub fn operation(&self, id: crate::model::OperationId) -> Option<&crate::model::Operation> {
+        self.fold.get(id)
     }
 }

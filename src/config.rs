@@ -12,6 +12,42 @@ pub struct Config {
     pub decider: DeciderConfig,
     pub mesh: MeshConfig,
     pub voice: VoiceConfig,
+    pub store: StoreConfig,
+}
+
+/// `[store]`: how long what Circe saw is kept. Observations (a browser page as Circe read it)
+/// are stored once, apart from the operation log, and pruned past these bounds; a pruned one's
+/// fetch says `observation_pruned`. The operation log itself is never pruned.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreConfig {
+    /// The newest observations kept per operation (older ones of the same operation are pruned).
+    pub keep_observations_per_operation: usize,
+    /// The newest observations kept in all.
+    pub keep_observations: usize,
+    /// Observations older than this many days are pruned (0: no age limit).
+    pub keep_observations_days: u64,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            keep_observations_per_operation: 8,
+            keep_observations: 500,
+            keep_observations_days: 30,
+        }
+    }
+}
+
+impl StoreConfig {
+    /// The store's view of these bounds.
+    pub fn retention(&self) -> crate::store::Retention {
+        crate::store::Retention {
+            per_operation: self.keep_observations_per_operation.max(1),
+            total: self.keep_observations.max(1),
+            max_age_ms: self.keep_observations_days.saturating_mul(86_400_000),
+        }
+    }
 }
 
 /// `[voice]`: the voice providers' settings. `[voice.realtime]` is the OpenAI Realtime adapter
@@ -366,6 +402,22 @@ mod tests {
         assert_eq!(c.voice.realtime.reconnect_min_ms, 250);
         let err = Config::parse("[voice.realtime]\napi_key = \"sk-x\"\n").unwrap_err();
         assert!(err.contains("api_key"), "{err}");
+    }
+
+    #[test]
+    fn observation_retention_is_bounded_and_configurable() {
+        let r = Config::parse("").unwrap().store.retention();
+        assert_eq!((r.per_operation, r.total), (8, 500));
+        assert_eq!(r.max_age_ms, 30 * 86_400_000);
+        let c = Config::parse(
+            "[store]\nkeep_observations_per_operation = 2\nkeep_observations = 0\nkeep_observations_days = 0\n",
+        )
+        .unwrap();
+        // At least one is always kept (the one a question may be about); 0 days is no age limit.
+        let r = c.store.retention();
+        assert_eq!((r.per_operation, r.total, r.max_age_ms), (2, 1, 0));
+        let err = Config::parse("[store]\nkeep_observation = 3\n").unwrap_err();
+        assert!(err.contains("keep_observation"), "{err}");
     }
 
     #[test]

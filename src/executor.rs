@@ -56,6 +56,17 @@ pub trait Journal: Send + Sync {
         result: StepResult,
         evidence: serde_json::Value,
     ) -> BoxFuture<'_, Result<(), JournalError>>;
+    /// End an observe step as applied, storing what it saw once, apart from the operation (its
+    /// evidence gets the observation's id under `"observation"`, never the observation itself).
+    /// Returns the id, which the steps grounded in it carry as their `observation`. `target`,
+    /// when given, is what the operation's target resolved to (as `target`), in the same commit.
+    fn observed(
+        &self,
+        index: u32,
+        evidence: serde_json::Value,
+        observation: serde_json::Value,
+        target: Option<Target>,
+    ) -> BoxFuture<'_, Result<String, JournalError>>;
     /// Record what the operation's target resolved to (the tab, window and profile a browser
     /// operation acts in). It narrows the accepted target on the same node; it never moves it.
     fn target(&self, target: Target) -> BoxFuture<'_, Result<(), JournalError>>;
@@ -95,6 +106,20 @@ pub async fn end(
 ) -> Result<(), String> {
     cx.journal
         .end(step, result, evidence)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// End an observe step, storing its observation apart; returns the observation's id.
+pub async fn observed(
+    cx: &RunContext<'_>,
+    step: u32,
+    evidence: serde_json::Value,
+    observation: serde_json::Value,
+    target: Option<Target>,
+) -> Result<String, String> {
+    cx.journal
+        .observed(step, evidence, observation, target)
         .await
         .map_err(|e| e.to_string())
 }

@@ -184,6 +184,7 @@ impl OperationPlan {
             mode: self.mode,
             expected_outcome: self.expected_outcome.clone(),
             status: OperationStatus::Accepted,
+            revision: 1,
             steps: Vec::new(),
             stop: None,
             outcome: None,

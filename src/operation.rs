@@ -113,7 +113,11 @@ pub enum OperationEvent {
 pub fn apply(state: Option<&Operation>, event: &OperationEvent, at: Millis) -> Operation {
     let mut op = match (state, event) {
         (_, OperationEvent::Accepted { operation }) => (**operation).clone(),
-        (Some(s), _) => s.clone(),
+        (Some(s), _) => {
+            let mut op = s.clone();
+            op.revision += 1;
+            op
+        }
         (None, _) => panic!("event {event:?} needs an accepted operation"),
     };
     match event {

@@ -44,6 +44,18 @@ pub fn file(path: &Path) -> std::io::Result<File> {
     Ok(f)
 }
 
+/// Make `path` private (0600): created with that mode when missing; an existing file is only
+/// narrowed, never opened. Opening and closing a descriptor of a file drops every POSIX lock
+/// this process holds on it, so a SQLite database another connection of this process has open
+/// must never be opened outside SQLite (its WAL would look unused and be deleted under it).
+pub fn existing_or_new(path: &Path) -> std::io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(_) => narrow(path, FILE_MODE),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => file(path).map(drop),
+        Err(e) => Err(e),
+    }
+}
+
 /// Write `bytes` to `path` (created 0600, replaced if present).
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut f = OpenOptions::new()

@@ -6,9 +6,27 @@
 //! Architecture invariant: these are the only serde types of the control API; limits are explicit.
 
 use crate::interaction::Refusal;
-use crate::model::{Input, Interaction, Millis, Operation, OperationId, Relation, StopState};
+use crate::model::{
+    Input, Interaction, Millis, Operation, OperationId, OperationStatus, Outcome, Relation, Step,
+    StopState, Target,
+};
+use crate::operation::OperationEvent;
 use crate::store::{DeviceRecord, PeerRecord};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// The largest event notification (a step started or ended, an operation's status, an
+/// interaction): one over it is not sent; the subscriber gets a fresh snapshot instead.
+pub const MAX_EVENT_BYTES: usize = 64 * 1024;
+/// The largest reply or snapshot (a state, an observation) the daemon sends, and what a client
+/// of it (the CLI, another node's link) accepts. A state's recent operations are left out, oldest
+/// first, to fit (`StateView::fit`).
+pub const MAX_REPLY_BYTES: usize = 2 * 1024 * 1024;
+/// The most a step's evidence takes: what was observed about one action, never a whole
+/// observation (stored apart, by its id). A larger one is kept as a note of its size.
+pub const MAX_EVIDENCE_BYTES: usize = 4 * 1024;
+/// The largest observation stored (its JSON); a larger one is kept as a note of its size.
+pub const MAX_OBSERVATION_BYTES: usize = 1024 * 1024;
 
 /// A client's message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +59,12 @@ pub enum Verb {
         operations: Option<usize>,
     },
     Subscribe,
+    /// What Circe saw: the observation whose id a step's `observation` holds, fetched on
+    /// demand (it is stored once, apart from the operation). `observation_pruned` once past
+    /// retention.
+    Observation {
+        observation: String,
+    },
 }
 
 fn default_device() -> String {
@@ -101,6 +125,24 @@ pub struct StateView {
     pub nodes: Vec<NodeStatus>,
 }
 
+impl StateView {
+    /// Leave out recent operations, oldest first, until the state serializes within `max`
+    /// bytes; the current interaction and operation always stay. Returns how many were left out.
+    pub fn fit(&mut self, max: usize) -> usize {
+        let size = |v: &StateView| serde_json::to_string(v).map_or(0, |s| s.len());
+        let mut total = size(self);
+        let mut dropped = 0;
+        while total > max {
+            let Some(op) = self.operations.pop() else {
+                break;
+            };
+            total -= serde_json::to_string(&op).map_or(0, |s| s.len() + 1);
+            dropped += 1;
+        }
+        dropped
+    }
+}
+
 /// Whether a peer node is reachable now.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -115,25 +157,221 @@ pub struct NodeStatus {
     pub error: Option<String>,
 }
 
-/// One message on a subscription.
+/// What the `observation` verb returns: the observation as it was taken.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObservationView {
+    /// `"<operation id>/<step index>"`.
+    pub id: String,
+    pub taken_at: Millis,
+    pub observation: serde_json::Value,
+}
+
+/// One message on a subscription. After the snapshot, operations change by small events, each
+/// carrying the operation's `revision` after it: a subscriber applies the one that is its
+/// revision + 1, ignores older ones (already in its snapshot), and on a gap waits for (or reads)
+/// the state again.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "camelCase")]
 pub enum Notification {
     /// The current state, first on every subscription and after falling behind.
-    Snapshot {
-        state: Box<StateView>,
+    Snapshot { state: Box<StateView> },
+    /// An interaction as it now is (a question asked, an answer taken, an outcome): small, since
+    /// an interaction holds no steps.
+    Interaction { interaction: Interaction },
+    /// An operation was accepted: the whole operation (it has no steps yet).
+    Operation { operation: Operation },
+    /// A step began (journalled before its effect).
+    StepStarted {
+        operation: OperationId,
+        revision: u64,
+        step: Step,
     },
-    Interaction {
-        interaction: Interaction,
+    /// A step ended: the step as it now is (result, evidence, finish time).
+    StepEnded {
+        operation: OperationId,
+        revision: u64,
+        step: Step,
     },
-    Operation {
-        operation: Operation,
+    /// The operation's status, stop, outcome, target or arguments changed: all of them as they
+    /// now are, without its steps.
+    OperationStatus {
+        operation: OperationId,
+        revision: u64,
+        status: OperationStatus,
+        stop: Option<StopState>,
+        outcome: Option<Outcome>,
+        target: Target,
+        arguments: BTreeMap<String, String>,
+        updated_at: Millis,
     },
     /// A routed subscription's node went online or offline. While it is offline nothing it
     /// owns can be observed: its last state is not its current one.
-    Node {
-        node: NodeStatus,
-    },
+    Node { node: NodeStatus },
+}
+
+impl Notification {
+    /// The notifications for `events` just appended to an operation's log, which is now `op`:
+    /// one per event, in order, with the revision each produced.
+    pub fn for_events(op: &Operation, events: &[OperationEvent]) -> Vec<Notification> {
+        let base = op.revision.saturating_sub(events.len() as u64);
+        let step = |index: u32| op.steps.iter().find(|s| s.index == index).cloned();
+        events
+            .iter()
+            .enumerate()
+            .filter_map(|(i, event)| {
+                let revision = base + i as u64 + 1;
+                Some(match event {
+                    OperationEvent::Accepted { .. } => Notification::Operation {
+                        operation: op.clone(),
+                    },
+                    OperationEvent::StepBegun { step } => Notification::StepStarted {
+                        operation: op.id,
+                        revision,
+                        step: step.clone(),
+                    },
+                    OperationEvent::StepEnded { index, .. } => Notification::StepEnded {
+                        operation: op.id,
+                        revision,
+                        step: step(*index)?,
+                    },
+                    OperationEvent::Moved { .. }
+                    | OperationEvent::StopRequested { .. }
+                    | OperationEvent::StopConfirmed
+                    | OperationEvent::OutcomeRecorded { .. }
+                    | OperationEvent::Resumed { .. }
+                    | OperationEvent::Targeted { .. } => Notification::OperationStatus {
+                        operation: op.id,
+                        revision,
+                        status: op.status,
+                        stop: op.stop.clone(),
+                        outcome: op.outcome.clone(),
+                        target: op.target.clone(),
+                        arguments: op.arguments.clone(),
+                        updated_at: op.updated_at,
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+/// The operations a subscriber follows, folded from its notifications: a snapshot or an accepted
+/// operation gives the whole operation, and each event applies to it in revision order.
+#[derive(Clone, Debug, Default)]
+pub struct OperationFold {
+    known: HashMap<OperationId, Operation>,
+}
+
+/// What folding one notification did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Folded {
+    /// These operations changed (a snapshot may change several).
+    Changed(Vec<OperationId>),
+    /// Nothing: not about operations, about one not followed, or already applied.
+    Unchanged,
+    /// An event after a missing one: the operation is no longer known until the next snapshot
+    /// (or a `state` read) gives it whole.
+    Gap(OperationId),
+}
+
+impl OperationFold {
+    pub fn get(&self, id: OperationId) -> Option<&Operation> {
+        self.known.get(&id)
+    }
+
+    /// Follow `op` as it is now (a reply's operation), unless a newer revision is known.
+    pub fn insert(&mut self, op: Operation) -> bool {
+        match self.known.get(&op.id) {
+            Some(known) if known.revision >= op.revision => false,
+            _ => {
+                self.known.insert(op.id, op);
+                true
+            }
+        }
+    }
+
+    pub fn apply(&mut self, n: &Notification) -> Folded {
+        let (id, revision) = match n {
+            Notification::Snapshot { state } => {
+                let changed = state
+                    .operation
+                    .iter()
+                    .chain(&state.operations)
+                    .filter(|op| self.insert((*op).clone()))
+                    .map(|op| op.id)
+                    .collect::<Vec<_>>();
+                return if changed.is_empty() {
+                    Folded::Unchanged
+                } else {
+                    Folded::Changed(changed)
+                };
+            }
+            Notification::Operation { operation } => {
+                return if self.insert(operation.clone()) {
+                    Folded::Changed(vec![operation.id])
+                } else {
+                    Folded::Unchanged
+                };
+            }
+            Notification::Interaction { .. } | Notification::Node { .. } => {
+                return Folded::Unchanged
+            }
+            Notification::StepStarted {
+                operation,
+                revision,
+                ..
+            }
+            | Notification::StepEnded {
+                operation,
+                revision,
+                ..
+            }
+            | Notification::OperationStatus {
+                operation,
+                revision,
+                ..
+            } => (*operation, *revision),
+        };
+        let Some(op) = self.known.get_mut(&id) else {
+            return Folded::Unchanged;
+        };
+        if revision <= op.revision {
+            return Folded::Unchanged;
+        }
+        if revision > op.revision + 1 {
+            self.known.remove(&id);
+            return Folded::Gap(id);
+        }
+        op.revision = revision;
+        match n {
+            Notification::StepStarted { step, .. } | Notification::StepEnded { step, .. } => {
+                match op.steps.iter_mut().find(|s| s.index == step.index) {
+                    Some(known) => *known = step.clone(),
+                    None => op.steps.push(step.clone()),
+                }
+                op.updated_at = step.finished_at.unwrap_or(step.started_at);
+            }
+            Notification::OperationStatus {
+                status,
+                stop,
+                outcome,
+                target,
+                arguments,
+                updated_at,
+                ..
+            } => {
+                op.status = *status;
+                op.stop.clone_from(stop);
+                op.outcome.clone_from(outcome);
+                op.target = target.clone();
+                op.arguments.clone_from(arguments);
+                op.updated_at = *updated_at;
+            }
+            _ => {}
+        }
+        Folded::Changed(vec![id])
+    }
 }
 
 /// An error that says what was wrong. The stored state is unchanged by any request that got one.
@@ -249,6 +487,9 @@ error_codes! {
     NodeNameTaken = "node_name_taken",
     // Local administration.
     BadPreference = "bad_preference",
+    // What Circe saw.
+    UnknownObservation = "unknown_observation",
+    ObservationPruned = "observation_pruned",
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -575,5 +816,136 @@ mod tests {
         let garbage = RequestLine::parse("{not json");
         assert_eq!((garbage.id, garbage.verb.as_str()), (0, ""));
         assert!(garbage.parsed.is_err());
+    }
+
+    fn accepted() -> Operation {
+        use crate::model::{Goal, InputMode};
+        Operation {
+            id: uuid::Uuid::from_u128(7),
+            interaction: uuid::Uuid::from_u128(8),
+            interaction_revision: 1,
+            target: Target::Unresolved,
+            authorized_scope: vec!["browser:act".into()],
+            goal: Goal::Browser,
+            arguments: BTreeMap::new(),
+            mode: InputMode::Typed,
+            expected_outcome: "done".into(),
+            status: OperationStatus::Accepted,
+            revision: 1,
+            steps: Vec::new(),
+            stop: None,
+            outcome: None,
+            accepted_at: 10,
+            updated_at: 10,
+        }
+    }
+
+    fn step(index: u32, at: Millis) -> Step {
+        Step {
+            index,
+            observation: Some(format!("op/{index}")),
+            action: format!("click e{index}"),
+            arguments: BTreeMap::new(),
+            irreversible: true,
+            result: None,
+            evidence: serde_json::Value::Null,
+            started_at: at,
+            finished_at: None,
+        }
+    }
+
+    /// The events of a whole run, notified one commit at a time, fold into exactly the stored
+    /// operation; an event already applied changes nothing; a missing one is a gap.
+    #[test]
+    fn events_fold_into_the_projection_in_revision_order() {
+        use crate::model::StepResult;
+        use crate::operation::{apply, Transition};
+        let commits: Vec<Vec<OperationEvent>> = vec![
+            vec![OperationEvent::Moved {
+                transition: Transition::Start,
+                status: OperationStatus::Running,
+            }],
+            vec![OperationEvent::StepBegun { step: step(0, 12) }],
+            vec![OperationEvent::StepEnded {
+                index: 0,
+                result: StepResult::Applied,
+                evidence: serde_json::json!({"x": 1}),
+            }],
+            vec![OperationEvent::StepBegun { step: step(1, 14) }],
+            vec![OperationEvent::StepEnded {
+                index: 1,
+                result: StepResult::Unknown,
+                evidence: serde_json::json!({}),
+            }],
+            vec![
+                OperationEvent::Moved {
+                    transition: Transition::Lose,
+                    status: OperationStatus::OutcomeUnknown,
+                },
+                OperationEvent::OutcomeRecorded {
+                    outcome: Outcome {
+                        status: OperationStatus::OutcomeUnknown,
+                        summary: "?".into(),
+                        data: serde_json::Value::Null,
+                    },
+                },
+            ],
+        ];
+        let mut stored = accepted();
+        let mut fold = OperationFold::default();
+        fold.apply(&Notification::Operation {
+            operation: stored.clone(),
+        });
+        let mut sent = Vec::new();
+        for (at, events) in (11..).zip(&commits) {
+            for e in events {
+                stored = apply(Some(&stored), e, at);
+            }
+            for n in Notification::for_events(&stored, events) {
+                let line = serde_json::to_string(&n).unwrap();
+                assert!(line.len() < 1024, "{line}");
+                assert_eq!(
+                    fold.apply(&serde_json::from_str(&line).unwrap()),
+                    Folded::Changed(vec![stored.id])
+                );
+                sent.push(n);
+            }
+        }
+        assert_eq!(stored.revision, 1 + 7);
+        assert_eq!(fold.get(stored.id), Some(&stored));
+        // Already applied: nothing changes.
+        assert_eq!(fold.apply(&sent[2]), Folded::Unchanged);
+        assert_eq!(fold.get(stored.id), Some(&stored));
+        // A subscriber that missed one sees the gap and forgets the operation until a snapshot.
+        let mut behind = OperationFold::default();
+        behind.apply(&Notification::Operation {
+            operation: accepted(),
+        });
+        behind.apply(&sent[0]);
+        assert_eq!(behind.apply(&sent[2]), Folded::Gap(stored.id));
+        assert_eq!(behind.get(stored.id), None);
+    }
+
+    #[test]
+    fn a_state_too_large_leaves_out_its_oldest_recent_operations() {
+        let mut big = accepted();
+        big.steps = (0..40).map(|i| step(i, 20)).collect();
+        let mut view = StateView {
+            node: "desk".into(),
+            executors: BTreeMap::new(),
+            interaction: None,
+            operation: Some(accepted()),
+            operations: vec![big.clone(), big.clone(), big],
+            nodes: Vec::new(),
+        };
+        let whole = serde_json::to_string(&view).unwrap().len();
+        let one = serde_json::to_string(&view.operations[0]).unwrap().len();
+        assert_eq!(view.fit(whole), 0);
+        assert_eq!(view.fit(whole - one), 1);
+        assert_eq!(view.operations.len(), 2);
+        assert!(serde_json::to_string(&view).unwrap().len() <= whole - one);
+        // The current operation always stays.
+        assert_eq!(view.fit(10), 2);
+        assert!(view.operations.is_empty() && view.operation.is_some());
     }
 }

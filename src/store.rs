@@ -19,7 +19,34 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../migrations/0001_init.sql")),
     ("0002_mesh", include_str!("../migrations/0002_mesh.sql")),
     ("0003_nodes", include_str!("../migrations/0003_nodes.sql")),
+    (
+        "0004_observations",
+        include_str!("../migrations/0004_observations.sql"),
+    ),
 ];
+
+/// How many observations are kept (`[store]` in the config): the newest `per_operation` of each
+/// operation, the newest `total` in all, none older than `max_age_ms` (0: no age limit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retention {
+    pub per_operation: usize,
+    pub total: usize,
+    pub max_age_ms: u64,
+}
+
+/// A stored observation, as a fetch finds it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StoredObservation {
+    /// The observation as it was taken, and when.
+    Kept { body: serde_json::Value, at: Millis },
+    /// It was taken at `at` and pruned at `pruned_at` (retention); only its id remains.
+    Pruned { at: Millis, pruned_at: Millis },
+}
+
+/// The id of the observation an operation's step `step` took: `"<operation id>/<step>"`.
+pub fn observation_id(operation: OperationId, step: u32) -> String {
+    format!("{operation}/{step}")
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -85,7 +112,9 @@ impl Store {
     /// Open (or create, 0600: see `private`) the database at `path`; SQLite gives its WAL and
     /// shared-memory files the database file's mode.
     pub fn open(path: &Path) -> Result<Store> {
-        crate::private::file(path).map_err(StoreError::File)?;
+        // Never opened outside SQLite once it exists: that would drop the POSIX locks of
+        // another connection of this process (the mesh's) and let the WAL be deleted under it.
+        crate::private::existing_or_new(path).map_err(StoreError::File)?;
         let conn = Connection::open(path)?;
         Store::configure(conn)
     }
@@ -480,16 +509,6 @@ impl Store {
         Ok(())
     }
 
-    /// Commit an interaction change that no input caused (an operation's outcome).
-    pub fn commit_change(&mut self, change: &Change, now: Millis) -> Result<()> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        write_change(&tx, change, now)?;
-        tx.commit()?;
-        Ok(())
-    }
-
     /// Append events to an operation and store the new projection, in one transaction.
     pub fn record(
         &mut self,
@@ -500,36 +519,103 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let json: String = tx
-            .query_row(
-                "SELECT state FROM operations WHERE id = ?1",
-                [id.to_string()],
-                |r| r.get(0),
-            )
-            .optional()?
-            .ok_or(StoreError::NotFound {
-                what: "operation",
-                id: id.to_string(),
-            })?;
-        let mut op: Operation = serde_json::from_str(&json)?;
-        for event in events {
-            op = operation::apply(Some(&op), event, now);
-            tx.execute(
-                "INSERT INTO operation_events (operation_id, event, at) VALUES (?1, ?2, ?3)",
-                params![id.to_string(), serde_json::to_string(event)?, now as i64],
-            )?;
-        }
-        tx.execute(
-            "UPDATE operations SET status = ?2, state = ?3, updated_at = ?4 WHERE id = ?1",
-            params![
-                id.to_string(),
-                op.status.as_str(),
-                serde_json::to_string(&op)?,
-                now as i64
-            ],
-        )?;
+        let op = record_in(&tx, id, events, now)?;
         tx.commit()?;
         Ok(op)
+    }
+
+    /// Append events to an operation and, in the same transaction, commit what they mean for its
+    /// interaction: `change` gets the operation as it now is and its interaction (as stored), and
+    /// returns the interaction's change, if any (an outcome, a question). One commit, so the
+    /// operation and its interaction never disagree after a crash.
+    pub fn record_with_change(
+        &mut self,
+        id: OperationId,
+        events: &[OperationEvent],
+        now: Millis,
+        change: impl FnOnce(&Operation, &Interaction) -> Option<Change>,
+    ) -> Result<(Operation, Option<Interaction>)> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let op = record_in(&tx, id, events, now)?;
+        let json: Option<String> = tx
+            .query_row(
+                "SELECT state FROM interactions WHERE id = ?1",
+                [op.interaction.to_string()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let current: Option<Interaction> = json.map(|j| serde_json::from_str(&j)).transpose()?;
+        let changed = match current.as_ref().and_then(|i| change(&op, i)) {
+            Some(c) => {
+                write_change(&tx, &c, now)?;
+                Some(c.interaction)
+            }
+            None => None,
+        };
+        tx.commit()?;
+        Ok((op, changed))
+    }
+
+    /// End an observe step: store what it saw (once, in `observations`) and append `events` (its
+    /// `StepEnded`, whose evidence holds the observation's id, not the observation), then prune observations
+    /// past `retention`; all in one transaction. Returns the operation and the observation's id.
+    pub fn record_observation(
+        &mut self,
+        id: OperationId,
+        step: u32,
+        body: &serde_json::Value,
+        events: &[OperationEvent],
+        retention: Retention,
+        now: Millis,
+    ) -> Result<(Operation, String)> {
+        let observation = observation_id(id, step);
+        let body = serde_json::to_string(body)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT INTO observations (id, operation_id, step, body, bytes, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![observation, id.to_string(), step, body, body.len() as i64, now as i64],
+        )?;
+        let op = record_in(&tx, id, events, now)?;
+        prune_observations(&tx, id, retention, now)?;
+        tx.commit()?;
+        Ok((op, observation))
+    }
+
+    /// The observation with this id: kept, pruned, or (`None`) never stored.
+    pub fn observation(&self, id: &str) -> Result<Option<StoredObservation>> {
+        let row: Option<(Option<String>, i64, Option<i64>)> = self
+            .conn
+            .query_row(
+                "SELECT body, at, pruned_at FROM observations WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        Ok(match row {
+            None => None,
+            Some((Some(body), at, _)) => Some(StoredObservation::Kept {
+                body: serde_json::from_str(&body)?,
+                at: at as Millis,
+            }),
+            Some((None, at, pruned_at)) => Some(StoredObservation::Pruned {
+                at: at as Millis,
+                pruned_at: pruned_at.unwrap_or(at) as Millis,
+            }),
+        })
+    }
+
+    /// How many observations are kept (with their body) and how many pruned.
+    pub fn observation_counts(&self) -> Result<(u64, u64)> {
+        let (kept, pruned): (i64, i64) = self.conn.query_row(
+            "SELECT count(body), count(*) - count(body) FROM observations",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok((kept as u64, pruned as u64))
     }
 
     /// Every event of an interaction, oldest first, with the revision it produced.
@@ -602,6 +688,75 @@ impl Store {
             .query_row("SELECT count(*) FROM operation_events", [], |r| r.get(0))?;
         Ok((i as u64, o as u64))
     }
+}
+
+/// Append `events` to operation `id`'s log and store its new projection, inside `tx`.
+fn record_in(
+    tx: &rusqlite::Transaction<'_>,
+    id: OperationId,
+    events: &[OperationEvent],
+    now: Millis,
+) -> Result<Operation> {
+    let json: String = tx
+        .query_row(
+            "SELECT state FROM operations WHERE id = ?1",
+            [id.to_string()],
+            |r| r.get(0),
+        )
+        .optional()?
+        .ok_or(StoreError::NotFound {
+            what: "operation",
+            id: id.to_string(),
+        })?;
+    let mut op: Operation = serde_json::from_str(&json)?;
+    for event in events {
+        op = operation::apply(Some(&op), event, now);
+        tx.execute(
+            "INSERT INTO operation_events (operation_id, event, at) VALUES (?1, ?2, ?3)",
+            params![id.to_string(), serde_json::to_string(event)?, now as i64],
+        )?;
+    }
+    tx.execute(
+        "UPDATE operations SET status = ?2, state = ?3, updated_at = ?4 WHERE id = ?1",
+        params![
+            id.to_string(),
+            op.status.as_str(),
+            serde_json::to_string(&op)?,
+            now as i64
+        ],
+    )?;
+    Ok(op)
+}
+
+/// Drop the bodies of observations past `retention`: the operation's own beyond its newest
+/// `per_operation`, everyone's beyond the newest `total`, and any older than `max_age_ms`.
+fn prune_observations(
+    tx: &rusqlite::Transaction<'_>,
+    id: OperationId,
+    retention: Retention,
+    now: Millis,
+) -> Result<()> {
+    tx.execute(
+        "UPDATE observations SET body = NULL, pruned_at = ?3
+         WHERE operation_id = ?1 AND body IS NOT NULL AND step NOT IN (
+             SELECT step FROM observations WHERE operation_id = ?1 AND body IS NOT NULL
+             ORDER BY step DESC LIMIT ?2)",
+        params![id.to_string(), retention.per_operation as i64, now as i64],
+    )?;
+    tx.execute(
+        "UPDATE observations SET body = NULL, pruned_at = ?2
+         WHERE body IS NOT NULL AND id NOT IN (
+             SELECT id FROM observations WHERE body IS NOT NULL
+             ORDER BY at DESC, rowid DESC LIMIT ?1)",
+        params![retention.total as i64, now as i64],
+    )?;
+    if retention.max_age_ms > 0 {
+        tx.execute(
+            "UPDATE observations SET body = NULL, pruned_at = ?2 WHERE body IS NOT NULL AND at < ?1",
+            params![now.saturating_sub(retention.max_age_ms) as i64, now as i64],
+        )?;
+    }
+    Ok(())
 }
 
 fn write_change(tx: &rusqlite::Transaction<'_>, change: &Change, now: Millis) -> Result<()> {

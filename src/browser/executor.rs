@@ -11,7 +11,9 @@ use crate::decider::remote::{decide_with, DecisionsApi, OpenAiChat};
 use crate::director::{
     self, Action, Decision, Direction, EntityRef, Envelope, Observation, Snapshot,
 };
-use crate::executor::{begin, blocked, end, BoxFuture, ExecOutcome, Executor, RunContext};
+use crate::executor::{
+    begin, blocked, end, observed, BoxFuture, ExecOutcome, Executor, RunContext,
+};
 use crate::interaction::QUESTION_TTL_MS;
 use crate::model::{
     BrowserTarget, Choice, Goal, InputMode, Operation, Question, StepResult, Target, TargetRef,
@@ -164,7 +166,7 @@ struct Seen {
     raw: Value,
     tab: i64,
     handle: super::lifecycle::TabHandle,
-    /// "tab 3, observation 7": what the next actions are grounded in.
+    /// The id of the stored observation the next actions are grounded in.
     observed: String,
 }
 
@@ -221,13 +223,14 @@ impl BrowserExecutor {
         };
         let tab = raw.get("tabId").and_then(Value::as_i64).unwrap_or(-1);
         let handle = self.bridge.tab_handle(tab);
-        if first {
+        // Where it acts (the first observation only), recorded with the observation.
+        let target = first.then(|| {
             let profile = self
                 .bridge
                 .info()
                 .profile
                 .map_or_else(|| "unknown".to_string(), |p| p.label);
-            let target = Target::Browser(BrowserTarget {
+            Target::Browser(BrowserTarget {
                 target: TargetRef {
                     node: self.node.clone(),
                     desktop_session: None,
@@ -236,22 +239,19 @@ impl BrowserExecutor {
                 connector_profile: profile,
                 window: raw.get("windowId").and_then(Value::as_i64),
                 tab: Some(tab),
-            });
-            cx.journal.target(target).await.map_err(|e| e.to_string())?;
-        }
-        let observed = format!(
-            "tab {tab}, observation {}",
-            raw.get("generation").and_then(Value::as_u64).unwrap_or(0)
-        );
-        end(
+            })
+        });
+        // The observation is stored once, apart from the operation; the step's evidence and
+        // the steps grounded in it carry its id.
+        let observed = observed(
             cx,
             step,
-            StepResult::Applied,
-            // The whole observation: what the decision was grounded in, kept for audit and replay.
             json!({ "url": observation.url, "title": observation.title, "elements": observation.elements.len(),
+                    "tab": tab, "generation": raw.get("generation").cloned().unwrap_or(Value::Null),
                     "covered": raw.get("covered").cloned().unwrap_or(Value::Null),
-                    "timing": raw.get("timing").cloned().unwrap_or(Value::Null),
-                    "observation": observation }),
+                    "timing": raw.get("timing").cloned().unwrap_or(Value::Null) }),
+            serde_json::to_value(&observation).map_err(|e| e.to_string())?,
+            target,
         )
         .await?;
         Ok(Ok(Seen {

@@ -51,10 +51,14 @@ pub enum Command {
     State,
     /// Follow changes live as they happen.
     Watch,
-    /// List recent operations.
+    /// List recent operations, or show what Circe saw at a step.
     Ops {
         #[arg(long, default_value_t = 20)]
         limit: usize,
+        /// Show the observation with this id (a step's `observation`, OPERATION/STEP)
+        /// instead of the list.
+        #[arg(long, value_name = "ID")]
+        observation: Option<String>,
     },
     /// Ground one utterance against an observation file and print the decision (no daemon needed;
     /// with the semantic signal when its model is installed).

@@ -15,7 +15,7 @@ use crate::mesh::pairing::Stage;
 use crate::model::{Input, InputMode, Operation, OperationId, OperationStatus, Pending};
 use crate::protocol::{
     AdminVerb, ApiError, DevicesView, ErrorCode, Interrupted, JoinStarted, Joined, NodesView,
-    Notification, PairDecided, PairStarted, StateView, Submitted, Verb,
+    Notification, ObservationView, PairDecided, PairStarted, StateView, Submitted, Verb,
 };
 use std::path::{Path, PathBuf};
 use uuid::Uuid;
@@ -127,16 +127,49 @@ pub async fn ops(at: &Endpoint, limit: usize, json: bool) -> anyhow::Result<i32>
     Ok(0)
 }
 
+/// `circe ops --observation ID`: what Circe saw at a step.
+pub async fn observation(at: &Endpoint, observation: String, json: bool) -> anyhow::Result<i32> {
+    let mut client = at.client().await?;
+    let value = client.call(Verb::Observation { observation }).await?;
+    if json {
+        println!("{value}");
+    } else {
+        let view: ObservationView = serde_json::from_value(value)?;
+        render::print_observation(&view);
+    }
+    Ok(0)
+}
+
 /// `circe watch`: every notification, until interrupted.
 pub async fn watch(at: &Endpoint, json: bool) -> anyhow::Result<i32> {
     let mut sub = at.client().await?.subscribe().await?;
+    // One commit may end with several status events (the status, then the outcome): a person
+    // reads the status once.
+    let mut said: Option<(OperationId, OperationStatus, Option<String>)> = None;
     loop {
         let n = sub.next().await?;
         if json {
             println!("{}", serde_json::to_string(&n)?);
-        } else {
-            print_notification(&n);
+            continue;
         }
+        if let Notification::OperationStatus {
+            operation,
+            status,
+            outcome,
+            ..
+        } = &n
+        {
+            let now = Some((
+                *operation,
+                *status,
+                outcome.as_ref().map(|o| o.summary.clone()),
+            ));
+            if now == said {
+                continue;
+            }
+            said = now;
+        }
+        print_notification(&n);
     }
 }
 
@@ -390,7 +423,7 @@ async fn submit(at: &Endpoint, input: Input, wait: bool, json: bool) -> anyhow::
     let value = client.call(Verb::Submit { input }).await?;
     let submitted: Submitted = serde_json::from_value(value.clone())?;
     let operation = match (&mut sub, &submitted.operation) {
-        (Some(sub), Some(op)) => match wait_for(sub, op.id).await {
+        (Some(sub), Some(op)) => match wait_for(sub, &mut client, op.id).await {
             Ok(op) => Some(op),
             Err(ClientError::Api(e)) if e.code == ErrorCode::NodeOffline => {
                 if json {
@@ -405,15 +438,24 @@ async fn submit(at: &Endpoint, input: Input, wait: bool, json: bool) -> anyhow::
         },
         _ => None,
     };
-    // After waiting, show the interaction as it is now (its outcome, or the question it asks).
+    // After waiting, show the interaction as it is now (its outcome, or the question it asks),
+    // and the operation as stored (the events of its last commit after the one that ended it
+    // are in it).
     let mut submitted = submitted;
-    if operation.is_some() {
+    let mut operation = operation;
+    if let Some(waited) = &operation {
         let state = current_state(&mut client).await?;
         if let Some(i) = state
             .interaction
             .filter(|i| i.id == submitted.interaction.id)
         {
             submitted.interaction = i;
+        }
+        if let Some(stored) = state
+            .operation
+            .filter(|o| o.id == waited.id && o.revision >= waited.revision)
+        {
+            operation = Some(stored);
         }
     }
     if json {
@@ -458,12 +500,43 @@ async fn subscribe_if(at: &Endpoint, wait: bool) -> Result<Option<Subscription>,
     })
 }
 
-/// Wait until the operation can no longer change by itself.
-async fn wait_for(sub: &mut Subscription, id: OperationId) -> Result<Operation, ClientError> {
+/// Wait until the operation can no longer change by itself. Its events come folded into it;
+/// one the subscription could not fold (it did not have the operation, or an event is missing)
+/// is followed by a read of the state, through `client`.
+async fn wait_for(
+    sub: &mut Subscription,
+    client: &mut Client,
+    id: OperationId,
+) -> Result<Operation, ClientError> {
     let mut ran = false;
     loop {
-        let op = match sub.next().await? {
+        let op = match sub.next_folded().await? {
             Notification::Operation { operation } if operation.id == id => operation,
+            Notification::StepStarted { operation, .. }
+            | Notification::StepEnded { operation, .. }
+            | Notification::OperationStatus { operation, .. }
+                if operation == id =>
+            {
+                let value = client
+                    .call(Verb::State {
+                        operations: Some(10),
+                    })
+                    .await?;
+                let state: StateView = serde_json::from_value(value)
+                    .map_err(|e| ClientError::Protocol(e.to_string()))?;
+                match state
+                    .operation
+                    .into_iter()
+                    .chain(state.operations)
+                    .find(|o| o.id == id)
+                {
+                    Some(op) => {
+                        sub.follow(op.clone());
+                        op
+                    }
+                    None => continue,
+                }
+            }
             Notification::Node { node } if !node.online => {
                 return Err(ClientError::Api(ApiError::new(
                     ErrorCode::NodeOffline,
@@ -513,7 +586,13 @@ pub async fn stop(
     let finished = match (&mut sub, interrupted.already_finished) {
         (Some(sub), false) => {
             let id = interrupted.operation.id;
-            Some(tokio::time::timeout(std::time::Duration::from_secs(10), wait_for(sub, id)).await)
+            Some(
+                tokio::time::timeout(
+                    std::time::Duration::from_secs(10),
+                    wait_for(sub, &mut client, id),
+                )
+                .await,
+            )
         }
         _ => None,
     };

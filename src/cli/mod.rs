@@ -115,7 +115,11 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             commands::stop(&at, operation, !no_wait, json).await
         }
         Command::State => commands::state(&at, json).await,
-        Command::Ops { limit } => commands::ops(&at, limit, json).await,
+        Command::Ops {
+            observation: Some(observation),
+            ..
+        } => commands::observation(&at, observation, json).await,
+        Command::Ops { limit, .. } => commands::ops(&at, limit, json).await,
         Command::Watch => commands::watch(&at, json).await,
         Command::Ground(args) => commands::ground(&paths, args, json),
         Command::Eval(args) => commands::eval(&paths, args, json),

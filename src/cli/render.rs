@@ -1,7 +1,9 @@
 //! What the commands print for a person (`--json` prints replies as they came).
 
 use crate::model::{Interaction, Operation, OperationStatus, Pending, StepResult};
-use crate::protocol::{DevicesView, NodesView, Notification, StateView, Submitted};
+use crate::protocol::{
+    DevicesView, NodesView, Notification, ObservationView, StateView, Submitted,
+};
 
 /// The outcome class a person reads: done / not done / unknown / blocked.
 pub fn outcome_class(status: OperationStatus) -> &'static str {
@@ -58,14 +60,19 @@ fn print_interaction(i: &Interaction) {
     }
 }
 
+/// A step's result in words ("…" while it runs).
+fn result_words(result: Option<StepResult>) -> &'static str {
+    result.map_or("…", |r| match r {
+        StepResult::Applied => "applied",
+        StepResult::NotApplied => "not applied",
+        StepResult::Unknown => "unknown",
+        StepResult::Blocked => "blocked",
+    })
+}
+
 fn print_operation(op: &Operation) {
     for step in &op.steps {
-        let result = step.result.map_or("…", |r| match r {
-            StepResult::Applied => "applied",
-            StepResult::NotApplied => "not applied",
-            StepResult::Unknown => "unknown",
-            StepResult::Blocked => "blocked",
-        });
+        let result = result_words(step.result);
         println!("  step {}: {} [{}]", step.index + 1, step.action, result);
     }
     let summary = op
@@ -154,20 +161,72 @@ pub fn print_notification(n: &Notification) {
                 );
             }
         }
+        Notification::StepStarted {
+            operation, step, ..
+        } => {
+            println!("operation {operation}");
+            println!("  step {}: {} [started]", step.index + 1, step.action);
+        }
+        Notification::StepEnded {
+            operation, step, ..
+        } => {
+            println!("operation {operation}");
+            println!(
+                "  step {}: {} [{}]",
+                step.index + 1,
+                step.action,
+                result_words(step.result)
+            );
+        }
+        Notification::OperationStatus {
+            operation,
+            status,
+            outcome,
+            ..
+        } => {
+            println!("operation {operation} → {}", status.as_str());
+            if let Some(o) = outcome {
+                println!("  {}: {}", outcome_class(o.status), o.summary);
+            }
+        }
         Notification::Operation { operation } => {
             println!("operation {} → {}", operation.id, operation.status.as_str());
             if let Some(step) = operation.steps.last() {
                 println!(
-                    "  step {}: {} [{:?}]",
+                    "  step {}: {} [{}]",
                     step.index + 1,
                     step.action,
-                    step.result
+                    result_words(step.result)
                 );
             }
             if let Some(o) = &operation.outcome {
                 println!("  {}: {}", outcome_class(o.status), o.summary);
             }
         }
+    }
+}
+
+/// What Circe saw: the page, then each element it could act on.
+pub fn print_observation(view: &ObservationView) {
+    let o = &view.observation;
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    println!("observation {}", view.id);
+    println!("  {} — {}", text(&o["title"]), text(&o["url"]));
+    let elements = o["elements"].as_array().cloned().unwrap_or_default();
+    println!("  {} elements", elements.len());
+    for e in &elements {
+        let context = text(&e["context"]);
+        println!(
+            "  {:<6} {:<10} {}{}",
+            text(&e["id"]),
+            text(&e["role"]),
+            text(&e["label"]),
+            if context.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", context.chars().take(60).collect::<String>())
+            }
+        );
     }
 }
 

@@ -9,7 +9,7 @@ use super::engine::Engine;
 use crate::mesh::{peer::Link, Mesh};
 use crate::protocol::{
     AdminRequest, AnyRequest, ApiError, ErrorCode, Notification, Reply, ReplyBody, Request,
-    RequestLine, Verb,
+    RequestLine, Verb, MAX_EVENT_BYTES, MAX_REPLY_BYTES,
 };
 use futures_util::StreamExt;
 use std::os::unix::fs::PermissionsExt;
@@ -247,7 +247,10 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
         let place = in_flight
             .admit(matches!(request.verb, Verb::Interrupt { .. }))
             .await;
-        let reading = matches!(request.verb, Verb::State { .. } | Verb::Subscribe);
+        let reading = matches!(
+            request.verb,
+            Verb::State { .. } | Verb::Subscribe | Verb::Observation { .. }
+        );
         match mesh
             .as_ref()
             .map(|m| m.route(request.node.as_deref(), reading))
@@ -337,6 +340,14 @@ pub(crate) fn dispatch(
                     .state(operations.unwrap_or(10).min(500))
                     .await
                     .and_then(to_value);
+                let _ = out.send(encode(id, result)).await;
+                drop(place);
+            });
+        }
+        Verb::Observation { observation } => {
+            let engine = engine.clone();
+            tokio::spawn(async move {
+                let result = engine.observation(observation).await.and_then(to_value);
                 let _ = out.send(encode(id, result)).await;
                 drop(place);
             });
@@ -491,7 +502,8 @@ async fn send_peer_snapshot(link: &Link, out: &mpsc::Sender<String>) -> bool {
     out.send(notification(&snapshot)).await.is_ok()
 }
 
-/// Send the current state, then every change; a subscriber that falls behind gets a fresh snapshot.
+/// Send the current state, then every change as a small event; a subscriber that falls behind
+/// (or an event over `MAX_EVENT_BYTES`) gets a fresh snapshot.
 async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>, _held: Place) {
     let mut rx = engine.subscribe();
     if out
@@ -526,7 +538,16 @@ async fn subscription(id: u64, engine: Arc<Engine>, out: mpsc::Sender<String>, _
             };
             match received {
                 Ok(n) => {
-                    if out.send(notification(&n)).await.is_err() {
+                    let line = notification(&n);
+                    // An event over its limit is not sent: a fresh snapshot says the same.
+                    if line.len() > MAX_EVENT_BYTES {
+                        tracing::warn!(
+                            bytes = line.len(),
+                            "an event over the limit: a snapshot instead"
+                        );
+                        break;
+                    }
+                    if out.send(line).await.is_err() {
                         return;
                     }
                 }
@@ -545,10 +566,47 @@ fn to_value<T: serde::Serialize>(v: T) -> Result<serde_json::Value, ApiError> {
     serde_json::to_value(v).map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))
 }
 
+/// One reply line, within `MAX_REPLY_BYTES`: a larger one (no verb makes one: a state is
+/// fitted, an observation stored within its own limit) is replaced by `message_too_large`.
 pub(crate) fn encode(id: u64, result: Result<serde_json::Value, ApiError>) -> String {
     let body = match result {
         Ok(v) => ReplyBody::Ok(v),
         Err(e) => ReplyBody::Error(e),
     };
-    serde_json::to_string(&Reply { id, body }).expect("replies serialize")
+    let line = serde_json::to_string(&Reply { id, body }).expect("replies serialize");
+    if line.len() <= MAX_REPLY_BYTES {
+        return line;
+    }
+    tracing::error!(bytes = line.len(), "a reply over the limit was not sent");
+    let e = ApiError::new(
+        ErrorCode::MessageTooLarge,
+        format!(
+            "the reply is {} bytes, over the {MAX_REPLY_BYTES}-byte limit",
+            line.len()
+        ),
+    );
+    serde_json::to_string(&Reply {
+        id,
+        body: ReplyBody::Error(e),
+    })
+    .expect("replies serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_over_the_limit_is_replaced_by_a_clear_error() {
+        let small = encode(3, Ok(serde_json::json!({"ok": true})));
+        assert_eq!(small, r#"{"id":3,"ok":{"ok":true}}"#);
+        let big = encode(4, Ok(serde_json::json!("x".repeat(MAX_REPLY_BYTES))));
+        let reply: Reply = serde_json::from_str(&big).unwrap();
+        assert_eq!(reply.id, 4);
+        match reply.body {
+            ReplyBody::Error(e) => assert_eq!(e.code, ErrorCode::MessageTooLarge),
+            other => panic!("{other:?}"),
+        }
+        assert!(big.len() < 1024);
+    }
 }

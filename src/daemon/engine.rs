@@ -17,8 +17,11 @@ use crate::model::{
     StepResult, StopState,
 };
 use crate::operation::{self, OperationEvent, Transition};
-use crate::protocol::{ApiError, ErrorCode, Interrupted, Notification, StateView, Submitted};
-use crate::store::{self, Store, StoreError};
+use crate::protocol::{
+    ApiError, ErrorCode, Interrupted, Notification, ObservationView, StateView, Submitted,
+    MAX_EVIDENCE_BYTES, MAX_OBSERVATION_BYTES, MAX_REPLY_BYTES,
+};
+use crate::store::{self, Retention, Store, StoreError, StoredObservation};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -35,6 +38,7 @@ pub struct Engine {
     store: Arc<Mutex<Store>>,
     executors: Executors,
     limits: Limits,
+    retention: Retention,
     notify: broadcast::Sender<Notification>,
     cancels: Mutex<HashMap<OperationId, CancellationToken>>,
     queue: mpsc::Sender<Queued>,
@@ -74,12 +78,25 @@ impl From<StoreError> for ApiError {
 }
 
 impl Engine {
-    /// Recover what a crash left, then start taking inputs.
+    /// Recover what a crash left, then start taking inputs (observations kept by the default
+    /// retention).
     pub fn start(
         node: String,
         store: Store,
         executors: Executors,
         limits: Limits,
+    ) -> Result<Arc<Engine>, StoreError> {
+        let retention = crate::config::StoreConfig::default().retention();
+        Engine::start_with(node, store, executors, limits, retention)
+    }
+
+    /// As `start`, keeping observations as `retention` says.
+    pub fn start_with(
+        node: String,
+        store: Store,
+        executors: Executors,
+        limits: Limits,
+        retention: Retention,
     ) -> Result<Arc<Engine>, StoreError> {
         let (queue, rx) = mpsc::channel(limits.input_queue_depth.max(1));
         let (notify, _) = broadcast::channel(NOTIFY_CAPACITY);
@@ -88,6 +105,7 @@ impl Engine {
             store: Arc::new(Mutex::new(store)),
             executors,
             limits,
+            retention,
             notify,
             cancels: Mutex::new(HashMap::new()),
             queue,
@@ -120,6 +138,45 @@ impl Engine {
 
     fn publish(&self, n: Notification) {
         let _ = self.notify.send(n);
+    }
+
+    /// Append events to an operation's log and publish one small notification per event. The
+    /// notifications go out under the store lock, so subscribers get them in revision order.
+    async fn record(
+        &self,
+        id: OperationId,
+        events: Vec<OperationEvent>,
+    ) -> Result<Operation, StoreError> {
+        let notify = self.notify.clone();
+        self.db(move |s| {
+            let op = s.record(id, &events, clock::now())?;
+            publish_events(&notify, &op, &events);
+            Ok(op)
+        })
+        .await
+    }
+
+    /// What Circe saw: the observation with this id (`observation_pruned` once past
+    /// retention, `unknown_observation` when never stored).
+    pub async fn observation(&self, id: String) -> Result<ObservationView, ApiError> {
+        let key = id.clone();
+        match self.db(move |s| s.observation(&key)).await? {
+            Some(StoredObservation::Kept { body, at }) => Ok(ObservationView {
+                id,
+                taken_at: at,
+                observation: body,
+            }),
+            Some(StoredObservation::Pruned { pruned_at, .. }) => Err(ApiError::new(
+                ErrorCode::ObservationPruned,
+                format!(
+                    "observation {id} was pruned at {pruned_at} (only the newest are kept: [store] keep_observations*)"
+                ),
+            )),
+            None => Err(ApiError::new(
+                ErrorCode::UnknownObservation,
+                format!("no observation {id}"),
+            )),
+        }
     }
 
     /// Check an input and put it on the queue. Errors here are immediate and change nothing.
@@ -186,13 +243,8 @@ impl Engine {
             }
             (_, Some((id, arguments))) => {
                 let op = self
-                    .db(move |s| {
-                        s.record(id, &[OperationEvent::Resumed { arguments }], clock::now())
-                    })
+                    .record(id, vec![OperationEvent::Resumed { arguments }])
                     .await?;
-                self.publish(Notification::Operation {
-                    operation: op.clone(),
-                });
                 self.launch(op);
             }
             (None, None) => {}
@@ -207,6 +259,7 @@ impl Engine {
         device: String,
     ) -> Result<Interrupted, ApiError> {
         let now = clock::now();
+        let notify = self.notify.clone();
         let (op, changed) = self
             .db(move |store| -> Result<(Operation, bool), ApiError> {
                 let op = match operation {
@@ -228,17 +281,12 @@ impl Engine {
                     requested_by: device,
                     confirmed_at: None,
                 };
-                Ok((
-                    store.record(op.id, &[OperationEvent::StopRequested { stop }], now)?,
-                    true,
-                ))
+                let events = [OperationEvent::StopRequested { stop }];
+                let op = store.record(op.id, &events, now)?;
+                publish_events(&notify, &op, &events);
+                Ok((op, true))
             })
             .await?;
-        if changed {
-            self.publish(Notification::Operation {
-                operation: op.clone(),
-            });
-        }
         let token = self
             .cancels
             .lock()
@@ -301,14 +349,17 @@ impl Engine {
                 Some(id) => store.operation(id)?,
                 None => None,
             };
-            Ok(StateView {
+            let mut view = StateView {
                 node,
                 executors,
                 interaction,
                 operation,
                 operations: store.operations(operations)?,
                 nodes: Vec::new(),
-            })
+            };
+            // Within the reply limit: the oldest recent operations are left out first.
+            view.fit(MAX_REPLY_BYTES - 64 * 1024);
+            Ok(view)
         })
         .await
         .map_err(ApiError::from)
@@ -360,10 +411,13 @@ impl Engine {
                 .finish(op.id, started.status, ExecOutcome::Blocked { reason })
                 .await;
         };
+        // A resumed operation goes on numbering its steps after the ones it has (a step's index
+        // names its observation, so it is never reused).
+        let next = started.steps.iter().map(|s| s.index + 1).max().unwrap_or(0);
         let journal = OperationJournal {
             engine: self.clone(),
             operation: op.id,
-            next: AtomicU32::new(0),
+            next: AtomicU32::new(next),
         };
         let outcome = executor
             .run(
@@ -389,22 +443,14 @@ impl Engine {
         t: Transition,
     ) -> Result<Operation, StoreError> {
         let status = operation::next(from, t).unwrap_or(from);
-        let op = self
-            .db(move |s| {
-                s.record(
-                    id,
-                    &[OperationEvent::Moved {
-                        transition: t,
-                        status,
-                    }],
-                    clock::now(),
-                )
-            })
-            .await?;
-        self.publish(Notification::Operation {
-            operation: op.clone(),
-        });
-        Ok(op)
+        self.record(
+            id,
+            vec![OperationEvent::Moved {
+                transition: t,
+                status,
+            }],
+        )
+        .await
     }
 
     /// Record how an operation ended, on the operation and on its interaction.
@@ -440,28 +486,27 @@ impl Engine {
             summary,
             data,
         };
-        let (op, interaction) = self
-            .db(
-                move |s| -> Result<(Operation, Option<Interaction>), StoreError> {
-                    let now = clock::now();
-                    let mut events = vec![OperationEvent::Moved { transition, status }];
-                    if transition == Transition::ConfirmStop {
-                        events.push(OperationEvent::StopConfirmed);
-                    }
-                    events.push(OperationEvent::OutcomeRecorded {
-                        outcome: outcome.clone(),
-                    });
-                    let op = s.record(id, &events, now)?;
-                    let interaction = attach_outcome(s, &op, outcome, now)?;
-                    Ok((op, interaction))
-                },
-            )
-            .await?;
-        self.publish(Notification::Operation { operation: op });
-        if let Some(interaction) = interaction {
-            self.publish(Notification::Interaction { interaction });
-        }
-        Ok(())
+        let notify = self.notify.clone();
+        self.db(move |s| -> Result<(), StoreError> {
+            let now = clock::now();
+            let mut events = vec![OperationEvent::Moved { transition, status }];
+            if transition == Transition::ConfirmStop {
+                events.push(OperationEvent::StopConfirmed);
+            }
+            events.push(OperationEvent::OutcomeRecorded {
+                outcome: outcome.clone(),
+            });
+            // The outcome, on the operation and on its interaction: one commit.
+            let (op, interaction) = s.record_with_change(id, &events, now, |op, current| {
+                outcome_change(op, current, outcome, now)
+            })?;
+            publish_events(&notify, &op, &events);
+            if let Some(interaction) = interaction {
+                let _ = notify.send(Notification::Interaction { interaction });
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// The operation asked a question: it waits (needsInput) and the question goes on its interaction.
@@ -473,35 +518,25 @@ impl Engine {
     ) -> Result<(), StoreError> {
         let status =
             operation::next(from, Transition::NeedInput).unwrap_or(OperationStatus::NeedsInput);
-        let (op, interaction) = self
-            .db(
-                move |s| -> Result<(Operation, Option<Interaction>), StoreError> {
-                    let now = clock::now();
-                    let op = s.record(
-                        id,
-                        &[OperationEvent::Moved {
-                            transition: Transition::NeedInput,
-                            status,
-                        }],
-                        now,
-                    )?;
-                    let Some(current) = s.interaction(op.interaction)? else {
-                        return Ok((op, None));
-                    };
-                    if current.operation != Some(op.id) {
-                        return Ok((op, None));
-                    }
-                    let change = interaction::ask(&current, question, now);
-                    s.commit_change(&change, now)?;
-                    Ok((op, Some(change.interaction)))
-                },
-            )
-            .await?;
-        self.publish(Notification::Operation { operation: op });
-        if let Some(interaction) = interaction {
-            self.publish(Notification::Interaction { interaction });
-        }
-        Ok(())
+        let notify = self.notify.clone();
+        self.db(move |s| -> Result<(), StoreError> {
+            let now = clock::now();
+            let events = [OperationEvent::Moved {
+                transition: Transition::NeedInput,
+                status,
+            }];
+            // The operation waits and the question goes on its interaction: one commit.
+            let (op, asked) = s.record_with_change(id, &events, now, |op, current| {
+                (current.operation == Some(op.id)).then(|| interaction::ask(current, question, now))
+            })?;
+            publish_events(&notify, &op, &events);
+            if let Some(interaction) = asked {
+                // The question asked: the interaction, as it now is.
+                let _ = notify.send(Notification::Interaction { interaction });
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// Mark what a crash left behind: anything that may have acted becomes outcomeUnknown.
@@ -541,8 +576,9 @@ impl Engine {
             events.push(OperationEvent::OutcomeRecorded {
                 outcome: outcome.clone(),
             });
-            let op = store.record(op.id, &events, now)?;
-            attach_outcome(&mut store, &op, outcome, now)?;
+            let (op, _) = store.record_with_change(op.id, &events, now, |op, current| {
+                outcome_change(op, current, outcome, now)
+            })?;
             tracing::warn!(operation = %op.id, status = status.as_str(), "recovered after restart");
         }
         Ok(())
@@ -563,22 +599,42 @@ impl Engine {
     }
 }
 
-/// Put an operation's outcome on its interaction, if the interaction still points at it.
-fn attach_outcome(
-    store: &mut Store,
+/// Publish the notifications of `events`, just appended to the log of `op` (now as it is).
+fn publish_events(
+    notify: &broadcast::Sender<Notification>,
     op: &Operation,
+    events: &[OperationEvent],
+) {
+    for n in Notification::for_events(op, events) {
+        let _ = notify.send(n);
+    }
+}
+
+/// Evidence within `MAX_EVIDENCE_BYTES`, or a note of how large it was.
+fn bounded(evidence: serde_json::Value) -> serde_json::Value {
+    within(evidence, MAX_EVIDENCE_BYTES, "evidence")
+}
+
+/// `value` when it serializes within `max` bytes, else a note of how large it was.
+fn within(value: serde_json::Value, max: usize, what: &str) -> serde_json::Value {
+    let bytes = serde_json::to_string(&value).map_or(0, |s| s.len());
+    if bytes <= max {
+        return value;
+    }
+    tracing::warn!(bytes, what, "over its limit and not kept");
+    serde_json::json!({
+        "omitted": format!("{bytes} bytes of {what}, over the {max}-byte limit"),
+    })
+}
+
+/// An operation's outcome on its interaction, if the interaction still points at it.
+fn outcome_change(
+    op: &Operation,
+    current: &Interaction,
     outcome: Outcome,
     now: u64,
-) -> Result<Option<Interaction>, StoreError> {
-    let Some(current) = store.interaction(op.interaction)? else {
-        return Ok(None);
-    };
-    if current.operation != Some(op.id) {
-        return Ok(None);
-    }
-    let change = interaction::record_outcome(&current, outcome, now);
-    store.commit_change(&change, now)?;
-    Ok(Some(change.interaction))
+) -> Option<interaction::Change> {
+    (current.operation == Some(op.id)).then(|| interaction::record_outcome(current, outcome, now))
 }
 
 fn validate(input: &Input, limits: &Limits) -> Result<(), ApiError> {
@@ -739,14 +795,16 @@ struct OperationJournal {
 impl OperationJournal {
     async fn record(&self, event: OperationEvent, now: u64) -> Result<(), JournalError> {
         let id = self.operation;
-        let op = self
-            .engine
-            .db(move |s| s.record(id, &[event], now))
-            .await
-            .map_err(|e| JournalError(e.to_string()))?;
+        let notify = self.engine.notify.clone();
         self.engine
-            .publish(Notification::Operation { operation: op });
-        Ok(())
+            .db(move |s| {
+                let events = [event];
+                let op = s.record(id, &events, now)?;
+                publish_events(&notify, &op, &events);
+                Ok::<_, StoreError>(())
+            })
+            .await
+            .map_err(|e| JournalError(e.to_string()))
     }
 }
 
@@ -782,11 +840,55 @@ impl Journal for OperationJournal {
                 OperationEvent::StepEnded {
                     index,
                     result,
-                    evidence,
+                    evidence: bounded(evidence),
                 },
                 clock::now(),
             )
             .await
+        })
+    }
+
+    fn observed(
+        &self,
+        index: u32,
+        evidence: serde_json::Value,
+        observation: serde_json::Value,
+        target: Option<crate::model::Target>,
+    ) -> BoxFuture<'_, Result<String, JournalError>> {
+        Box::pin(async move {
+            let id = self.operation;
+            let notify = self.engine.notify.clone();
+            let retention = self.engine.retention;
+            let observation_id = store::observation_id(id, index);
+            let mut evidence = bounded(evidence);
+            if let Some(o) = evidence.as_object_mut() {
+                o.insert("observation".into(), observation_id.into());
+            }
+            let mut events: Vec<OperationEvent> = target
+                .into_iter()
+                .map(|target| OperationEvent::Targeted { target })
+                .collect();
+            events.push(OperationEvent::StepEnded {
+                index,
+                result: StepResult::Applied,
+                evidence,
+            });
+            self.engine
+                .db(move |s| {
+                    let observation = within(observation, MAX_OBSERVATION_BYTES, "observation");
+                    let (op, observation_id) = s.record_observation(
+                        id,
+                        index,
+                        &observation,
+                        &events,
+                        retention,
+                        clock::now(),
+                    )?;
+                    publish_events(&notify, &op, &events);
+                    Ok::<_, StoreError>(observation_id)
+                })
+                .await
+                .map_err(|e| JournalError(e.to_string()))
         })
     }
 

@@ -101,6 +101,8 @@ pub enum MessageKind {
     Interrupt,
     State,
     Subscribe,
+    /// `observation`: what Circe saw at a step (the phone's "what Circe saw").
+    Observation,
     /// Any local administration verb (`pairStart`, `devices`, `revoke`, settings): never
     /// served to a mesh device without the capability.
     Admin(Capability),
@@ -112,7 +114,7 @@ pub fn required(kind: MessageKind) -> Capability {
         MessageKind::SubmitText => Capability::Submit,
         MessageKind::SubmitAnswer => Capability::Answer,
         MessageKind::Interrupt => Capability::Stop,
-        MessageKind::State | MessageKind::Subscribe => Capability::Read,
+        MessageKind::State | MessageKind::Subscribe | MessageKind::Observation => Capability::Read,
         MessageKind::Admin(c) => c,
     }
 }
@@ -265,6 +267,7 @@ mod tests {
             (Interrupt, true),
             (State, true),
             (Subscribe, true),
+            (Observation, true),
             (Admin(Capability::Settings), false),
             (Admin(Capability::Devices), false),
         ];
@@ -274,6 +277,7 @@ mod tests {
         // Stop needs nothing but being authenticated.
         assert!(allowed(&[], Interrupt));
         assert!(!allowed(&[], State));
+        assert!(!allowed(&[Capability::Submit], Observation));
     }
 
     #[test]

@@ -263,8 +263,8 @@ async fn upgrade(
     let waiting = mesh.unauthenticated.take(peer.ip());
     ws.max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
-        // One reply may be a whole state with its operations' evidence (a browser step keeps its
-        // observation): as large as a node client accepts (`tls::MAX_RECEIVE_BYTES`).
+        // The largest message out is a reply or snapshot (`protocol::MAX_REPLY_BYTES`, what a
+        // node client accepts); events are far smaller (`protocol::MAX_EVENT_BYTES`).
         .max_write_buffer_size(super::tls::MAX_RECEIVE_BYTES)
         .on_upgrade(move |socket| connection(socket, mesh, peer, waiting))
 }
@@ -887,6 +887,7 @@ fn check(line: RequestLine, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<R
         ),
         v @ Verb::State { .. } => (MessageKind::State, v),
         v @ Verb::Subscribe => (MessageKind::Subscribe, v),
+        v @ Verb::Observation { .. } => (MessageKind::Observation, v),
     };
     if !policy::allowed(&device.scopes, kind) {
         return Err(ApiError::new(

@@ -37,9 +37,10 @@ pub const ALPN_HTTP1: &[u8] = b"http/1.1";
 /// How long this node, as a client, waits to connect and finish a TLS handshake.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// The cap on one message (and frame) a node client *receives*. Requests going out stay far
-/// below the server's 64 KiB; what comes back is a node's state, whose operations carry their
-/// evidence (a browser step keeps the whole observation), so it may be much larger.
-pub const MAX_RECEIVE_BYTES: usize = 16 * 1024 * 1024;
+/// below the server's 64 KiB; what comes back is at most a reply or snapshot
+/// (`protocol::MAX_REPLY_BYTES`, 2 MiB: observations are no longer inside operations, and
+/// changes come as small events, `protocol::MAX_EVENT_BYTES`).
+pub const MAX_RECEIVE_BYTES: usize = crate::protocol::MAX_REPLY_BYTES;
 
 /// Browser certificates are renewed at every start; this keeps them within what phones accept
 /// for a TLS server certificate (at most 398 days).

@@ -293,7 +293,9 @@ pub enum StepResult {
 #[serde(rename_all = "camelCase")]
 pub struct Step {
     pub index: u32,
-    /// The observation the action was grounded in, if any.
+    /// The id of the observation the action was grounded in, if any (`"<operation id>/<step>"`:
+    /// the observe step that took it). The observation itself is stored once, apart from the
+    /// operation, and fetched on demand (the `observation` verb).
     pub observation: Option<String>,
     /// The grounded action, in words a person can read: `geocode`, `fetch forecast`, `click e12`.
     pub action: String,
@@ -334,6 +336,10 @@ pub struct Operation {
     /// What a person should see when it worked, in words.
     pub expected_outcome: String,
     pub status: OperationStatus,
+    /// How many events of its log this operation is the fold of: 1 once accepted, one more per
+    /// event. Notifications carry it, so a subscriber applies them in order and sees a gap.
+    #[serde(default)]
+    pub revision: u64,
     pub steps: Vec<Step>,
     pub stop: Option<StopState>,
     pub outcome: Option<Outcome>,

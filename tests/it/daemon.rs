@@ -706,3 +706,24 @@ fn a_bad_config_file_is_named_with_its_error() {
         "{err}"
     );
 }
+
+#[test]
+fn an_observation_that_was_never_stored_is_a_clear_error() {
+    let d = Daemon::start("");
+    let out = d.cli(&["ops", "--observation", "nope/1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no observation nope/1"),
+        "{}",
+        stderr(&out)
+    );
+    let out = d.cli(&["ops", "--observation", "nope/1", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no observation nope/1")
+            || stdout(&out).contains("unknown_observation"),
+        "{} {}",
+        stdout(&out),
+        stderr(&out)
+    );
+}

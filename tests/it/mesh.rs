@@ -679,3 +679,25 @@ fn failed_attempts_cool_down_per_client_whatever_the_headers_claim() {
         assert!(admin(&d, AdminVerb::Devices).await.is_ok());
     });
 }
+
+/// What Circe saw is read over the mesh with the read scope (a phone's); an id that names no
+/// stored observation is `unknown_observation`, and a malformed request changes nothing.
+#[test]
+fn a_phone_reads_an_observation_by_id() {
+    let d = Daemon::start("");
+    rt().block_on(async {
+        let (token, _) = pair(&d, "Pixel").await;
+        let mut ws = authed(&d, &token).await;
+        let r = call(
+            &mut ws,
+            1,
+            serde_json::json!({"verb": "observation", "observation": "nope/1"}),
+        )
+        .await;
+        assert_eq!(r["error"]["code"], "unknown_observation", "{r}");
+        let r = call(&mut ws, 2, serde_json::json!({"verb": "observation"})).await;
+        assert_eq!(r["error"]["code"], "malformed_request", "{r}");
+        let r = call(&mut ws, 3, serde_json::json!({"verb": "state"})).await;
+        assert!(r["ok"]["interaction"].is_null(), "{r}");
+    });
+}

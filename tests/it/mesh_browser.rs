@@ -417,3 +417,56 @@ fn the_phone_page_tells_a_new_request_from_an_answer() {
     assert!(last.closed, "{last:?}");
     assert_eq!(last.pending, circe::model::Pending::None, "{last:?}");
 }
+
+/// Issue 12: a browser click asked from the phone; the page follows it by small events (never
+/// a whole operation with its observation), and a step's "what Circe saw" fetches the observation
+/// by its id over the authenticated WebSocket.
+#[test]
+fn the_phone_page_shows_what_circe_saw_at_a_step() {
+    let (_sites, d, _b) = crate::browser_util::setup("/lab/counter.html");
+    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
+    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
+    phone.goto(started["url"].as_str().unwrap());
+    phone.wait("!document.getElementById('pairing').hidden", 10);
+    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    // Count what the page receives from here on.
+    phone.eval(
+        "window.__events = []; const seen = ws.onmessage; ws.onmessage = (e) => { window.__events.push(e.data); return seen(e); }; true",
+    );
+    phone.say("add one");
+    phone.wait(
+        "document.getElementById('outcome-class').textContent === 'done'",
+        30,
+    );
+    let events = phone.eval("window.__events");
+    let events: Vec<&str> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    assert!(
+        events.iter().any(|e| e.contains("\"event\":\"stepEnded\"")),
+        "{events:?}"
+    );
+    for e in &events {
+        assert!(
+            !e.contains("\"elements\":["),
+            "no observation in any event: {e}"
+        );
+        assert!(e.len() < 4096, "a small event: {e}");
+    }
+    // The observe step and the click grounded in it both offer what Circe saw.
+    let buttons = phone.eval("document.querySelectorAll('#steps button.seen').length");
+    assert_eq!(buttons, 2, "{}", text_of(&mut phone, "steps"));
+    phone.eval("document.querySelector('#steps button.seen').click(); true");
+    phone.wait(
+        "!document.getElementById('seen-box').hidden && document.getElementById('seen-elements').textContent.includes('Add one')",
+        10,
+    );
+    assert!(
+        text_of(&mut phone, "seen-title").contains("/lab/counter.html"),
+        "{}",
+        text_of(&mut phone, "seen-title")
+    );
+}

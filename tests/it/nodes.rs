@@ -788,3 +788,39 @@ fn on_a_lan_address_the_mesh_is_tls_only_and_a_peer_reaches_it_pinned() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(json_of(&out)["interaction"]["pending"]["type"], "question");
 }
+
+/// The peer relay carries `observation` to the node that stored it, and the small events of a
+/// routed subscription back: a routed `--wait` folds them into the desk's operation.
+#[test]
+fn an_observation_is_read_from_the_node_that_owns_it() {
+    let Pair {
+        weather: _weather,
+        desk,
+        laptop,
+        ..
+    } = paired();
+    let out = laptop.cli(&["ops", "--node", "desk", "--observation", "nope/1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("no observation nope/1"),
+        "{}",
+        stderr(&out)
+    );
+    let out = laptop.cli(&[
+        "say",
+        "--node",
+        "desk",
+        "--wait",
+        "--json",
+        "weather in Pune",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let waited = json_of(&out);
+    let on_desk = rt().block_on(desk.state()).operations[0].clone();
+    assert_eq!(waited["operation"]["status"], "completed", "{waited}");
+    assert_eq!(
+        waited["operation"],
+        serde_json::to_value(&on_desk).unwrap(),
+        "the routed events fold into the desk's operation"
+    );
+}

@@ -4,11 +4,37 @@
 //! and `circe serve`; the fixture pages are `tests/fixtures/sites/scan/`.
 
 use crate::browser_util::*;
+use crate::util::Daemon;
 use serde_json::{json, Value};
 
-/// The observation the operation grounded its decision in (its first step's evidence).
+/// The observation the operation grounded its decision in: its first step's evidence names it
+/// by id, and `circe ops --observation ID --json` fetches it (`seen` puts it under "seen").
 fn observation(v: &Value) -> &Value {
-    &v["operation"]["steps"][0]["evidence"]["observation"]
+    &v["seen"]["observation"]
+}
+
+/// `v` (what `say` printed) with the observation of its first step, fetched by its id.
+fn seen(d: &Daemon, mut v: Value) -> Value {
+    let id = v["operation"]["steps"][0]["evidence"]["observation"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the first step names its observation: {v:#}"))
+        .to_string();
+    if !v["operation"]["steps"][1].is_null() {
+        // The step grounded in it names the same observation.
+        assert_eq!(
+            v["operation"]["steps"][1]["observation"],
+            id.as_str(),
+            "{v:#}"
+        );
+    }
+    let out = d.cli(&["ops", "--observation", &id, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    v["seen"] = serde_json::from_slice(&out.stdout).unwrap();
+    v
 }
 
 fn elements(v: &Value) -> Vec<Value> {
@@ -34,7 +60,7 @@ fn element(v: &Value, label: &str) -> Value {
 #[test]
 fn a_vote_arrow_drawn_as_a_character_is_found_by_its_title() {
     let (sites, d, _b) = setup("/scan/news.html");
-    let v = say(&d, "upvote the third story");
+    let v = seen(&d, say(&d, "upvote the third story"));
     assert_eq!(status(&v), "completed", "{v:#}");
     assert_eq!(
         sites.actions(),
@@ -64,7 +90,7 @@ fn a_vote_arrow_drawn_as_a_character_is_found_by_its_title() {
 #[test]
 fn symbol_only_controls_are_found_by_their_words() {
     let (sites, d, _b) = setup("/scan/controls.html");
-    let v = say(&d, "click the close button");
+    let v = seen(&d, say(&d, "click the close button"));
     assert_eq!(status(&v), "completed", "{v:#}");
     assert_eq!(
         sites.actions(),
@@ -101,7 +127,7 @@ fn symbol_only_controls_are_found_by_their_words() {
 fn script_made_click_targets_are_observed_and_clicked() {
     let (sites, d, _b) = setup("/scan/controls.html");
     // A div with only a click listener (no role, no tabindex, no pointer cursor).
-    let v = say(&d, "load more");
+    let v = seen(&d, say(&d, "load more"));
     assert_eq!(status(&v), "completed", "{v:#}");
     assert_eq!(
         sites.actions(),
@@ -114,7 +140,7 @@ fn script_made_click_targets_are_observed_and_clicked() {
     // A span with only cursor: pointer (its click is handled by a listener on the document).
     assert_eq!(element(&v, "Show archived")["role"], "button");
 
-    let v = say(&d, "show archived");
+    let v = seen(&d, say(&d, "show archived"));
     assert_eq!(status(&v), "completed", "{v:#}");
     assert_eq!(
         sites.actions()[1],
@@ -122,7 +148,7 @@ fn script_made_click_targets_are_observed_and_clicked() {
     );
 
     let before = sites.gets().len();
-    let v = say(&d, "open the documentation");
+    let v = seen(&d, say(&d, "open the documentation"));
     assert_eq!(status(&v), "completed", "{v:#}");
     let gets = sites.gets()[before..].to_vec();
     assert!(
@@ -135,7 +161,7 @@ fn script_made_click_targets_are_observed_and_clicked() {
 #[test]
 fn a_cross_origin_frame_is_observed_through_its_own_frame() {
     let (sites, d, _b) = setup("/scan/controls.html");
-    let v = say(&d, "subscribe to the newsletter");
+    let v = seen(&d, say(&d, "subscribe to the newsletter"));
     assert_eq!(status(&v), "completed", "{v:#}");
     // The frame is http://localhost:PORT inside http://127.0.0.1:PORT: another site, its own
     // renderer process and debugger target.
@@ -162,7 +188,7 @@ fn a_cross_origin_frame_is_observed_through_its_own_frame() {
 #[test]
 fn a_german_consent_banner_accepts_all_cookies_in_english() {
     let (sites, d, _b) = setup("/scan/consent.html");
-    let v = say(&d, "accept all cookies");
+    let v = seen(&d, say(&d, "accept all cookies"));
     assert_eq!(status(&v), "completed", "{v:#}");
     assert_eq!(
         sites.actions(),
@@ -175,7 +201,7 @@ fn a_german_consent_banner_accepts_all_cookies_in_english() {
 #[test]
 fn a_frame_no_content_script_can_read_is_reported_as_not_observed() {
     let (sites, d, _b) = setup("/scan/frames.html");
-    let v = say(&d, "click continue");
+    let v = seen(&d, say(&d, "click continue"));
     assert_eq!(status(&v), "completed", "{v:#}");
     assert_eq!(
         sites.actions(),

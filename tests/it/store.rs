@@ -104,3 +104,33 @@ fn the_event_logs_refuse_updates_and_deletes() {
         }
     }
 }
+
+/// The daemon opens the store twice (the engine's connection and the mesh's); the second open
+/// must not open the file outside SQLite, which drops the first connection's POSIX locks. Then
+/// any other process that opens and closes the database (a reader, a backup) believed it was the
+/// last connection, checkpointed and deleted the WAL, and the daemon's next commits went to an
+/// unlinked file: lost at the next restart.
+#[test]
+fn a_reader_that_comes_and_goes_never_takes_the_daemons_wal() {
+    let mut d = crate::util::Daemon::start("");
+    let said = d.cli(&["say", "hello there"]);
+    assert!(said.status.success(), "{}", crate::util::stderr(&said));
+    let reader = rusqlite::Connection::open(d.database()).unwrap();
+    let n: i64 = reader
+        .query_row("SELECT count(*) FROM interactions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1);
+    drop(reader);
+    let said = d.cli(&["say", "good morning"]);
+    assert!(said.status.success(), "{}", crate::util::stderr(&said));
+    assert!(
+        d.database().with_extension("db-wal").exists(),
+        "the daemon's WAL is still there"
+    );
+    // A crash now loses nothing that was committed.
+    d.signal(libc::SIGKILL);
+    d.spawn();
+    let state = crate::util::rt().block_on(d.state());
+    let current = state.interaction.expect("the last interaction survived");
+    assert_eq!(current.request, "good morning");
+}

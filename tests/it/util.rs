@@ -445,7 +445,8 @@ pub async fn wait_until<T>(
 ) -> T {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
     loop {
-        let n = tokio::time::timeout_at(deadline, sub.next())
+        // Events about an operation come as the whole operation, as it now is.
+        let n = tokio::time::timeout_at(deadline, sub.next_folded())
             .await
             .expect("timed out waiting for a notification")
             .unwrap();

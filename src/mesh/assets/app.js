@@ -215,15 +215,67 @@ function onNotification(n) {
       state.interaction = n.interaction;
     }
   } else if (n.event === "operation") {
+    // Accepted: the whole operation (no steps yet).
     const op = n.operation;
     if (state.interaction && state.interaction.operation === op.id) state.operation = op;
     else if (!state.operation || state.operation.id === op.id) state.operation = op;
+  } else if (n.event === "stepStarted" || n.event === "stepEnded" || n.event === "operationStatus") {
+    if (!onOperationEvent(n)) return;
   }
   if (state.interaction && state.operation && state.interaction.operation !== state.operation.id) {
     // The interaction moved on to another operation: wait for that one.
     if (state.interaction.operation === null) state.operation = null;
   }
   render();
+}
+
+// A small event about an operation: applied when it is the next revision of the one shown,
+// ignored when already in it, and after a gap the state is read again. True when applied.
+function onOperationEvent(n) {
+  const op = state.operation;
+  if (!op || op.id !== n.operation || n.revision <= (op.revision || 0)) return false;
+  if (n.revision > (op.revision || 0) + 1) {
+    request({ verb: "state", operations: 0 }, (r) => { if (r.ok) { state = r.ok; render(); } });
+    return false;
+  }
+  op.revision = n.revision;
+  if (n.event === "operationStatus") {
+    for (const k of ["status", "stop", "outcome", "target", "arguments", "updatedAt"]) op[k] = n[k];
+  } else {
+    const at = op.steps.findIndex((s) => s.index === n.step.index);
+    if (at >= 0) op.steps[at] = n.step;
+    else op.steps.push(n.step);
+  }
+  return true;
+}
+
+// What Circe saw at a step: its observation, fetched on demand (never inside the operation).
+function observationOf(s) {
+  if (s.observation) return s.observation;
+  return s.evidence && typeof s.evidence.observation === "string" ? s.evidence.observation : null;
+}
+
+function showSeen(id) {
+  const box = $("seen-box");
+  $("seen-title").textContent = "…";
+  $("seen-elements").replaceChildren();
+  box.hidden = false;
+  request({ verb: "observation", observation: id }, (r) => {
+    if (r.error) {
+      $("seen-title").textContent = r.error.code === "observation_pruned"
+        ? "No longer kept (only the newest observations are)."
+        : r.error.message;
+      return;
+    }
+    const o = r.ok.observation || {};
+    $("seen-title").textContent = `${o.title || ""} — ${o.url || ""}`;
+    const list = $("seen-elements");
+    for (const e of o.elements || []) {
+      const li = document.createElement("li");
+      li.textContent = `${e.role}: ${e.label}${e.context ? ` (${e.context.slice(0, 60)})` : ""}`;
+      list.append(li);
+    }
+  });
 }
 
 const CLASSES = {
@@ -263,6 +315,16 @@ function render() {
     for (const s of op.steps) {
       const li = document.createElement("li");
       li.textContent = `${s.action} — ${s.result || "in progress"}`;
+      const seen = observationOf(s);
+      if (seen) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "seen";
+        b.dataset.observation = seen;
+        b.textContent = "what Circe saw";
+        b.onclick = () => showSeen(seen);
+        li.append(" ", b);
+      }
       steps.append(li);
     }
   }
@@ -337,6 +399,7 @@ document.addEventListener("DOMContentLoaded", () => {
     submit(text, "typed");
   };
   $("stop").onclick = stop;
+  $("seen-close").onclick = () => { $("seen-box").hidden = true; };
   $("correct").onclick = () => { $("text").value = "No, I meant "; $("text").focus(); };
   $("pair-go").onclick = () => {
     $("pair-error").textContent = "";
