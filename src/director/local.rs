@@ -755,31 +755,42 @@ fn score_element<'s>(
 
     // A specific verb must be the element's own word or meaning.
     if !verb_tokens.is_empty() {
+        // An unnamed control (an icon) is called by its description: a tooltip, or where it
+        // goes and its class names as the scan read them. That may say its action ("facebook
+        // share", "print"); it never adds to what the label explains.
+        let unnamed = f.label.is_empty();
+        let called: &[Token] = if unnamed { &f.description } else { &f.label };
+        let described;
+        let called_concepts = if unnamed {
+            described = lexicon::concepts_in(called);
+            &described
+        } else {
+            label_concepts
+        };
         // A verb names an action label ("Add to cart", "Share this
         // page"), so it must be among a long label's first words:
         // "report" in a mail subject is not a Report button.
-        let meaningful = f
-            .label
+        let meaningful = called
             .iter()
             .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
             .count();
         let zone = if meaningful > 3 {
-            f.label.len().min(2)
+            called.len().min(2)
         } else {
-            f.label.len()
+            called.len()
         };
-        let by_word = phrase_match(verb_q, &f.label[..zone])
+        let by_word = phrase_match(verb_q, &called[..zone])
             .into_iter()
             .fold(1.0f32, f32::min);
-        let zone_concepts: Vec<(usize, std::ops::Range<usize>)> = label_concepts
+        let zone_concepts: Vec<(usize, std::ops::Range<usize>)> = called_concepts
             .iter()
             .filter(|(_, r)| r.start < zone)
             .cloned()
             .collect();
-        let (by_concept, covered) = concept_strength(&f.label, &zone_concepts, verb_concepts);
+        let (by_concept, covered) = concept_strength(called, &zone_concepts, verb_concepts);
         let m = by_word
             .max(by_concept)
-            .max(undoes(verb_tokens, &f.label[..zone], element));
+            .max(undoes(verb_tokens, &called[..zone], element));
         if m < 0.75 {
             return 0.0;
         }
@@ -788,7 +799,9 @@ fn score_element<'s>(
         for q in verb_tokens {
             mark(q, &mut label_hits);
         }
-        covered.into_iter().for_each(|k| label_hits[k] = true);
+        if !unnamed {
+            covered.into_iter().for_each(|k| label_hits[k] = true);
+        }
     }
 
     // Kind nouns constrain what sort of element is meant.
@@ -1096,6 +1109,14 @@ fn read_words<'r>(reading: &'r Reading<'_>, structure: &Structure) -> Words<'r> 
             words.extend(head.iter().copied());
             let mut cs: Vec<usize> = phrase_concepts(&words).first().cloned().unwrap_or_default();
             cs.extend(*concept);
+            // "make a donation", "do a search": a light verb means what its noun names.
+            let light = verb_tokens
+                .first()
+                .is_some_and(|v| matches!(v.norm.as_str(), "make" | "do" | "give" | "take"));
+            if light {
+                let object: Vec<Token> = head.iter().map(|t| (*t).clone()).collect();
+                cs.extend(lexicon::concept_ids(&object));
+            }
             // "add this to my favourites": adding to a place is that place's own action (save).
             let adds = verb_tokens
                 .first()

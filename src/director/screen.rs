@@ -1036,4 +1036,46 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn an_unnamed_icon_is_called_by_its_description() {
+        let described = |id: &str, role: &str, what: &str| Element {
+            description: Some(what.into()),
+            ..el(id, role, "", "")
+        };
+        let toolbar = [
+            described("r1", "link", "facebook share"),
+            described("r2", "link", "twitter intent tweet"),
+            described("r3", "link", "article print"),
+            described("r4", "button", "close search"),
+            el("r5", "link", "Politique", ""),
+        ];
+        for (text, want) in [
+            ("share this on facebook", Click("r1")),
+            ("print the article", Click("r3")),
+            ("close the search", Click("r4")),
+            // Its description says nothing about deleting.
+            ("delete the article", Reject),
+        ] {
+            expect(&toolbar, text, want);
+        }
+        // A description never adds to a label's own words: the named link is not "print".
+        let named = [Element {
+            description: Some("print".into()),
+            ..el("r1", "link", "Politique", "")
+        }];
+        expect(&named, "print the article", Reject);
+    }
+
+    #[test]
+    fn a_light_verb_means_what_its_noun_names() {
+        let header = [
+            el("r1", "link", "Je donne", ""),
+            el("r2", "link", "Abonnez-vous au Devoir", ""),
+            el("r3", "link", "Se connecter", ""),
+        ];
+        expect(&header, "make a donation", Click("r1"));
+        expect(&header, "subscribe", Click("r2"));
+        expect(&header, "make a reservation", Reject);
+    }
 }
