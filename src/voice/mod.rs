@@ -16,6 +16,8 @@
 //! path never declares an operation done or invents a question: what Circe says is rendered from
 //! the operation's state elsewhere.
 
+pub mod sphinx;
+pub mod tray;
 mod utterance;
 
 pub use utterance::{is_backchannel, Utterances, MAX_REMEMBERED};

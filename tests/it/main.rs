@@ -20,6 +20,10 @@ pub mod nodes;
 mod relations;
 mod scan;
 mod semantic;
+mod sphinx;
+mod sphinx_util;
 mod store;
 mod tidy;
+#[cfg(target_os = "linux")]
+mod tray;
 mod util;

@@ -1,0 +1,113 @@
+//! pocketsphinx benchmarks on speech synthesized now (flite and espeak-ng, 16 kHz): per-utterance
+//! latency and real-time factor (RTF = decode time / audio time) of the grammar backend (grammar
+//! pass + the rejection check's phone loop) and of the always-on stop spotter, plus the setup
+//! cost. Run with `cargo bench --bench sphinx`. Results: docs/BENCHMARKS.md.
+
+#[path = "../tests/it/sphinx_util.rs"]
+#[allow(dead_code)]
+mod sphinx_util;
+
+use circe::voice::sphinx::{
+    GrammarBackend, GrammarRecognizer, Model, StopDetector, StopSpotter, DEFAULT_REJECTION,
+    SAMPLE_RATE,
+};
+use circe::voice::UtteranceId;
+use sphinx_util::*;
+use std::time::Instant;
+
+fn report(name: &str, mut samples: Vec<f64>, unit: &str) {
+    samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
+    println!(
+        "{name:<58} n={:<3} p50={:>8.3} {unit}  p95={:>8.3} {unit}  max={:>8.3} {unit}",
+        samples.len(),
+        at(0.5),
+        at(0.95),
+        samples.last().unwrap()
+    );
+}
+
+fn main() {
+    require_packages();
+    let model = Model::locate().unwrap_or_else(|e| panic!("{e}"));
+    let t = Instant::now();
+    let mut grammar = GrammarRecognizer::new(&model, DEFAULT_REJECTION).unwrap();
+    println!(
+        "grammar backend: load model + phone loop: {:.0} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let t = Instant::now();
+    grammar.set_screen(&screen_labels()).unwrap();
+    println!(
+        "grammar backend: build the screen's grammar (12 labels): {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let t = Instant::now();
+    let mut spotter = StopSpotter::new(&model).unwrap();
+    println!(
+        "stop spotter: load: {:.0} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+
+    let mut clips = Vec::new();
+    for voice in Voice::BOTH {
+        for text in COMMANDS.iter().chain(UNRELATED.iter()) {
+            clips.push(padded(&speech(voice, text)));
+        }
+    }
+    let seconds = |pcm: &[i16]| pcm.len() as f64 / f64::from(SAMPLE_RATE);
+
+    let (mut lat, mut rtf) = (Vec::new(), Vec::new());
+    for _round in 0..2 {
+        for (i, pcm) in clips.iter().enumerate() {
+            let t = Instant::now();
+            let _ = grammar
+                .recognize(UtteranceId(format!("u{i}")), pcm)
+                .unwrap();
+            let s = t.elapsed().as_secs_f64();
+            lat.push(s * 1e3);
+            rtf.push(s / seconds(pcm));
+        }
+    }
+    report("grammar + rejection, per utterance (latency)", lat, "ms");
+    report("grammar + rejection, RTF", rtf, "x ");
+
+    let (mut lat, mut rtf) = (Vec::new(), Vec::new());
+    for pcm in &clips {
+        // As a stream: 100 ms chunks, timed per chunk as the microphone would deliver them.
+        for chunk in pcm.chunks(1600) {
+            let t = Instant::now();
+            let _ = spotter.feed(chunk).unwrap();
+            let s = t.elapsed().as_secs_f64();
+            lat.push(s * 1e3);
+            rtf.push(s / seconds(chunk));
+        }
+    }
+    report("stop spotter, per 100 ms chunk", lat, "ms");
+    report("stop spotter, RTF", rtf, "x ");
+
+    // Stop said → StopHeard: from the end of the word's audio to the event.
+    let mut delay = Vec::new();
+    for voice in Voice::BOTH {
+        let stop = speech(voice, "stop");
+        for _ in 0..5 {
+            let mut s = StopSpotter::new(&model).unwrap();
+            s.feed(&vec![0i16; 8000]).unwrap();
+            let t = Instant::now();
+            let mut heard = !s.feed(&stop).unwrap().is_empty();
+            for _ in 0..10 {
+                if heard {
+                    break;
+                }
+                heard = !s.feed(&[0i16; 1600]).unwrap().is_empty();
+            }
+            if heard {
+                // Decode time after the last sample arrived, plus the chunks of silence waited.
+                delay.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+    }
+    if !delay.is_empty() {
+        report("\"stop\" audio fed → StopHeard (decode time)", delay, "ms");
+    }
+}
