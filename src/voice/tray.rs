@@ -266,6 +266,36 @@ mod linux {
 
     type Pixmap = Vec<(i32, i32, Vec<u8>)>;
 
+    /// The tray's own interface on the same object: the microphone switch and the state, for a
+    /// voice session in another process (and for scripts: `busctl --user set-property …`).
+    struct Control {
+        view: Arc<Mutex<TrayView>>,
+        mic: watch::Sender<bool>,
+    }
+
+    #[zbus::interface(name = "org.circe.Tray1")]
+    impl Control {
+        /// Whether the microphone may be open.
+        #[zbus(property)]
+        fn microphone(&self) -> bool {
+            *self.mic.borrow()
+        }
+        #[zbus(property)]
+        fn set_microphone(&mut self, on: bool) {
+            self.mic.send_replace(on);
+        }
+        /// idle, listening, working or asking.
+        #[zbus(property)]
+        fn state(&self) -> String {
+            self.view
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .state
+                .as_str()
+                .to_string()
+        }
+    }
+
     #[zbus::interface(name = "org.kde.StatusNotifierItem")]
     impl Item {
         #[zbus(property)]
@@ -344,6 +374,13 @@ mod linux {
                     mic: mic.clone(),
                 },
             )?
+            .serve_at(
+                ITEM_PATH,
+                Control {
+                    view: view.clone(),
+                    mic: mic.clone(),
+                },
+            )?
             .build()
             .await
             .map_err(|e| anyhow::anyhow!("the D-Bus session bus refused the tray item: {e}"))?;
@@ -393,6 +430,10 @@ mod linux {
         mut mic: watch::Receiver<bool>,
     ) -> anyhow::Result<()> {
         let iface = conn.object_server().interface::<_, Item>(ITEM_PATH).await?;
+        let control = conn
+            .object_server()
+            .interface::<_, Control>(ITEM_PATH)
+            .await?;
         loop {
             let next = TrayView::of(&digest.borrow_and_update(), *mic.borrow_and_update());
             let old = std::mem::replace(
@@ -412,7 +453,12 @@ mod linux {
                 let _ = Item::new_tool_tip(e).await;
                 let _ = item.title_changed(e).await;
                 let _ = item.tool_tip_changed(e).await;
+                let c = control.get().await;
+                if old.mic_on != next.mic_on {
+                    let _ = c.microphone_changed(control.signal_emitter()).await;
+                }
                 if old.state != next.state {
+                    let _ = c.state_changed(control.signal_emitter()).await;
                     let _ = Item::new_icon(e).await;
                     let _ = Item::new_status(e, next.state.sni_status()).await;
                     let _ = item.icon_name_changed(e).await;

@@ -297,10 +297,35 @@ fn tray_item_registers_and_follows_the_operation_and_the_microphone() {
         })
         .await;
 
+        // The switch a voice session reads, on the tray's own interface.
+        let control = zbus::proxy::Builder::<zbus::Proxy>::new(&conn)
+            .destination(service.clone())
+            .unwrap()
+            .path("/StatusNotifierItem")
+            .unwrap()
+            .interface("org.circe.Tray1")
+            .unwrap()
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .unwrap();
+        let on: bool = control.get_property("Microphone").await.unwrap();
+        assert!(on);
+        let state: String = control.get_property("State").await.unwrap();
+        assert_eq!(state, "listening");
+
         // Toggle again: microphone off, idle.
         let _: () = item.call("Activate", &(0i32, 0i32)).await.unwrap();
         let off = until(&item, "idle again", |s| s.2 == "Circe: idle (mic off)").await;
         assert_eq!(off.0, "Passive");
+        let on: bool = control.get_property("Microphone").await.unwrap();
+        assert!(!on);
+        // Set through the property: the same switch.
+        control.set_property("Microphone", true).await.unwrap();
+        until(&item, "listening by property", |s| {
+            s.2 == "Circe: listening (mic on)"
+        })
+        .await;
         assert!(tray.said().contains("tray: working |"), "{}", tray.said());
     });
 }
