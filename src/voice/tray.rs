@@ -705,6 +705,69 @@ mod tests {
         assert!(v.detail.contains("not running"), "{v:?}");
     }
 
+    fn op(id: u128, status: OperationStatus, accepted_at: u64, updated_at: u64) -> Notification {
+        Notification::Operation {
+            operation: crate::model::Operation {
+                id: uuid::Uuid::from_u128(id),
+                interaction: uuid::Uuid::from_u128(99),
+                interaction_revision: 1,
+                target: crate::model::Target::Unresolved,
+                authorized_scope: Vec::new(),
+                goal: crate::model::Goal::Weather,
+                arguments: Default::default(),
+                mode: crate::model::InputMode::Voice,
+                expected_outcome: format!("op {id}"),
+                status,
+                steps: Vec::new(),
+                stop: None,
+                outcome: None,
+                accepted_at,
+                updated_at,
+            },
+        }
+    }
+
+    #[test]
+    fn operation_notifications_fold_to_the_latest() {
+        // (notifications in arrival order, the operation and status the tray shows after them)
+        type Case = (Vec<Notification>, Option<(&'static str, OperationStatus)>);
+        let cases: Vec<Case> = vec![
+            (vec![], None),
+            (vec![op(1, Running, 10, 10)], Some(("op 1", Running))),
+            (
+                vec![op(1, Running, 10, 10), op(1, Completed, 10, 20)],
+                Some(("op 1", Completed)),
+            ),
+            // A late, older update of the same operation changes nothing.
+            (
+                vec![op(1, Completed, 10, 20), op(1, Running, 10, 15)],
+                Some(("op 1", Completed)),
+            ),
+            // A newer operation replaces a finished one.
+            (
+                vec![op(1, Completed, 10, 20), op(2, Accepted, 30, 30)],
+                Some(("op 2", Accepted)),
+            ),
+            // An older operation's late news does not hide the running one.
+            (
+                vec![op(2, Running, 30, 30), op(1, Stopped, 10, 40)],
+                Some(("op 2", Running)),
+            ),
+        ];
+        for (notifications, want) in cases {
+            let mut seen = Seen::default();
+            for n in notifications {
+                seen.apply(n);
+            }
+            let got = seen.digest().operation;
+            assert_eq!(
+                got.as_ref().map(|(s, what, _)| (what.as_str(), *s)),
+                want,
+                "{got:?}"
+            );
+        }
+    }
+
     #[test]
     fn a_snapshot_then_changes_are_folded() {
         let mut seen = Seen::default();
