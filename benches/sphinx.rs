@@ -3,18 +3,29 @@
 //! pass + the rejection check's phone loop) and of the always-on stop spotter, plus the setup
 //! cost. Run with `cargo bench --bench sphinx`. Results: docs/BENCHMARKS.md.
 
+#[cfg(not(target_os = "linux"))]
+fn main() {
+    println!("the pocketsphinx backend is unsupported on this platform (Linux only)");
+}
+
+#[cfg(target_os = "linux")]
 #[path = "../tests/it/sphinx_util.rs"]
 #[allow(dead_code)]
 mod sphinx_util;
 
+#[cfg(target_os = "linux")]
 use circe::voice::sphinx::{
     grammar_words, jsgf, Decoder, GrammarBackend, GrammarRecognizer, Model, StopDetector,
     StopSpotter, COMMAND_SHAPES, DEFAULT_REJECTION, SAMPLE_RATE,
 };
+#[cfg(target_os = "linux")]
 use circe::voice::UtteranceId;
+#[cfg(target_os = "linux")]
 use sphinx_util::*;
+#[cfg(target_os = "linux")]
 use std::time::Instant;
 
+#[cfg(target_os = "linux")]
 fn report(name: &str, mut samples: Vec<f64>, unit: &str) {
     samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
@@ -27,6 +38,7 @@ fn report(name: &str, mut samples: Vec<f64>, unit: &str) {
     );
 }
 
+#[cfg(target_os = "linux")]
 fn main() {
     require_packages();
     let model = Model::locate().unwrap_or_else(|e| panic!("{e}"));

@@ -20,7 +20,9 @@ pub mod nodes;
 mod relations;
 mod scan;
 mod semantic;
+#[cfg(target_os = "linux")]
 mod sphinx;
+#[cfg(target_os = "linux")]
 mod sphinx_util;
 mod store;
 mod tidy;
