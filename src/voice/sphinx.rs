@@ -755,6 +755,8 @@ impl StopDetector for StopSpotter {
 #[cfg(target_os = "linux")]
 pub struct GrammarRecognizer {
     decoder: Decoder,
+    /// The rejection check's phone loop, a decoder of its own so both passes run at once.
+    loop_decoder: Decoder,
     rejection: Rejection,
     shapes: Vec<&'static str>,
     grammar: Option<String>,
@@ -763,10 +765,12 @@ pub struct GrammarRecognizer {
 #[cfg(target_os = "linux")]
 impl GrammarRecognizer {
     pub fn new(model: &Model, rejection: Rejection) -> Result<GrammarRecognizer, SphinxError> {
-        let mut decoder = Decoder::new(model)?;
-        decoder.set_allphone("phones", &model.phone_lm)?;
+        let decoder = Decoder::new(model)?;
+        let mut loop_decoder = Decoder::new(model)?;
+        loop_decoder.set_allphone("phones", &model.phone_lm)?;
         Ok(GrammarRecognizer {
             decoder,
+            loop_decoder,
             rejection,
             shapes: COMMAND_SHAPES.to_vec(),
             grammar: None,
@@ -778,13 +782,21 @@ impl GrammarRecognizer {
         self.grammar.as_deref()
     }
 
-    /// Decode with both searches.
+    /// Decode with both searches, on two threads (the latency is the slower pass's).
     pub fn scores(&mut self, pcm: &[i16]) -> Result<Scores, SphinxError> {
         if self.grammar.is_none() {
             self.set_screen(&[])?;
         }
-        let (hyp, grammar, frames) = self.decoder.decode("grammar", pcm)?;
-        let (heard, phones, _) = self.decoder.decode("phones", pcm)?;
+        let loop_decoder = &mut self.loop_decoder;
+        let decoder = &mut self.decoder;
+        let (grammar_pass, loop_pass) = std::thread::scope(|s| {
+            let phones = s.spawn(|| loop_decoder.decode("phones", pcm));
+            let grammar = decoder.decode("grammar", pcm);
+            (grammar, phones.join())
+        });
+        let (hyp, grammar, frames) = grammar_pass?;
+        let (heard, phones, _) = loop_pass
+            .map_err(|_| SphinxError::Decode("the phone loop's thread panicked".into()))??;
         let mut expected = Vec::new();
         for w in hyp.as_deref().unwrap_or("").split_whitespace() {
             if let Some(p) = self.decoder.lookup(w) {
