@@ -92,6 +92,13 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<NodesAction>,
     },
+    /// Show Circe in the desktop's tray (a StatusNotifierItem): idle, listening, working or
+    /// asking, following the daemon; click it to turn the microphone on or off.
+    Tray {
+        /// Start with the microphone on (default: off, no microphone open).
+        #[arg(long)]
+        mic_on: bool,
+    },
     /// Show what is ready and what is missing, with the fix.
     Doctor {
         #[arg(long, env = "CIRCE_DATA_DIR")]

@@ -19,6 +19,8 @@
 pub mod playback;
 pub mod realtime;
 pub mod resample;
+pub mod sphinx;
+pub mod tray;
 mod utterance;
 
 pub use utterance::{is_backchannel, Utterances, MAX_REMEMBERED};

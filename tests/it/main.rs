@@ -22,6 +22,12 @@ mod realtime_mock;
 mod relations;
 mod scan;
 mod semantic;
+#[cfg(target_os = "linux")]
+mod sphinx;
+#[cfg(target_os = "linux")]
+mod sphinx_util;
 mod store;
 mod tidy;
+#[cfg(target_os = "linux")]
+mod tray;
 mod util;
