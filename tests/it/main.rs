@@ -23,3 +23,4 @@ mod semantic;
 mod store;
 mod tidy;
 mod util;
+mod voice;
