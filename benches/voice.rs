@@ -89,7 +89,10 @@ fn report(name: &str, mut samples: Vec<f64>, unit: &str) {
 fn rtf(clips: &[PathBuf]) {
     let load = Instant::now();
     let mut w = whisper::Whisper::load(&model_dir()).expect("the Whisper model");
-    println!("model load with hash check: {:.0} ms", load.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "model load with hash check: {:.0} ms",
+        load.elapsed().as_secs_f64() * 1e3
+    );
     let mut rtfs = Vec::new();
     let mut times = Vec::new();
     for clip in clips {
@@ -114,7 +117,10 @@ fn admission(clips: &[PathBuf]) {
     let d = util::Daemon::start_with_env(
         "[node]\nname = \"desk\"\n",
         vec![
-            ("CIRCE_WHISPER_DIR".into(), model_dir().to_string_lossy().into_owned()),
+            (
+                "CIRCE_WHISPER_DIR".into(),
+                model_dir().to_string_lossy().into_owned(),
+            ),
             ("RUST_LOG".into(), "warn".into()),
         ],
     );
@@ -125,12 +131,20 @@ fn admission(clips: &[PathBuf]) {
         let t = Instant::now();
         let out = d.cli(&["say", "--json", "--audio", clip.to_str().unwrap()]);
         wall.push(t.elapsed().as_secs_f64() * 1e3);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         // Let the operation end before the next (no browser: it is blocked at once).
         std::thread::sleep(Duration::from_millis(200));
     }
     let out = d.cli(&["metrics", "--json"]);
     let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     println!("daemon metrics: {m}");
-    report("say --audio wall time (file read, VAD, recognition, admission)", wall, " ms");
+    report(
+        "say --audio wall time (file read, VAD, recognition, admission)",
+        wall,
+        " ms",
+    );
 }

@@ -779,7 +779,8 @@ mod tests {
     #[test]
     fn the_hypotheses_after_the_best_become_alternatives() {
         use crate::model::Heard;
-        let table: [(Vec<Heard>, Vec<(&str, Option<f32>)>); 3] = [
+        type Want = Vec<(&'static str, Option<f32>)>;
+        let table: [(Vec<Heard>, Want); 3] = [
             (Vec::new(), Vec::new()),
             (vec![Heard::new("add the mic desk", Some(0.7))], Vec::new()),
             (

@@ -49,7 +49,7 @@ fn hearing_line(h: &Value) -> String {
         ),
         "notSpeech" => format!("no speech ({})", o["reason"].as_str().unwrap_or_default()),
         "ignored" => format!("heard \"{text}\" (nothing to do)"),
-        other => format!("{other}"),
+        other => other.to_string(),
     }
 }
 
@@ -139,6 +139,7 @@ pub async fn metrics(at: &Endpoint, json: bool) -> anyhow::Result<i32> {
     let rows = value.as_array().cloned().unwrap_or_default();
     if rows.is_empty() {
         println!("no voice latencies recorded yet");
+        return Ok(0);
     }
     println!(
         "{:<16} {:>6} {:>8} {:>8}",

@@ -148,7 +148,8 @@ mod tests {
     #[test]
     fn wav_files_are_read_or_refused_with_the_reason() {
         let long = wav_bytes(&vec![0i16; (MAX_AUDIO_MS as usize + 1) * PER_MS]);
-        let table: Vec<(Vec<u8>, Result<Vec<i16>, AudioError>)> = vec![
+        type Case = (Vec<u8>, Result<Vec<i16>, AudioError>);
+        let table: Vec<Case> = vec![
             (wav_bytes(&[1, -2, 3]), Ok(vec![1, -2, 3])),
             (
                 b"hello".to_vec(),

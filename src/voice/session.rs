@@ -977,4 +977,166 @@ mod tests {
             (Phase::Admission, 2, 5, 9)
         );
     }
+
+    /// A recogniser that says what it is told, one answer per call.
+    struct Scripted(std::collections::VecDeque<Recognition>);
+
+    impl Recognizer for Scripted {
+        fn recognize(&mut self, _: &[f32], prompt: &str) -> anyhow::Result<Recognition> {
+            assert_eq!(prompt, "", "no screen, no prompt");
+            self.0
+                .pop_front()
+                .ok_or_else(|| anyhow::anyhow!("nothing scripted"))
+        }
+    }
+
+    #[derive(Default)]
+    struct FakeSpeaker {
+        playing: std::sync::atomic::AtomicBool,
+        said: Mutex<Vec<String>>,
+        stops: AtomicU64,
+    }
+
+    impl Speaker for FakeSpeaker {
+        fn say(&self, text: &str) {
+            self.said.lock().unwrap().push(text.into());
+            self.playing.store(true, Ordering::SeqCst);
+        }
+        fn stop(&self) {
+            self.stops.fetch_add(1, Ordering::SeqCst);
+            self.playing.store(false, Ordering::SeqCst);
+        }
+        fn playing(&self) -> bool {
+            self.playing.load(Ordering::SeqCst)
+        }
+    }
+
+    #[derive(Default)]
+    struct Log(Mutex<Vec<(Phase, u64)>>);
+
+    impl LatencyLog for Log {
+        fn record(&self, _: &str, phase: Phase, ms: u64) {
+            self.0.lock().unwrap().push((phase, ms));
+        }
+        fn all(&self) -> anyhow::Result<Vec<(Phase, u64)>> {
+            Ok(self.0.lock().unwrap().clone())
+        }
+    }
+
+    /// Two bursts of tone: two utterances for the VAD.
+    fn two_utterances() -> Vec<u8> {
+        let tone = |ms: usize, amp: f32| -> Vec<i16> {
+            (0..ms * audio::PER_MS)
+                .map(|i| (amp * (i as f32 * 0.09).sin() * 32767.0) as i16)
+                .collect()
+        };
+        let samples = [
+            tone(400, 0.0),
+            tone(700, 0.3),
+            tone(900, 0.0),
+            tone(700, 0.3),
+            tone(900, 0.0),
+        ]
+        .concat();
+        audio::wav_bytes(&samples)
+    }
+
+    #[tokio::test]
+    async fn the_session_admits_stops_and_refuses_through_the_engine() {
+        let engine = Engine::start(
+            "desk".into(),
+            crate::store::Store::open_in_memory().unwrap(),
+            crate::executor::Executors::default(),
+            crate::config::Limits::default(),
+        )
+        .unwrap();
+        let script = std::sync::Arc::new(Mutex::new(Some(vec![
+            rec("Scroll down.", 0.01, -0.2),
+            rec("my grandmother baked bread on sunday", 0.01, -0.3),
+            rec("Stop.", 0.0, -0.1),
+            rec("(upbeat music)", 0.2, -0.9),
+        ])));
+        let load: Loader = Box::new(move || {
+            let script = script.lock().unwrap().take().expect("loaded once");
+            Ok(Box::new(Scripted(script.into())) as Box<dyn Recognizer>)
+        });
+        let log = Arc::new(Log::default());
+        let session = Arc::new(VoiceSession::new(
+            engine.clone(),
+            load,
+            Arc::new(NoScreen),
+            log.clone(),
+        ));
+        let speaker = Arc::new(FakeSpeaker::default());
+        session.set_speaker(Some(speaker.clone()));
+
+        // Bad audio: refused, nothing loaded, nothing changed.
+        let bad = session.hear_wav(b"RIFF", HearOptions::default()).await;
+        assert_eq!(bad.unwrap_err().code, ErrorCode::BadAudio);
+        assert!(engine.state(0).await.unwrap().interaction.is_none());
+
+        // "Scroll down." is admitted as voice input with its hypothesis; the unrelated sentence is not.
+        let hearings = session
+            .hear_wav(&two_utterances(), HearOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(hearings.len(), 2, "{hearings:?}");
+        match &hearings[0].outcome {
+            Outcome::Admitted { text, submitted } => {
+                assert_eq!(text, "Scroll down.");
+                assert_eq!(submitted.interaction.mode, crate::model::InputMode::Voice);
+                assert_eq!(submitted.interaction.heard[0].text, "Scroll down.");
+                assert_eq!(submitted.interaction.heard[0].confidence, Some(819));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            matches!(&hearings[1].outcome, Outcome::NotUnderstood { .. }),
+            "{:?}",
+            hearings[1]
+        );
+        assert_eq!(
+            speaker.said.lock().unwrap().last().map(String::as_str),
+            Some("Not understood.")
+        );
+        let interaction = engine.state(0).await.unwrap().interaction.unwrap();
+        assert_eq!(interaction.request, "Scroll down.");
+        assert!(log
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(p, _)| *p == Phase::Admission));
+
+        // Circe is speaking and the person starts talking: playback stops at once.
+        speaker.say("Done.");
+        let stops = speaker.stops.load(Ordering::SeqCst);
+        session.speech_started();
+        assert!(!speaker.playing());
+        assert_eq!(speaker.stops.load(Ordering::SeqCst), stops + 1);
+
+        // "Stop." goes the stop path; music is no utterance at all.
+        let hearings = session
+            .hear_wav(&two_utterances(), HearOptions::default())
+            .await
+            .unwrap();
+        assert!(
+            matches!(
+                &hearings[0].outcome,
+                Outcome::Stopped { .. } | Outcome::NothingToStop { .. }
+            ),
+            "{:?}",
+            hearings[0]
+        );
+        assert!(
+            matches!(&hearings[1].outcome, Outcome::NotSpeech { .. }),
+            "{:?}",
+            hearings[1]
+        );
+        // Only the one request became an interaction.
+        assert_eq!(
+            engine.state(0).await.unwrap().interaction.unwrap().id,
+            interaction.id
+        );
+    }
 }

@@ -279,7 +279,8 @@ mod tests {
 
     #[test]
     fn speech_is_cut_at_half_a_second_of_silence() {
-        let table: Vec<(&str, Vec<i16>, Vec<(u64, u64)>)> = vec![
+        type Case = (&'static str, Vec<i16>, Vec<(u64, u64)>);
+        let table: Vec<Case> = vec![
             ("silence", tone(2000, 0.0, 0.0), vec![]),
             ("steady hum", tone(2000, 0.3, 120.0), vec![]),
             ("steady noise", noise(2000, 0.2), vec![]),
