@@ -123,6 +123,9 @@ pub async fn listen(at: &Endpoint, args: ListenArgs, json: bool) -> anyhow::Resu
             println!("{}", hearing_line(&v["hearing"]));
         }
         if v["event"] == "ended" {
+            if let Some(error) = v["error"].as_str() {
+                anyhow::bail!("{error}");
+            }
             return Ok(0);
         }
     }

@@ -197,6 +197,8 @@ async fn listen(
         return;
     }
     let (frames_tx, frames_rx) = mpsc::channel::<Vec<i16>>(256);
+    // Why the source ended early (the recorder could not open the microphone), if it did.
+    let source_error: Arc<Mutex<Option<String>>> = Arc::default();
     // The source: a file played in real time, or the microphone.
     let source = match from {
         Some(path) => {
@@ -245,7 +247,7 @@ async fn listen(
                 .args(&args)
                 .stdin(std::process::Stdio::null())
                 .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
                 .kill_on_drop(true)
                 .spawn()
             {
@@ -260,13 +262,27 @@ async fn listen(
                 }
             };
             let mut stdout = child.stdout.take().expect("piped");
+            let mut stderr = child.stderr.take().expect("piped");
+            let error = source_error.clone();
             tokio::spawn(async move {
-                let _child = child;
+                let mut child = child;
                 let mut buf = vec![0u8; 640];
                 let mut carry: Option<u8> = None;
                 loop {
                     let n = match stdout.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
+                        Ok(0) | Err(_) => {
+                            // The recorder ended by itself: say why (no sound server, no device).
+                            let mut why = String::new();
+                            let _ = stderr.read_to_string(&mut why).await;
+                            let status = child.wait().await;
+                            let why = why.trim().chars().take(300).collect::<String>();
+                            *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!(
+                                "the microphone could not be read: {program} ended ({}){}{why}",
+                                status.map_or_else(|e| e.to_string(), |s| s.to_string()),
+                                if why.is_empty() { "" } else { ": " }
+                            ));
+                            return;
+                        }
                         Ok(n) => n,
                     };
                     let mut bytes: Vec<u8> = carry.take().into_iter().collect();
@@ -319,7 +335,8 @@ async fn listen(
                     }
                 }
                 None => {
-                    let _ = out.send(json!({ "event": "ended" }).to_string()).await;
+                    let error = source_error.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    let _ = out.send(json!({ "event": "ended", "error": error }).to_string()).await;
                     break;
                 }
             },

@@ -447,3 +447,66 @@ fn bad_audio_is_refused_with_the_reason_and_changes_nothing() {
     let state: Value = serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
     assert!(state["interaction"].is_null(), "{state}");
 }
+
+/// The daemon's child processes (a recorder while a microphone is open).
+fn children(pid: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let path = task.unwrap().path().join("children");
+        out.extend(
+            std::fs::read_to_string(path)
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(String::from),
+        );
+    }
+    out
+}
+
+#[test]
+fn listen_hears_a_live_stream_through_the_same_session_and_closes_the_microphone() {
+    let mut env = voice_env();
+    // No sound server here: the microphone cannot open, and the error says so.
+    env.push(("PULSE_SERVER".into(), "unix:/nonexistent/circe-test".into()));
+    let d = Daemon::start_with_env("[node]\nname = \"desk\"\n", env);
+    let dir = tempfile::tempdir().unwrap();
+    let parts = [
+        synth(dir.path(), "scroll", Voice::Flite, "scroll down"),
+        synth(
+            dir.path(),
+            "unrelated",
+            Voice::Flite,
+            "my grandmother baked bread on sunday",
+        ),
+    ];
+    let file = concat(dir.path(), "live", &parts);
+    // Voice off: no recorder, nothing listening.
+    assert!(children(d.pid()).is_empty());
+    let out = d.cli(&[
+        "listen",
+        "--json",
+        "--quiet",
+        "--from",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}\n{}", stderr(&out), d.log());
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let heard: Vec<&Value> = lines.iter().filter(|l| l["event"] == "heard").collect();
+    assert_eq!(heard.len(), 2, "{lines:#?}");
+    assert_eq!(kind(&heard[0]["hearing"]), "admitted", "{lines:#?}");
+    assert_eq!(
+        heard[0]["hearing"]["outcome"]["submitted"]["interaction"]["mode"],
+        "voice"
+    );
+    assert_eq!(kind(&heard[1]["hearing"]), "notUnderstood", "{lines:#?}");
+    assert_eq!(lines.last().unwrap()["event"], "ended");
+    // The microphone: an honest error when it cannot be opened, and nothing left running.
+    let mic = d.cli(&["listen", "--quiet"]);
+    assert!(!mic.status.success());
+    assert!(stderr(&mic).contains("microphone"), "{}", stderr(&mic));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(children(d.pid()).is_empty(), "{:?}", children(d.pid()));
+}
