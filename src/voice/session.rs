@@ -490,7 +490,9 @@ impl VoiceSession {
         let speaker = self.speaker();
         let mut u = self.utterances.lock().unwrap_or_else(|p| p.into_inner());
         u.playback(speaker.as_ref().is_some_and(|s| s.playing()));
-        let id = UtteranceId(format!("{}-vad", self.id));
+        // Its own id: a finished id is refused by the tracker, so each start needs a new one.
+        let n = self.next.fetch_add(1, Ordering::SeqCst);
+        let id = UtteranceId(format!("vad{n}"));
         for effect in u.apply(VoiceEvent::SpeechStarted {
             utterance: id.clone(),
             at_ms: 0,
@@ -1114,6 +1116,14 @@ mod tests {
         session.speech_started();
         assert!(!speaker.playing());
         assert_eq!(speaker.stops.load(Ordering::SeqCst), stops + 1);
+        // Again: every start of speech stops Circe's speech, not only the first.
+        speaker.say("Done.");
+        session.speech_started();
+        assert!(!speaker.playing());
+        assert_eq!(speaker.stops.load(Ordering::SeqCst), stops + 2);
+        // Speech while Circe is silent stops nothing.
+        session.speech_started();
+        assert_eq!(speaker.stops.load(Ordering::SeqCst), stops + 2);
 
         // "Stop." goes the stop path; music is no utterance at all.
         let hearings = session
