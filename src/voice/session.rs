@@ -689,12 +689,24 @@ impl VoiceSession {
                 responded = true;
                 self.latency.record(&key, Phase::FirstResponse, ms);
             }
-            if !acted && op.steps.iter().any(|s| s.action != "observe") {
+            // An action started (in flight or applied), not a refusal or a read of the page.
+            let acting = |s: &crate::model::Step| {
+                s.action != "observe"
+                    && !matches!(
+                        s.result,
+                        Some(
+                            crate::model::StepResult::Blocked
+                                | crate::model::StepResult::NotApplied
+                        )
+                    )
+            };
+            if !acted && op.steps.iter().any(acting) {
                 acted = true;
                 self.latency.record(&key, Phase::FirstAction, ms);
             }
             if op.status.is_final() {
-                if op.stop.is_none() {
+                // Verified: completed, its outcome observed (not stopped, not refused).
+                if op.status == crate::model::OperationStatus::Completed {
                     self.latency.record(&key, Phase::VerifiedResult, ms);
                 }
                 if let Some(text) = super::speak::outcome_words(&op) {
