@@ -670,7 +670,8 @@ impl VoiceSession {
         changes: &mut tokio::sync::broadcast::Receiver<Notification>,
     ) {
         let mut responded = false;
-        let mut acted = false;
+        // The end of speech on the wall clock, to place the operation's own step times.
+        let ended_wall = crate::clock::now().saturating_sub(ended.elapsed().as_millis() as u64);
         let deadline = tokio::time::sleep(WATCH_FOR);
         tokio::pin!(deadline);
         loop {
@@ -687,24 +688,23 @@ impl VoiceSession {
             let ms = ended.elapsed().as_millis() as u64;
             if !responded && (!op.steps.is_empty() || !op.status.is_active()) {
                 responded = true;
-                self.latency.record(&key, Phase::FirstResponse, ms);
-            }
-            // An action started (in flight or applied), not a refusal or a read of the page.
-            let acting = |s: &crate::model::Step| {
-                s.action != "observe"
-                    && !matches!(
-                        s.result,
-                        Some(
-                            crate::model::StepResult::Blocked
-                                | crate::model::StepResult::NotApplied
-                        )
-                    )
-            };
-            if !acted && op.steps.iter().any(acting) {
-                acted = true;
-                self.latency.record(&key, Phase::FirstAction, ms);
+                // The operation's first step (its journal's clock, like the first action), or
+                // its end when it ended without one.
+                let at = op
+                    .steps
+                    .first()
+                    .map_or(ms, |s| s.started_at.saturating_sub(ended_wall));
+                self.latency.record(&key, Phase::FirstResponse, at);
             }
             if op.status.is_final() {
+                // The first action: when the first step that took effect (not a read of the
+                // page, not a refusal) started, from the operation's own journal.
+                if let Some(step) = op.steps.iter().find(|s| {
+                    s.action != "observe" && s.result == Some(crate::model::StepResult::Applied)
+                }) {
+                    let at = step.started_at.saturating_sub(ended_wall);
+                    self.latency.record(&key, Phase::FirstAction, at);
+                }
                 // Verified: completed, its outcome observed (not stopped, not refused).
                 if op.status == crate::model::OperationStatus::Completed {
                     self.latency.record(&key, Phase::VerifiedResult, ms);

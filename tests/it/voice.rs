@@ -304,6 +304,11 @@ fn a_proper_noun_on_screen_is_heard_only_with_the_screens_bias_and_acted_on() {
     let m = d.cli(&["metrics", "--json"]);
     assert!(m.status.success(), "{}", stderr(&m));
     let m: Value = serde_json::from_slice(&m.stdout).unwrap();
+    eprintln!(
+        "latencies: {m}\nunbiased: {}\nbiased: {}",
+        text(&plain[0]),
+        text(&biased[0])
+    );
     let phases: Vec<&str> = m
         .as_array()
         .unwrap()
@@ -372,6 +377,7 @@ fn stop_said_during_a_running_operation_stops_it() {
         .unwrap();
     assert_eq!(inputs, 0);
     let m: Value = serde_json::from_slice(&d.cli(&["metrics", "--json"]).stdout).unwrap();
+    eprintln!("latencies: {m}");
     assert!(
         m.as_array()
             .unwrap()
