@@ -452,6 +452,22 @@ fn bad_audio_is_refused_with_the_reason_and_changes_nothing() {
     }
     let state: Value = serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
     assert!(state["interaction"].is_null(), "{state}");
+    // A daemon without the model says what to install, and admits nothing.
+    let empty = p.join("no-model");
+    let bare = Daemon::start_with_env(
+        "[node]\nname = \"desk\"\n",
+        vec![(
+            "CIRCE_WHISPER_DIR".into(),
+            empty.to_string_lossy().into_owned(),
+        )],
+    );
+    let out = bare.cli(&["say", "--audio", said.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("scripts/install-whisper"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// The daemon's child processes (a recorder while a microphone is open).
