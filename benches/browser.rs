@@ -37,6 +37,7 @@ fn input(text: &str) -> Input {
         mode: InputMode::Typed,
         interaction: None,
         expected_revision: None,
+        heard: Vec::new(),
     }
 }
 

@@ -55,6 +55,7 @@ fn input(text: &str) -> Input {
         mode: InputMode::Typed,
         interaction: None,
         expected_revision: None,
+        heard: Vec::new(),
     }
 }
 

@@ -90,6 +90,7 @@ async fn routed(desk: &Daemon) {
             mode: Default::default(),
             interaction: None,
             expected_revision: None,
+            heard: Vec::new(),
         };
         let t0 = Instant::now();
         let id = client

@@ -92,6 +92,20 @@ impl Client {
         self.reply(id).await
     }
 
+    /// Send one local voice request and wait for its (first) reply.
+    pub async fn call_voice(
+        &mut self,
+        verb: crate::protocol::VoiceVerb,
+    ) -> Result<serde_json::Value, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut line = serde_json::to_string(&crate::protocol::VoiceRequest { id, verb })
+            .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        line.push('\n');
+        self.writer.write_all(line.as_bytes()).await?;
+        self.reply(id).await
+    }
+
     /// Send a request without waiting; returns its id.
     pub async fn send(&mut self, verb: Verb) -> Result<u64, ClientError> {
         let id = self.next_id;

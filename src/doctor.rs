@@ -202,6 +202,7 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
         ));
     }
     checks.push(semantic(paths));
+    checks.push(voice(paths));
     Report { checks }
 }
 
@@ -223,6 +224,28 @@ fn semantic(paths: &Paths) -> Check {
                     dir.display()
                 ),
             )),
+        },
+    );
+    c.optional = true;
+    c
+}
+
+/// The offline recogniser's model (optional: without it voice input is refused with this fix).
+fn voice(paths: &Paths) -> Check {
+    let dir = crate::voice::whisper::model_dir(&paths.data_dir);
+    let file = dir.join(crate::voice::whisper::MODEL_FILE);
+    let mut c = check(
+        "voice",
+        if file.is_file() {
+            Ok(format!("Whisper tiny.en at {}", file.display()))
+        } else {
+            Err((
+                format!("voice input off: no recogniser model at {}", file.display()),
+                format!(
+                    "scripts/install-whisper {} (or set CIRCE_WHISPER_DIR to a directory it filled)",
+                    dir.display()
+                ),
+            ))
         },
     );
     c.optional = true;

@@ -6,9 +6,9 @@
 //! projection of the event log (`apply`).
 
 use crate::model::{
-    Choice, Goal, Input, InputId, InputMode, Interaction, InteractionId, Millis, NodeId, Operation,
-    OperationId, OperationStatus, Outcome, Pending, Question, QuestionKind, Relation, Target,
-    TargetRef,
+    Choice, Goal, Heard, Input, InputId, InputMode, Interaction, InteractionId, Millis, NodeId,
+    Operation, OperationId, OperationStatus, Outcome, Pending, Question, QuestionKind, Relation,
+    Target, TargetRef,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -124,6 +124,9 @@ pub enum InteractionEvent {
         request: String,
         #[serde(default)]
         mode: InputMode,
+        /// The recogniser's hypotheses of a spoken request, best first.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        heard: Vec<Heard>,
         arguments: BTreeMap<String, String>,
     },
     Asked {
@@ -165,6 +168,7 @@ pub struct OperationPlan {
     pub goal: Goal,
     pub arguments: BTreeMap<String, String>,
     pub mode: InputMode,
+    pub heard: Vec<Heard>,
     pub target: Target,
     pub authorized_scope: Vec<String>,
     pub expected_outcome: String,
@@ -182,6 +186,7 @@ impl OperationPlan {
             goal: self.goal,
             arguments: self.arguments.clone(),
             mode: self.mode,
+            heard: self.heard.clone(),
             expected_outcome: self.expected_outcome.clone(),
             status: OperationStatus::Accepted,
             revision: 1,
@@ -340,6 +345,7 @@ fn new_request(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Draft {
         goal: proposal.goal.unwrap_or(Goal::Conversation),
         request: input.text.clone(),
         mode: input.mode,
+        heard: input.heard.clone(),
         arguments: proposal.arguments.clone(),
     });
     draft
@@ -575,6 +581,7 @@ fn plan_for(cx: &Context<'_>, i: &Interaction) -> OperationPlan {
         goal: i.goal,
         arguments: i.arguments.clone(),
         mode: i.mode,
+        heard: i.heard.clone(),
         target: Target::App(TargetRef {
             node: cx.node.to_string(),
             desktop_session: None,
@@ -617,6 +624,7 @@ pub fn apply(
                 goal,
                 request,
                 mode,
+                heard,
                 arguments,
             },
         ) => Interaction {
@@ -626,6 +634,7 @@ pub fn apply(
             goal: *goal,
             request: request.clone(),
             mode: *mode,
+            heard: heard.clone(),
             arguments: arguments.clone(),
             pending: Pending::None,
             target: Target::Unresolved,
@@ -700,6 +709,7 @@ mod tests {
             mode: InputMode::Typed,
             interaction: None,
             expected_revision: None,
+            heard: Vec::new(),
         }
     }
 
@@ -736,6 +746,45 @@ mod tests {
             p.arguments.insert("place".into(), place.into());
         }
         p
+    }
+
+    #[test]
+    fn a_spoken_request_keeps_its_hypotheses_through_to_the_operation() {
+        let heard = vec![
+            Heard::new("open the kallax shelf page", Some(0.6)),
+            Heard::new("open the calax shelf page", Some(0.3)),
+        ];
+        let spoken = Input {
+            mode: InputMode::Voice,
+            heard: heard.clone(),
+            ..input("open the kallax shelf page")
+        };
+        let proposal = Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::Browser),
+            arguments: [("request".to_string(), spoken.text.clone())].into(),
+            ..Proposal::default()
+        };
+        let change = dispose(&cx(None, None), &spoken, &proposal).unwrap();
+        assert_eq!(change.interaction.heard, heard);
+        let plan = change.start.expect("a browser request starts an operation");
+        assert_eq!(plan.heard, heard);
+        assert_eq!(plan.accepted(&change.interaction, NOW).heard, heard);
+        // Replaying the log gives the same projection.
+        let mut state = None;
+        for (n, e) in change.events.iter().enumerate() {
+            state = Some(apply(state.as_ref(), e, n as u64 + 1, NOW));
+        }
+        assert_eq!(state.unwrap().heard, heard);
+        // Typed input carries none, and an old client's JSON without the field still parses.
+        let typed = dispose(&cx(None, None), &input("open the shelf"), &proposal).unwrap();
+        assert!(typed.interaction.heard.is_empty());
+        let old: Input = serde_json::from_str(
+            r#"{"id":"00000000-0000-0000-0000-000000000007","device":"cli","text":"stop"}"#,
+        )
+        .unwrap();
+        assert!(old.heard.is_empty());
+        assert!(!serde_json::to_string(&old).unwrap().contains("heard"));
     }
 
     /// An interaction in each phase, built through `dispose` itself.

@@ -449,6 +449,9 @@ error_codes! {
     BadDevice = "bad_device",
     BadInput = "bad_input",
     QueueFull = "queue_full",
+    // Voice.
+    BadAudio = "bad_audio",
+    VoiceUnavailable = "voice_unavailable",
     // The daemon.
     ShuttingDown = "shutting_down",
     StoreError = "store_error",
@@ -546,6 +549,7 @@ pub struct RequestLine {
 pub enum AnyRequest {
     Control(Request),
     Admin(AdminRequest),
+    Voice(VoiceRequest),
 }
 
 impl RequestLine {
@@ -574,6 +578,8 @@ impl RequestLine {
             .to_string();
         let parsed = if AdminVerb::NAMES.contains(&verb.as_str()) {
             AdminRequest::deserialize(value).map(AnyRequest::Admin)
+        } else if VoiceVerb::NAMES.contains(&verb.as_str()) {
+            VoiceRequest::deserialize(value).map(AnyRequest::Voice)
         } else {
             Request::deserialize(value).map(AnyRequest::Control)
         };
@@ -643,6 +649,51 @@ impl AdminVerb {
         "nodes",
         "forget",
     ];
+}
+
+/// The local voice verbs: served on the control socket only (this OS user; `hear` reads a file
+/// the daemon can read), never over the mesh.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VoiceRequest {
+    pub id: u64,
+    #[serde(flatten)]
+    pub verb: VoiceVerb,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verb", rename_all = "camelCase")]
+pub enum VoiceVerb {
+    /// Hear a WAV file (16-bit PCM, mono, 16 kHz; an absolute path the daemon reads) through the
+    /// voice session: every utterance in it, in order. Replies with the list of what became of
+    /// each (`voice::session::Hearing`).
+    Hear {
+        path: String,
+        /// Prompt the recogniser with the screen's labels (the default).
+        #[serde(default = "yes")]
+        bias: bool,
+        /// Recognise and report only; admit nothing.
+        #[serde(default)]
+        transcribe: bool,
+    },
+    /// Open the microphone (or stream a WAV file in real time, `from`) through the voice session
+    /// until the connection closes: first `{"listening": true}`, then one line per utterance.
+    /// Replies are spoken (espeak-ng) unless `quiet`.
+    Listen {
+        #[serde(default)]
+        from: Option<String>,
+        #[serde(default)]
+        quiet: bool,
+    },
+    /// p50/p95 of each recorded voice latency phase.
+    Metrics,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl VoiceVerb {
+    pub const NAMES: &'static [&'static str] = &["hear", "listen", "metrics"];
 }
 
 // The replies of the administration verbs (`pairWait` replies with `mesh::pairing::Stage`).
@@ -829,6 +880,7 @@ mod tests {
             goal: Goal::Browser,
             arguments: BTreeMap::new(),
             mode: InputMode::Typed,
+            heard: Vec::new(),
             expected_outcome: "done".into(),
             status: OperationStatus::Accepted,
             revision: 1,

@@ -23,6 +23,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0004_observations",
         include_str!("../migrations/0004_observations.sql"),
     ),
+    (
+        "0005_voice_latency",
+        include_str!("../migrations/0005_voice_latency.sql"),
+    ),
 ];
 
 /// How many observations are kept (`[store]` in the config): the newest `per_operation` of each
@@ -676,6 +680,26 @@ impl Store {
             state = Some(operation::apply(state.as_ref(), &event, at));
         }
         Ok(state)
+    }
+
+    /// Record one voice latency: `ms` from the end of `utterance`'s speech to `phase`.
+    pub fn record_latency(&self, utterance: &str, phase: &str, ms: u64, now: Millis) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO voice_latency (utterance, phase, ms, at) VALUES (?1, ?2, ?3, ?4)",
+            params![utterance, phase, ms as i64, now as i64],
+        )?;
+        Ok(())
+    }
+
+    /// The latest voice latencies (at most 10 000), as (phase, ms).
+    pub fn latencies(&self) -> Result<Vec<(String, u64)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT phase, ms FROM voice_latency ORDER BY seq DESC LIMIT 10000")?;
+        let rows = st.query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The number of rows in the two event logs (for the crash test and `doctor`).

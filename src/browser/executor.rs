@@ -333,10 +333,15 @@ impl BrowserExecutor {
                     // The first step is grounded with the whole request, so the Director sees
                     // every step (and refuses too many); later ones with their own words.
                     let words = if k == 0 { &request } else { &texts[k] };
-                    let envelope = match op.mode {
+                    let mut envelope = match op.mode {
                         InputMode::Voice => Envelope::voice(&op.id.to_string(), words),
                         InputMode::Typed => Envelope::typed(&op.id.to_string(), words),
                     };
+                    // The recogniser's other hypotheses are of the whole request, so they go
+                    // with the first step only, when it is grounded with the whole request.
+                    if k == 0 && op.mode == InputMode::Voice {
+                        envelope.alternatives = alternatives(&op.heard);
+                    }
                     let mut grounded = observation.clone();
                     grounded.similarity = self.similarity(&texts[k], &observation).await;
                     let snapshot = Snapshot {
@@ -544,6 +549,19 @@ fn partial(outcome: ExecOutcome, done: &[String], left: &[String]) -> ExecOutcom
         },
         other => other,
     }
+}
+
+/// The recogniser's hypotheses after the best one, as the Director's alternatives (confidence
+/// per mille → [0, 1]).
+fn alternatives(heard: &[crate::model::Heard]) -> Vec<director::Alternative> {
+    heard
+        .iter()
+        .skip(1)
+        .map(|h| director::Alternative {
+            text: h.text.clone(),
+            confidence: h.confidence.map(|c| f32::from(c.min(1000)) / 1000.0),
+        })
+        .collect()
 }
 
 /// "Typed …" → "typed …", to follow "Done: ".
@@ -755,6 +773,36 @@ mod tests {
                 el("r2", "textbox", "Search", None),
             ],
             ..Observation::default()
+        }
+    }
+
+    #[test]
+    fn the_hypotheses_after_the_best_become_alternatives() {
+        use crate::model::Heard;
+        type Want = Vec<(&'static str, Option<f32>)>;
+        let table: [(Vec<Heard>, Want); 3] = [
+            (Vec::new(), Vec::new()),
+            (vec![Heard::new("add the mic desk", Some(0.7))], Vec::new()),
+            (
+                vec![
+                    Heard::new("add the mic desk", Some(0.7)),
+                    Heard::new("add the MICKE desk", Some(0.25)),
+                    Heard::new("add the mike desk", None),
+                ],
+                vec![
+                    ("add the MICKE desk", Some(0.25)),
+                    ("add the mike desk", None),
+                ],
+            ),
+        ];
+        for (heard, want) in table {
+            let got: Vec<(String, Option<f32>)> = alternatives(&heard)
+                .into_iter()
+                .map(|a| (a.text, a.confidence))
+                .collect();
+            let want: Vec<(String, Option<f32>)> =
+                want.into_iter().map(|(t, c)| (t.to_string(), c)).collect();
+            assert_eq!(got, want);
         }
     }
 

@@ -36,8 +36,14 @@ pub enum Command {
         #[arg(long, env = "CIRCE_DATA_DIR")]
         data_dir: Option<PathBuf>,
     },
-    /// Say something to Circe, as if spoken.
+    /// Say something to Circe, as if spoken (or speak it: --audio FILE.wav).
     Say(SayArgs),
+    /// Talk to Circe through the microphone (PulseAudio/PipeWire) until Ctrl-C; replies are
+    /// spoken with espeak-ng.
+    Listen(ListenArgs),
+    /// Voice latency per phase (end of speech → admission, first response, first action,
+    /// verified result; stop → cessation): p50 and p95.
+    Metrics,
     /// Answer the question Circe is asking.
     Answer(AnswerArgs),
     /// Stop an operation (the running one by default). Bypasses every queue.
@@ -130,8 +136,18 @@ pub enum NodesAction {
 
 #[derive(Args, Debug)]
 pub struct SayArgs {
-    #[arg(required = true, num_args = 1..)]
+    #[arg(required_unless_present = "audio", num_args = 1..)]
     pub text: Vec<String>,
+    /// Speak a WAV file instead (16-bit PCM, mono, 16 kHz): it goes through the voice session
+    /// (VAD, recogniser biased by the screen, the same admission as the microphone).
+    #[arg(long, conflicts_with_all = ["text", "id", "interaction", "voice"])]
+    pub audio: Option<PathBuf>,
+    /// With --audio: recognise without the screen's labels as the prompt.
+    #[arg(long, requires = "audio")]
+    pub no_bias: bool,
+    /// With --audio: print what was heard and admit nothing.
+    #[arg(long, requires = "audio")]
+    pub transcribe: bool,
     /// Wait until the operation it starts has finished, and print the outcome.
     #[arg(long)]
     pub wait: bool,
@@ -149,6 +165,16 @@ pub struct SayArgs {
     /// Mark the words as heard (speech) rather than typed.
     #[arg(long)]
     pub voice: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ListenArgs {
+    /// Play this WAV file (16-bit PCM, mono, 16 kHz) in real time instead of the microphone.
+    #[arg(long)]
+    pub from: Option<PathBuf>,
+    /// Do not speak replies.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug)]

@@ -44,6 +44,7 @@ pub async fn say(at: &Endpoint, args: SayArgs, json: bool) -> anyhow::Result<i32
         revision,
         device,
         voice,
+        ..
     } = args;
     let input = Input {
         id: id.unwrap_or_else(Uuid::new_v4),
@@ -57,6 +58,7 @@ pub async fn say(at: &Endpoint, args: SayArgs, json: bool) -> anyhow::Result<i32
         },
         interaction,
         expected_revision: revision,
+        heard: Vec::new(),
     };
     submit(at, input, wait, json).await
 }
@@ -85,6 +87,7 @@ pub async fn answer(at: &Endpoint, args: AnswerArgs, json: bool) -> anyhow::Resu
         mode: InputMode::Typed,
         interaction: Some(current.id),
         expected_revision: Some(current.revision),
+        heard: Vec::new(),
     };
     submit(at, input, wait, json).await
 }
@@ -492,7 +495,10 @@ async fn current_state(client: &mut Client) -> anyhow::Result<StateView> {
 }
 
 /// Subscribe (before acting, so no change is missed) when the command will wait.
-async fn subscribe_if(at: &Endpoint, wait: bool) -> Result<Option<Subscription>, ClientError> {
+pub(super) async fn subscribe_if(
+    at: &Endpoint,
+    wait: bool,
+) -> Result<Option<Subscription>, ClientError> {
     Ok(if wait {
         Some(at.client().await?.subscribe().await?)
     } else {
@@ -503,7 +509,7 @@ async fn subscribe_if(at: &Endpoint, wait: bool) -> Result<Option<Subscription>,
 /// Wait until the operation can no longer change by itself. Its events come folded into it;
 /// one the subscription could not fold (it did not have the operation, or an event is missing)
 /// is followed by a read of the state, through `client`.
-async fn wait_for(
+pub(super) async fn wait_for(
     sub: &mut Subscription,
     client: &mut Client,
     id: OperationId,

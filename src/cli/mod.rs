@@ -8,6 +8,7 @@
 mod args;
 mod commands;
 mod render;
+mod voice;
 
 use crate::client::{Client, ClientError};
 use crate::config::Paths;
@@ -109,7 +110,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     };
     match command {
         Command::Serve { .. } => commands::serve(paths, &socket).await,
+        Command::Say(args) if args.audio.is_some() => voice::say_audio(&at, args, json).await,
         Command::Say(args) => commands::say(&at, args, json).await,
+        Command::Listen(args) => voice::listen(&at, args, json).await,
+        Command::Metrics => voice::metrics(&at, json).await,
         Command::Answer(args) => commands::answer(&at, args, json).await,
         Command::Stop { operation, no_wait } => {
             commands::stop(&at, operation, !no_wait, json).await

@@ -11,6 +11,7 @@ use crate::protocol::{
     AdminRequest, AnyRequest, ApiError, ErrorCode, Notification, Reply, ReplyBody, Request,
     RequestLine, Verb, MAX_EVENT_BYTES, MAX_REPLY_BYTES,
 };
+use crate::voice::session::VoiceSession;
 use futures_util::StreamExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -49,7 +50,7 @@ pub(crate) struct InFlight {
 
 /// A request's place, given back when it is dropped (once its reply is queued; a subscription's
 /// when the subscription ends). A stop holds none.
-pub(crate) struct Place {
+pub struct Place {
     _permit: Option<OwnedSemaphorePermit>,
 }
 
@@ -119,7 +120,12 @@ pub fn bind(path: &Path) -> Result<UnixListener, ControlError> {
     Ok(listener)
 }
 
-pub async fn serve(listener: UnixListener, engine: Arc<Engine>, mesh: Option<Arc<Mesh>>) {
+pub async fn serve(
+    listener: UnixListener,
+    engine: Arc<Engine>,
+    mesh: Option<Arc<Mesh>>,
+    voice: Arc<VoiceSession>,
+) {
     let me = unsafe { libc::geteuid() };
     let mut pause = crate::accept::Pause::new("control");
     loop {
@@ -140,7 +146,12 @@ pub async fn serve(listener: UnixListener, engine: Arc<Engine>, mesh: Option<Arc
                 continue;
             }
         }
-        tokio::spawn(connection(stream, engine.clone(), mesh.clone()));
+        tokio::spawn(connection(
+            stream,
+            engine.clone(),
+            mesh.clone(),
+            voice.clone(),
+        ));
     }
 }
 
@@ -200,7 +211,12 @@ impl Decoder for LineCodec {
     }
 }
 
-async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Mesh>>) {
+async fn connection(
+    stream: UnixStream,
+    engine: Arc<Engine>,
+    mesh: Option<Arc<Mesh>>,
+    voice: Arc<VoiceSession>,
+) {
     let (read, mut write) = stream.into_split();
     let (out, mut lines) = mpsc::channel::<String>(MAX_WAITING_REPLIES);
     let writer = tokio::spawn(async move {
@@ -236,6 +252,11 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, mesh: Option<Arc<Me
             Ok(AnyRequest::Admin(request)) => {
                 let place = in_flight.admit(false).await;
                 admin(request, mesh.clone(), &out, place);
+                continue;
+            }
+            Ok(AnyRequest::Voice(request)) => {
+                let place = in_flight.admit(false).await;
+                super::voice::serve(request, voice.clone(), &out, place);
                 continue;
             }
             Err(e) => {

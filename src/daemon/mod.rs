@@ -6,6 +6,7 @@
 
 pub mod control;
 pub mod engine;
+pub mod voice;
 
 use crate::browser::bridge::{self, Bridge};
 use crate::browser::executor::{BrowserExecutor, Remote};
@@ -50,6 +51,14 @@ fn lock_data_dir(paths: &Paths) -> anyhow::Result<std::fs::File> {
 
 /// Build the engine from its adapters: the store at `paths`, and this node's executors.
 pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<(Arc<Engine>, Arc<Preferences>)> {
+    build_with_bridge(paths, config).map(|(engine, preferences, _)| (engine, preferences))
+}
+
+/// [`build`], also giving the browser bridge (the voice session reads the screen through it).
+pub fn build_with_bridge(
+    paths: &Paths,
+    config: &Config,
+) -> anyhow::Result<(Arc<Engine>, Arc<Preferences>, Arc<Bridge>)> {
     crate::private::dir(&paths.data_dir).with_context(|| {
         format!(
             "cannot create the data directory {}",
@@ -71,7 +80,7 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<(Arc<Engine>, Arc
         ))
         .with(Box::new(
             BrowserExecutor::new(
-                bridge,
+                bridge.clone(),
                 config.node.name.clone(),
                 remote_decider(config)?,
                 preferences.clone(),
@@ -88,7 +97,31 @@ pub fn build(paths: &Paths, config: &Config) -> anyhow::Result<(Arc<Engine>, Arc
         executors,
         config.limits.clone(),
     )?;
-    Ok((engine, preferences))
+    Ok((engine, preferences, bridge))
+}
+
+/// The voice session: Whisper loaded on first use from its model directory, the browser's
+/// labels as the screen, latencies in the store.
+fn voice_session(
+    paths: &Paths,
+    engine: &Arc<Engine>,
+    bridge: Arc<Bridge>,
+) -> anyhow::Result<Arc<crate::voice::session::VoiceSession>> {
+    use crate::voice::{session, whisper};
+    let dir = whisper::model_dir(&paths.data_dir);
+    let load: Box<dyn Fn() -> anyhow::Result<Box<dyn session::Recognizer>> + Send + Sync> =
+        Box::new(move || {
+            Ok(Box::new(whisper::Whisper::load(&dir)?) as Box<dyn session::Recognizer>)
+        });
+    let db = paths.database();
+    let store =
+        Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
+    Ok(Arc::new(session::VoiceSession::new(
+        engine.clone(),
+        load,
+        Arc::new(voice::BrowserScreen(bridge)),
+        Arc::new(voice::StoreLatency(std::sync::Mutex::new(store))),
+    )))
 }
 
 /// The semantic signal's model when installed; otherwise grounding uses shared
@@ -188,7 +221,8 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     control::refuse_if_serving(&socket)?;
     // One daemon per data directory: recovery must never run under a live daemon.
     let _lock = lock_data_dir(&paths)?;
-    let (engine, preferences) = build(&paths, &config)?;
+    let (engine, preferences, bridge) = build_with_bridge(&paths, &config)?;
+    let voice = voice_session(&paths, &engine, bridge)?;
     let mesh = start_mesh(&paths, &config, &engine, preferences).await?;
     // Bound last, so a client that can connect finds a migrated, recovered store.
     let listener = control::bind(&socket)?;
@@ -198,7 +232,7 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         engine.node(),
         socket.display()
     );
-    let server = tokio::spawn(control::serve(listener, engine.clone(), mesh));
+    let server = tokio::spawn(control::serve(listener, engine.clone(), mesh, voice));
 
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {

@@ -858,6 +858,13 @@ fn check(line: RequestLine, mesh: &Arc<Mesh>, device: &DeviceRecord) -> Result<R
                 "administration is served on the desktop only",
             ))
         }
+        // The local voice verbs read files and open the desktop's microphone.
+        AnyRequest::Voice(_) => {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "the voice verbs are served on the desktop's control socket only",
+            ))
+        }
     };
     if node.is_some_and(|n| n != mesh.name && n != mesh.identity.id) {
         // Routing is for this node's own user, on its control socket: a device's request is never

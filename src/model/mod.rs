@@ -154,6 +154,9 @@ pub struct Interaction {
     /// How those words arrived: spoken words may be misheard, typed ones are literal.
     #[serde(default)]
     pub mode: InputMode,
+    /// For a spoken request: the recogniser's hypotheses of it, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heard: Vec<Heard>,
     pub arguments: BTreeMap<String, String>,
     pub pending: Pending,
     pub target: Target,
@@ -193,6 +196,25 @@ pub enum InputMode {
     Typed,
 }
 
+/// One hypothesis of what was said, as a recogniser gives it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Heard {
+    pub text: String,
+    /// The recogniser's confidence in per mille (0..=1000), when it gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<u16>,
+}
+
+impl Heard {
+    pub fn new(text: impl Into<String>, confidence: Option<f32>) -> Heard {
+        Heard {
+            text: text.into(),
+            confidence: confidence.map(|c| (c.clamp(0.0, 1.0) * 1000.0).round() as u16),
+        }
+    }
+}
+
 /// One input from a person, on any device. The id makes a retried submit harmless.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -213,6 +235,10 @@ pub struct Input {
     /// The revision the sender saw; a stale one loses with a revision conflict.
     #[serde(default)]
     pub expected_revision: Option<u64>,
+    /// For speech: the recogniser's hypotheses, best first (the first is `text`). Empty for typed
+    /// input and for clients that predate it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heard: Vec<Heard>,
 }
 
 /// The status of an operation. `Accepted` is durable before any effect.
@@ -333,6 +359,9 @@ pub struct Operation {
     /// How the request's words arrived (its interaction's mode).
     #[serde(default)]
     pub mode: InputMode,
+    /// For a spoken request: the recogniser's hypotheses of it, best first (its interaction's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heard: Vec<Heard>,
     /// What a person should see when it worked, in words.
     pub expected_outcome: String,
     pub status: OperationStatus,

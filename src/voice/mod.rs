@@ -16,18 +16,24 @@
 //! path never declares an operation done or invents a question: what Circe says is rendered from
 //! the operation's state elsewhere.
 
+pub mod audio;
 pub mod playback;
 pub mod realtime;
 pub mod resample;
+pub mod session;
+pub mod speak;
 pub mod sphinx;
 pub mod tray;
 mod utterance;
+pub mod vad;
+pub mod whisper;
 
 pub use utterance::{is_backchannel, Utterances, MAX_REMEMBERED};
 
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+pub use crate::model::Heard;
 use crate::model::{Input, InputMode};
 
 /// A provider's name for one utterance, stable across its revisions (Realtime: the `item_id`).
@@ -37,25 +43,6 @@ pub struct UtteranceId(pub String);
 impl std::fmt::Display for UtteranceId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-/// One hypothesis of what was said.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Heard {
-    pub text: String,
-    /// The recogniser's confidence in per mille (0..=1000), when it gives one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confidence: Option<u16>,
-}
-
-impl Heard {
-    pub fn new(text: impl Into<String>, confidence: Option<f32>) -> Heard {
-        Heard {
-            text: text.into(),
-            confidence: confidence.map(|c| (c.clamp(0.0, 1.0) * 1000.0).round() as u16),
-        }
     }
 }
 
@@ -88,6 +75,9 @@ pub enum VoiceEvent {
     },
     /// The always-on stop detector heard "stop" or "cancel".
     StopHeard { at_ms: u64 },
+    /// What began as speech was not (noise, a cough, silence the VAD let through): the utterance
+    /// ends with no effect at all.
+    Discarded { utterance: UtteranceId },
 }
 
 /// What the voice session does about an event, in this order.
@@ -140,6 +130,7 @@ impl Utterance {
             mode: InputMode::Voice,
             interaction: None,
             expected_revision: None,
+            heard: self.heard.clone(),
         }
     }
 }

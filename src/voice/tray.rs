@@ -728,6 +728,7 @@ mod tests {
                 goal: crate::model::Goal::Weather,
                 arguments: Default::default(),
                 mode: crate::model::InputMode::Voice,
+                heard: Vec::new(),
                 expected_outcome: format!("op {id}"),
                 status,
                 steps: Vec::new(),

@@ -95,6 +95,10 @@ impl Utterances {
                     reason: format!("recognition failed: {message}"),
                 }]
             }
+            VoiceEvent::Discarded { utterance } => {
+                self.finish(&utterance);
+                Vec::new()
+            }
             VoiceEvent::StopHeard { .. } => {
                 let mut effects = self.barge_in();
                 effects.push(Effect::Stop);
@@ -290,6 +294,18 @@ mod tests {
             }
         }
         assert_eq!(t.apply(final_("b", "late text")), Vec::new());
+    }
+
+    #[test]
+    fn a_discarded_utterance_ends_with_no_effect() {
+        let mut t = Utterances::new();
+        t.apply(started("n"));
+        assert_eq!(
+            t.apply(VoiceEvent::Discarded { utterance: id("n") }),
+            Vec::new()
+        );
+        assert!(t.open.is_empty());
+        assert_eq!(t.apply(final_("n", "you")), Vec::new());
     }
 
     #[test]

@@ -75,6 +75,7 @@ fn input(device: &str, text: &str) -> Input {
         mode: InputMode::Typed,
         interaction: None,
         expected_revision: None,
+        heard: Vec::new(),
     }
 }
 

@@ -17,6 +17,7 @@ fn input(text: &str) -> Input {
         mode: InputMode::Typed,
         interaction: None,
         expected_revision: None,
+        heard: Vec::new(),
     }
 }
 
@@ -167,6 +168,7 @@ fn two_clients_answer_one_question_exactly_one_wins() {
             let answer = |city: &str| Input {
                 interaction: Some(i.id),
                 expected_revision: Some(i.revision),
+                heard: Vec::new(),
                 ..input(city)
             };
             let (ra, rb) = tokio::join!(
@@ -546,6 +548,7 @@ fn bad_input_gets_a_clear_error_and_changes_nothing() {
         let stale = Input {
             interaction: Some(asked.interaction.id),
             expected_revision: Some(0),
+            heard: Vec::new(),
             ..input("Pune")
         };
         let err = submit(&mut c, stale).await.unwrap_err();

@@ -51,6 +51,7 @@ fn input(text: &str) -> Input {
         mode: InputMode::Typed,
         interaction: None,
         expected_revision: None,
+        heard: Vec::new(),
     }
 }
 
@@ -302,6 +303,9 @@ fn a_500_step_operation_fits_every_limit_on_a_real_control_socket() {
             listener,
             engine.clone(),
             None,
+            std::sync::Arc::new(circe::voice::session::VoiceSession::unavailable(
+                engine.clone(),
+            )),
         ));
         // A subscriber from before the operation: a snapshot, then only small events, which fold
         // into exactly the stored operation.

@@ -31,3 +31,4 @@ mod tidy;
 #[cfg(target_os = "linux")]
 mod tray;
 mod util;
+mod voice;

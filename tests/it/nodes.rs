@@ -630,6 +630,7 @@ fn a_large_state_comes_back_whole_over_the_link() {
                 mode: Default::default(),
                 interaction: None,
                 expected_revision: None,
+                heard: Vec::new(),
             };
             c.call(circe::protocol::Verb::Submit { input })
                 .await
