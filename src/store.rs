@@ -296,6 +296,15 @@ impl Store {
     }
 
     /// Every device ever paired, revoked ones included, oldest first.
+    /// The device of every input taken, oldest first (who asked: the CLI, a phone, voice).
+    pub fn input_devices(&self) -> Result<Vec<String>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT device FROM inputs ORDER BY rowid")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
+    }
+
     pub fn devices(&self) -> Result<Vec<DeviceRecord>> {
         let mut st = self.conn.prepare(
             "SELECT id, name, role, scopes, created_at, last_seen, revoked_at, public_key FROM devices ORDER BY created_at, id",

@@ -224,6 +224,9 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     let (engine, preferences, bridge) = build_with_bridge(&paths, &config)?;
     let voice = voice_session(&paths, &engine, bridge)?;
     let mesh = start_mesh(&paths, &config, &engine, preferences).await?;
+    if let Some(mesh) = &mesh {
+        mesh.hear_with(voice.clone());
+    }
     // Bound last, so a client that can connect finds a migrated, recovered store.
     let listener = control::bind(&socket)?;
     tracing::info!(node = engine.node(), data = %paths.data_dir.display(), socket = %socket.display(), "circe is serving");

@@ -13,6 +13,7 @@
 
 pub mod exchange;
 pub mod identity;
+pub mod microphone;
 pub mod pairing;
 pub mod peer;
 pub mod policy;
@@ -101,6 +102,9 @@ pub struct Mesh {
     pub header_timeout: std::time::Duration,
     /// A pairing with another node that this one started (`circe join`), awaiting approval there.
     joining: tokio::sync::Mutex<Option<Joining>>,
+    /// The voice session a phone's streamed microphone goes through (`hear_with`); none: a
+    /// phone's audio is refused as unavailable.
+    voice: std::sync::OnceLock<Arc<crate::voice::session::VoiceSession>>,
 }
 
 /// This node's side of pairing with another node: the socket waits for the other's decision.
@@ -155,6 +159,15 @@ impl Drop for SocketGuard {
 }
 
 impl Mesh {
+    /// Hear the phones' streamed microphones through `voice` (set once, at start).
+    pub fn hear_with(&self, voice: Arc<crate::voice::session::VoiceSession>) {
+        let _ = self.voice.set(voice);
+    }
+
+    pub fn voice(&self) -> Option<&Arc<crate::voice::session::VoiceSession>> {
+        self.voice.get()
+    }
+
     /// The mesh for a listener bound at `addr`, configured by `config` (`[node]` and `[mesh]`).
     pub fn new(
         identity: NodeIdentity,
@@ -203,6 +216,7 @@ impl Mesh {
                 config.mesh.header_timeout_ms.max(100),
             ),
             joining: tokio::sync::Mutex::new(None),
+            voice: std::sync::OnceLock::new(),
         })
     }
 

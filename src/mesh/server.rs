@@ -734,6 +734,8 @@ async fn authenticated(
     let silence = 3 * mesh.keepalive;
     let in_flight = control::InFlight::new();
     let mut too_large = false;
+    // The phone's streamed microphone (binary messages), heard by this node's voice session.
+    let mut microphone = super::microphone::Microphone::default();
     loop {
         let message = tokio::select! {
             m = stream.next() => m,
@@ -745,12 +747,16 @@ async fn authenticated(
         };
         let text = match message {
             Some(Ok(Message::Text(t))) => t,
+            Some(Ok(Message::Binary(audio))) => {
+                microphone.push(&audio, mesh.voice(), &device, &out).await;
+                continue;
+            }
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
             Some(Err(e)) if over_limit(&e) => {
                 too_large = true;
                 break;
             }
-            // Binary, close, or a broken socket.
+            // Close, or a broken socket.
             _ => break,
         };
         let Some(request) = handle(text.as_str(), &mesh, &device, &out).await else {

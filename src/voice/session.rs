@@ -331,7 +331,7 @@ pub struct VoiceSession {
     id: String,
     device: String,
     engine: Arc<Engine>,
-    load: Loader,
+    load: Arc<Loader>,
     recognizer: Arc<Mutex<Option<Box<dyn Recognizer>>>>,
     screen: Arc<dyn Screen>,
     utterances: Mutex<Utterances>,
@@ -429,7 +429,7 @@ impl VoiceSession {
             id: uuid::Uuid::new_v4().to_string(),
             device: "voice".into(),
             engine,
-            load,
+            load: Arc::new(load),
             recognizer: Arc::new(Mutex::new(None)),
             screen,
             utterances: Mutex::new(Utterances::new()),
@@ -451,6 +451,23 @@ impl VoiceSession {
         }
         let load: Loader = Box::new(|| anyhow::bail!("this daemon has no recogniser"));
         VoiceSession::new(engine, load, Arc::new(NoScreen), Arc::new(Forget))
+    }
+
+    /// The same recogniser, screen and latency log hearing another device (a phone streaming
+    /// its microphone): what it admits is that device's input, under a session id of its own.
+    pub fn for_device(&self, device: &str) -> Arc<VoiceSession> {
+        Arc::new(VoiceSession {
+            id: uuid::Uuid::new_v4().to_string(),
+            device: device.to_string(),
+            engine: self.engine.clone(),
+            load: self.load.clone(),
+            recognizer: self.recognizer.clone(),
+            screen: self.screen.clone(),
+            utterances: Mutex::new(Utterances::new()),
+            next: AtomicU64::new(1),
+            latency: self.latency.clone(),
+            speaker: Mutex::new(None),
+        })
     }
 
     /// Speak replies (a listening session at the desktop) or not (`None`).
@@ -493,8 +510,8 @@ impl VoiceSession {
         {
             return Ok(());
         }
-        let loaded =
-            (self.load)().map_err(|e| ApiError::new(ErrorCode::VoiceUnavailable, e.to_string()))?;
+        let loaded = (*self.load)()
+            .map_err(|e| ApiError::new(ErrorCode::VoiceUnavailable, e.to_string()))?;
         *self.recognizer.lock().unwrap_or_else(|p| p.into_inner()) = Some(loaded);
         Ok(())
     }
@@ -688,14 +705,23 @@ impl VoiceSession {
         let ended_wall = crate::clock::now().saturating_sub(ended.elapsed().as_millis() as u64);
         let deadline = tokio::time::sleep(WATCH_FOR);
         tokio::pin!(deadline);
+        // The operation arrives whole when accepted, then as small events folded into it.
+        let mut fold = crate::protocol::OperationFold::default();
         loop {
             let n = tokio::select! {
                 n = changes.recv() => n,
                 _ = &mut deadline => return,
             };
             let op: Operation = match n {
-                Ok(Notification::Operation { operation }) if operation.id == id => operation,
-                Ok(_) => continue,
+                Ok(n) => match fold.apply(&n) {
+                    crate::protocol::Folded::Changed(ids) if ids.contains(&id) => {
+                        match fold.get(id) {
+                            Some(op) => op.clone(),
+                            None => continue,
+                        }
+                    }
+                    _ => continue,
+                },
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(_) => return,
             };
@@ -746,13 +772,22 @@ impl VoiceSession {
             let op = interrupted.operation.id;
             let deadline = tokio::time::sleep(STOP_WAIT);
             tokio::pin!(deadline);
+            // The operation as the interrupt left it, then its events folded in.
+            let mut fold = crate::protocol::OperationFold::default();
+            fold.insert(interrupted.operation.clone());
             loop {
                 let n = tokio::select! {
                     n = changes.recv() => n,
                     _ = &mut deadline => break,
                 };
+                let folded = match &n {
+                    Ok(n) => fold.apply(n),
+                    Err(_) => crate::protocol::Folded::Unchanged,
+                };
                 match n {
-                    Ok(Notification::Operation { operation }) if operation.id == op => {
+                    Ok(_) if matches!(&folded, crate::protocol::Folded::Changed(ids) if ids.contains(&op)) =>
+                    {
+                        let operation = fold.get(op).expect("folded").clone();
                         let confirmed = operation
                             .stop
                             .as_ref()

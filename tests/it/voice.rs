@@ -532,3 +532,87 @@ fn listen_hears_a_live_stream_through_the_same_session_and_closes_the_microphone
     std::thread::sleep(Duration::from_millis(300));
     assert!(children(d.pid()).is_empty(), "{:?}", children(d.pid()));
 }
+
+/// Issue 13, 4(c): the phone page streams its microphone (Chromium's fake capture device playing
+/// a WAV) over its authenticated WebSocket; the node hears it with its own recogniser and acts on
+/// it as the phone's own voice request.
+#[test]
+fn the_phone_page_streams_its_microphone_and_the_node_acts_on_it() {
+    use crate::mesh::admin;
+    use crate::mesh_browser::{pair_on_the_page, Phone};
+    use crate::util::rt;
+    let env = voice_env();
+    let weather = WeatherServer::start();
+    let d = Daemon::start_with_env(&weather.config(), env);
+    let dir = tempfile::tempdir().unwrap();
+    let said = synth(
+        dir.path(),
+        "weather",
+        Voice::Flite,
+        "what's the weather in Mumbai",
+    );
+    // Chromium loops the file: silence after the words ends the utterance before they repeat.
+    let looped = dir.path().join("looped.wav");
+    sox(&[said.as_os_str(), looped.as_os_str(), "pad 0 4".as_ref()]);
+    let mut phone = Phone::start_with(
+        &d.dir.path().join("chromium.log"),
+        &[
+            "--use-fake-ui-for-media-stream".into(),
+            "--use-fake-device-for-media-stream".into(),
+            format!("--use-file-for-fake-audio-capture={}", looped.display()),
+        ],
+    );
+    let started = rt()
+        .block_on(admin(&d, circe::protocol::AdminVerb::PairStart))
+        .unwrap();
+    phone.goto(started["url"].as_str().unwrap());
+    phone.wait("!document.getElementById('pairing').hidden", 10);
+    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    assert!(rt().block_on(d.state()).interaction.is_none());
+
+    phone.eval("document.getElementById('talk').click()");
+    phone.wait("talking !== null", 10);
+    // The node hears it and the request runs: the page shows the question or the outcome.
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let heard = loop {
+        if let Some(i) = rt().block_on(d.state()).interaction {
+            break i;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing was admitted from the phone's microphone; page banner: {}",
+            crate::mesh_browser::text_of(&mut phone, "banner")
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    phone.eval("document.getElementById('talk').click()");
+    assert_eq!(
+        phone.eval("talking === null"),
+        true,
+        "the microphone closed"
+    );
+    assert_eq!(heard.mode, circe::model::InputMode::Voice, "{heard:?}");
+    assert_eq!(heard.goal, circe::model::Goal::Weather, "{heard:?}");
+    assert!(
+        heard.request.to_lowercase().contains("weather"),
+        "{heard:?}"
+    );
+    phone.wait(
+        "!document.getElementById('question-box').hidden || document.getElementById('outcome-class').textContent !== ''",
+        30,
+    );
+    // It was the phone's input: the store keeps its device.
+    let store = circe::store::Store::open(&d.database()).unwrap();
+    let devices = store.devices().unwrap();
+    let phone_device = devices
+        .iter()
+        .find(|r| r.name == "Test phone")
+        .expect("paired");
+    let inputs = store.input_devices().unwrap();
+    assert!(
+        inputs
+            .iter()
+            .any(|dev| *dev == format!("device:{}", phone_device.id)),
+        "{inputs:?}"
+    );
+}

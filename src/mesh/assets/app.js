@@ -155,6 +155,8 @@ async function onMessage(socket, data, first) {
     request({ verb: "subscribe" });
   } else if (m.type === "authFailed") {
     onAuthFailed(m);
+  } else if (m.event === "heard" || m.event === "microphone") {
+    onHeard(m);
   } else if (m.event) {
     onNotification(m);
   } else if (m.id !== undefined) {
@@ -371,6 +373,70 @@ function showPairing() {
   $("pairing").hidden = false;
 }
 
+// Talk: the microphone streamed to the desktop, which hears it with its own recogniser (biased
+// by what is on its screen) and acts on it as this phone's request. 16 kHz mono 16-bit PCM in
+// binary messages of 0.1 s; an empty one ends the stream. Off means no microphone open.
+let talking = null;
+
+async function startTalking() {
+  if (!ws || ws.readyState !== WebSocket.OPEN || !authed) {
+    showBanner("Not connected to the desktop; nothing was sent.");
+    return;
+  }
+  let stream;
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+  } catch (e) {
+    showBanner(`The microphone is not available: ${e.message || e}`);
+    return;
+  }
+  const ctx = new AudioContext({ sampleRate: 16000 });
+  const source = ctx.createMediaStreamSource(stream);
+  const node = ctx.createScriptProcessor(2048, 1, 1);
+  const socket = ws;
+  node.onaudioprocess = (ev) => {
+    if (socket.readyState !== WebSocket.OPEN) return;
+    const f = ev.inputBuffer.getChannelData(0);
+    const pcm = new Int16Array(f.length);
+    for (let i = 0; i < f.length; i++) {
+      const v = Math.max(-1, Math.min(1, f[i]));
+      pcm[i] = v < 0 ? v * 0x8000 : v * 0x7fff;
+    }
+    socket.send(pcm.buffer);
+  };
+  source.connect(node);
+  node.connect(ctx.destination);
+  talking = { stream, ctx, node, socket };
+  $("talk").classList.add("on");
+  $("talk").textContent = "⏹ Stop talking";
+  showBanner("The desktop is listening.");
+}
+
+function stopTalking() {
+  if (!talking) return;
+  const { stream, ctx, node, socket } = talking;
+  talking = null;
+  node.onaudioprocess = null;
+  stream.getTracks().forEach((t) => t.stop());
+  ctx.close();
+  if (socket.readyState === WebSocket.OPEN) socket.send(new ArrayBuffer(0));
+  $("talk").classList.remove("on");
+  $("talk").textContent = "🎙️ Talk";
+}
+
+function onHeard(m) {
+  if (m.event === "microphone") {
+    stopTalking();
+    showBanner(`Talk: ${m.error}`);
+    return;
+  }
+  const h = m.hearing || {};
+  const o = h.outcome || {};
+  if (o.kind === "admitted") showBanner(`Heard: "${o.text}"`);
+  else if (o.kind === "notUnderstood") showBanner(`Not understood${h.recognized ? `: "${h.recognized}"` : ""}.`);
+  else if (o.kind) showBanner(`Heard: ${o.kind}`);
+}
+
 function setUpSpeech() {
   const SR = window.SpeechRecognition || window.webkitSpeechRecognition;
   if (!SR) return;
@@ -399,6 +465,7 @@ document.addEventListener("DOMContentLoaded", () => {
     submit(text, "typed");
   };
   $("stop").onclick = stop;
+  $("talk").onclick = () => (talking ? stopTalking() : startTalking());
   $("seen-close").onclick = () => { $("seen-box").hidden = true; };
   $("correct").onclick = () => { $("text").value = "No, I meant "; $("text").focus(); };
   $("pair-go").onclick = () => {
