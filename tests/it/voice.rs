@@ -570,6 +570,10 @@ fn the_phone_page_streams_its_microphone_and_the_node_acts_on_it() {
     pair_on_the_page(&mut phone, &d, &started, "Test phone");
     assert!(rt().block_on(d.state()).interaction.is_none());
 
+    // What the page says aloud (the browser's speech synthesis, recorded at its seam).
+    phone.eval(
+        "window.__said = []; speechSynthesis.speak = (u) => window.__said.push(u.text); true",
+    );
     phone.eval("document.getElementById('talk').click()");
     phone.wait("talking !== null", 10);
     // The node hears it and the request runs: the page shows the question or the outcome.
@@ -600,6 +604,17 @@ fn the_phone_page_streams_its_microphone_and_the_node_acts_on_it() {
     phone.wait(
         "!document.getElementById('question-box').hidden || document.getElementById('outcome-class').textContent !== ''",
         30,
+    );
+    // The reply is spoken from the state: the outcome (or the question) the page shows, once.
+    phone.wait("window.__said.length > 0", 15);
+    let said = phone.eval("window.__said.join('\\n')");
+    let shown = phone.eval(
+        "document.getElementById('question-box').hidden ? document.getElementById('outcome').textContent : document.getElementById('question').textContent",
+    );
+    let shown = shown.as_str().unwrap_or_default().to_string();
+    assert!(
+        said.as_str().unwrap_or_default().contains(&shown) && !shown.is_empty(),
+        "said {said}, shown {shown}"
     );
     // It was the phone's input: the store keeps its device.
     let store = circe::store::Store::open(&d.database()).unwrap();

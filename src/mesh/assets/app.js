@@ -338,6 +338,25 @@ function render() {
     $("outcome-class").className = cls;
     $("outcome").textContent = outcome.summary;
   }
+  // Spoken replies, after a spoken request: only what the state says, each once.
+  if (q) speakOnce(`q:${i.id}:${i.revision}`, q.prompt);
+  if (outcome) speakOnce(`o:${(op && op.id) || i.id}:${outcome.status}`, `${CLASSES[outcome.status][0]}: ${outcome.summary}`);
+}
+
+// Whether replies are spoken: on once the person speaks (Talk or the browser's recognition).
+let speakReplies = false;
+const spoken = new Set();
+
+function speakOnce(key, text) {
+  if (!speakReplies || spoken.has(key) || !window.speechSynthesis) return;
+  spoken.add(key);
+  speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+}
+
+// The person speaking stops Circe's speech at once.
+function bargeIn() {
+  speakReplies = true;
+  if (window.speechSynthesis) speechSynthesis.cancel();
 }
 
 function submit(text, mode) {
@@ -379,6 +398,7 @@ function showPairing() {
 let talking = null;
 
 async function startTalking() {
+  bargeIn();
   if (!ws || ws.readyState !== WebSocket.OPEN || !authed) {
     showBanner("Not connected to the desktop; nothing was sent.");
     return;
@@ -443,6 +463,7 @@ function setUpSpeech() {
   const mic = $("mic");
   mic.hidden = false;
   mic.onclick = () => {
+    bargeIn();
     const r = new SR();
     r.lang = navigator.language || "en-US";
     r.interimResults = false;
