@@ -116,12 +116,19 @@ fn voice_session(
     let db = paths.database();
     let store =
         Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
-    Ok(Arc::new(session::VoiceSession::new(
+    let session = session::VoiceSession::new(
         engine.clone(),
         load,
         Arc::new(voice::BrowserScreen(bridge)),
         Arc::new(voice::StoreLatency(std::sync::Mutex::new(store))),
-    )))
+    );
+    // Live streams run pocketsphinx's keyword spotter beside Whisper when it is installed.
+    session.set_stop_detector(Some(Arc::new(|| {
+        crate::voice::sphinx::stop_detector()
+            .map_err(|e| tracing::info!(error = %e, "no always-on stop detector"))
+            .ok()
+    })));
+    Ok(Arc::new(session))
 }
 
 /// The semantic signal's model when installed; otherwise grounding uses shared

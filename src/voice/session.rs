@@ -338,7 +338,18 @@ pub struct VoiceSession {
     next: AtomicU64,
     latency: Arc<dyn LatencyLog>,
     speaker: Mutex<Option<Arc<dyn Speaker>>>,
+    /// Makes the always-on stop detector a live stream runs beside the recogniser, if any.
+    stop_detector: Mutex<Option<StopFactory>>,
+    /// When that detector last took the stop path: the recogniser's own "stop" for the same
+    /// words is then not a second stop.
+    spotted: Mutex<Option<Instant>>,
 }
+
+/// Makes a stop detector for one stream (`None`: none can be made here).
+pub type StopFactory = Arc<dyn Fn() -> Option<Box<dyn super::sphinx::StopDetector>> + Send + Sync>;
+
+/// How long after the detector's stop the recogniser's "stop" is the same words.
+const SPOTTED_WINDOW: Duration = Duration::from_secs(8);
 
 /// Where latencies go (the store, in the daemon).
 pub trait LatencyLog: Send + Sync {
@@ -436,7 +447,16 @@ impl VoiceSession {
             next: AtomicU64::new(1),
             latency,
             speaker: Mutex::new(None),
+            stop_detector: Mutex::new(None),
+            spotted: Mutex::new(None),
         }
+    }
+
+    /// Run `make`'s stop detector beside the recogniser on every live stream (`listen`, a
+    /// phone's microphone): "stop" then takes the stop path as soon as it is said, also while
+    /// Circe speaks.
+    pub fn set_stop_detector(&self, make: Option<StopFactory>) {
+        *self.stop_detector.lock().unwrap_or_else(|p| p.into_inner()) = make;
     }
 
     /// A session that hears nothing: no recogniser (audio is refused as unavailable), no screen,
@@ -467,6 +487,13 @@ impl VoiceSession {
             next: AtomicU64::new(1),
             latency: self.latency.clone(),
             speaker: Mutex::new(None),
+            stop_detector: Mutex::new(
+                self.stop_detector
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone(),
+            ),
+            spotted: Mutex::new(None),
         })
     }
 
@@ -621,7 +648,15 @@ impl VoiceSession {
                     }
                 }
                 Effect::Stop => {
-                    hearing.outcome = self.stop(&id, ended).await;
+                    let spotted = *self.spotted.lock().unwrap_or_else(|p| p.into_inner());
+                    hearing.outcome = if spotted.is_some_and(|t| t.elapsed() < SPOTTED_WINDOW) {
+                        // The detector heard these words first and took the stop path.
+                        Outcome::Ignored {
+                            text: hearing.recognized.clone(),
+                        }
+                    } else {
+                        self.stop(&id, ended).await
+                    };
                 }
                 Effect::Show { .. } => {}
                 Effect::Admit(utterance) => {
@@ -823,6 +858,26 @@ impl VoiceSession {
         Ok(stats(&all))
     }
 
+    /// The stop detector heard "stop": the stop path at once, before the recogniser has the words.
+    async fn spotted_stop(self: &Arc<Self>) -> Hearing {
+        *self.spotted.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        let n = self.next.fetch_add(1, Ordering::SeqCst);
+        let id = UtteranceId(format!("kws{n}"));
+        let outcome = self.stop(&id, Instant::now()).await;
+        // The window for the recogniser's own "stop" counts from the stop's end (its wait for
+        // the confirmation can be long).
+        *self.spotted.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        Hearing {
+            utterance: id.0,
+            start_ms: 0,
+            speech_end_ms: 0,
+            recognized: "stop (the stop detector)".into(),
+            prompt: String::new(),
+            recognition_ms: 0,
+            outcome,
+        }
+    }
+
     /// Segments of a live stream: feed samples, get each utterance handled as it ends.
     pub async fn hear_stream(
         self: &Arc<Self>,
@@ -831,12 +886,35 @@ impl VoiceSession {
         report: tokio::sync::mpsc::Sender<Hearing>,
     ) -> Result<(), ApiError> {
         self.ensure_recognizer().await?;
+        let make = self
+            .stop_detector
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let mut spotter = make.and_then(|make| make());
         let mut vad = vad::Vad::new(vad::Config::default());
         let end_silence = Duration::from_millis(vad::Config::default().end_silence_ms);
         let mut done = false;
         while !done {
             let events = match frames.recv().await {
-                Some(chunk) => vad.push(&chunk),
+                Some(chunk) => {
+                    let stop = spotter.as_mut().is_some_and(|s| match s.feed(&chunk) {
+                        Ok(events) => events
+                            .iter()
+                            .any(|e| matches!(e, VoiceEvent::StopHeard { .. })),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "the stop detector failed");
+                            false
+                        }
+                    });
+                    if stop {
+                        let hearing = self.spotted_stop().await;
+                        if report.send(hearing).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                    vad.push(&chunk)
+                }
                 None => {
                     done = true;
                     vad.finish()

@@ -76,6 +76,19 @@ pub trait StopDetector: Send {
     fn feed(&mut self, pcm: &[i16]) -> Result<Vec<VoiceEvent>, SphinxError>;
 }
 
+/// The installed stop detector (pocketsphinx's keyword spotter), or why there is none.
+pub fn stop_detector() -> Result<Box<dyn StopDetector>, SphinxError> {
+    #[cfg(target_os = "linux")]
+    {
+        let model = Model::locate()?;
+        Ok(Box::new(StopSpotter::new(&model)?))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Err(SphinxError::Unsupported)
+    }
+}
+
 /// A recogniser of finished utterances biased by the screen.
 pub trait GrammarBackend: Send {
     /// The screen changed: recognise commands about these labels from now on.

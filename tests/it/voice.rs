@@ -387,6 +387,64 @@ fn stop_said_during_a_running_operation_stops_it() {
     );
 }
 
+/// "stop" into a live stream: the always-on stop detector (pocketsphinx's keyword spotter) takes
+/// the stop path before Whisper has the words, and Whisper's own "stop" is not a second stop.
+#[test]
+fn stop_said_into_a_live_stream_is_spotted_and_stops_once() {
+    let env = voice_env();
+    crate::sphinx_util::require_packages();
+    let weather = WeatherServer::start();
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(30_000, Ordering::SeqCst);
+    let d = Daemon::start_with_env(
+        &weather
+            .config()
+            .replace("timeout_ms = 1500", "timeout_ms = 60000"),
+        env,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let stop = synth(dir.path(), "stop", Voice::Flite, "stop");
+    let said = d.cli(&["say", "weather in Pune"]);
+    assert!(
+        stdout(&said).contains("accepted operation"),
+        "{}",
+        stdout(&said)
+    );
+    let out = d.cli(&[
+        "listen",
+        "--json",
+        "--quiet",
+        "--from",
+        stop.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}\n{}", stderr(&out), d.log());
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let heard: Vec<&Value> = lines.iter().filter(|l| l["event"] == "heard").collect();
+    let stops: Vec<&&Value> = heard
+        .iter()
+        .filter(|h| kind(&h["hearing"]) == "stopped")
+        .collect();
+    assert_eq!(stops.len(), 1, "{lines:#?}");
+    assert_eq!(
+        stops[0]["hearing"]["recognized"], "stop (the stop detector)",
+        "{lines:#?}"
+    );
+    assert_eq!(
+        stops[0]["hearing"]["outcome"]["interrupted"]["confirmed"], true,
+        "{lines:#?}"
+    );
+    // Whisper heard the same word after: not a second stop, not "nothing to stop".
+    assert!(
+        heard.iter().all(|h| kind(&h["hearing"]) != "nothingToStop"),
+        "{lines:#?}"
+    );
+}
+
 #[test]
 fn silence_noise_and_hum_produce_no_utterance_and_an_unrelated_sentence_acts_on_nothing() {
     let env = voice_env();
