@@ -180,7 +180,9 @@ async fn until(
     let mut seen = Vec::new();
     loop {
         let now = shown(item).await;
-        if pred(&now) {
+        // The properties are read one by one: take a reading only when a second one agrees, so
+        // an update landing between two reads is not taken for the state.
+        if pred(&now) && shown(item).await == now {
             return now;
         }
         if seen.last() != Some(&now) {
