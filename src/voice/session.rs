@@ -860,12 +860,12 @@ impl VoiceSession {
 
     /// The stop detector heard "stop": the stop path at once, before the recogniser has the words.
     async fn spotted_stop(self: &Arc<Self>) -> Hearing {
-        *self.spotted.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
         let n = self.next.fetch_add(1, Ordering::SeqCst);
         let id = UtteranceId(format!("kws{n}"));
         let outcome = self.stop(&id, Instant::now()).await;
-        // The window for the recogniser's own "stop" counts from the stop's end (its wait for
-        // the confirmation can be long).
+        // The recogniser's own "stop" for these words comes after this returns (a stream is
+        // heard in order), so its window counts from the stop's end: the wait for the
+        // confirmation can be long.
         *self.spotted.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
         Hearing {
             utterance: id.0,

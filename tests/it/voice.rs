@@ -127,6 +127,37 @@ fn sox(args: &[&std::ffi::OsStr]) {
     assert!(status.success(), "sox {args:?}");
 }
 
+/// A daemon whose weather forecasts take 30 s: an operation that is still running when "stop" is
+/// said.
+fn slow_forecast_daemon(env: Vec<(String, String)>) -> (WeatherServer, Daemon) {
+    let weather = WeatherServer::start();
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(30_000, Ordering::SeqCst);
+    let config = weather
+        .config()
+        .replace("timeout_ms = 1500", "timeout_ms = 60000");
+    let d = Daemon::start_with_env(&config, env);
+    (weather, d)
+}
+
+/// `circe listen --json --quiet --from FILE`: its lines, each parsed.
+fn listen_from(d: &Daemon, file: &Path) -> Vec<Value> {
+    let out = d.cli(&[
+        "listen",
+        "--json",
+        "--quiet",
+        "--from",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}\n{}", stderr(&out), d.log());
+    stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 /// Several WAVs one after another, with a second of silence between them.
 fn concat(dir: &Path, name: &str, parts: &[PathBuf]) -> PathBuf {
     let gap = dir.join("gap.wav");
@@ -328,18 +359,8 @@ fn a_proper_noun_on_screen_is_heard_only_with_the_screens_bias_and_acted_on() {
 #[test]
 fn stop_said_during_a_running_operation_stops_it() {
     let mut env = voice_env();
-    let weather = WeatherServer::start();
-    weather
-        .behaviour
-        .forecast_delay_ms
-        .store(30_000, Ordering::SeqCst);
     env.push(("RUST_LOG".into(), "info".into()));
-    let d = Daemon::start_with_env(
-        &weather
-            .config()
-            .replace("timeout_ms = 1500", "timeout_ms = 60000"),
-        env,
-    );
+    let (_weather, d) = slow_forecast_daemon(env);
     let dir = tempfile::tempdir().unwrap();
     let stop = synth(dir.path(), "stop", Voice::Flite, "stop");
     // Nothing running: the stop says so and changes nothing.
@@ -393,17 +414,7 @@ fn stop_said_during_a_running_operation_stops_it() {
 fn stop_said_into_a_live_stream_is_spotted_and_stops_once() {
     let env = voice_env();
     crate::sphinx_util::require_packages();
-    let weather = WeatherServer::start();
-    weather
-        .behaviour
-        .forecast_delay_ms
-        .store(30_000, Ordering::SeqCst);
-    let d = Daemon::start_with_env(
-        &weather
-            .config()
-            .replace("timeout_ms = 1500", "timeout_ms = 60000"),
-        env,
-    );
+    let (_weather, d) = slow_forecast_daemon(env);
     let dir = tempfile::tempdir().unwrap();
     let stop = synth(dir.path(), "stop", Voice::Flite, "stop");
     let said = d.cli(&["say", "weather in Pune"]);
@@ -412,18 +423,7 @@ fn stop_said_into_a_live_stream_is_spotted_and_stops_once() {
         "{}",
         stdout(&said)
     );
-    let out = d.cli(&[
-        "listen",
-        "--json",
-        "--quiet",
-        "--from",
-        stop.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}\n{}", stderr(&out), d.log());
-    let lines: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = listen_from(&d, &stop);
     let heard: Vec<&Value> = lines.iter().filter(|l| l["event"] == "heard").collect();
     let stops: Vec<&&Value> = heard
         .iter()
@@ -562,18 +562,7 @@ fn listen_hears_a_live_stream_through_the_same_session_and_closes_the_microphone
     let file = concat(dir.path(), "live", &parts);
     // Voice off: no recorder, nothing listening.
     assert!(children(d.pid()).is_empty());
-    let out = d.cli(&[
-        "listen",
-        "--json",
-        "--quiet",
-        "--from",
-        file.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}\n{}", stderr(&out), d.log());
-    let lines: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = listen_from(&d, &file);
     let heard: Vec<&Value> = lines.iter().filter(|l| l["event"] == "heard").collect();
     assert_eq!(heard.len(), 2, "{lines:#?}");
     assert_eq!(kind(&heard[0]["hearing"]), "admitted", "{lines:#?}");
