@@ -94,6 +94,7 @@ fn acceptance() {
             .commit_input(
                 &change,
                 Some(&op),
+                None,
                 ("bench", &i.id.to_string(), "hash", &reply),
                 now,
             )

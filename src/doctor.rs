@@ -111,6 +111,32 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
             }
         },
     ));
+    let store_ok = checks.last().is_some_and(|c| c.ok);
+    if db.exists() && store_ok {
+        checks.push(check(
+            "operations",
+            match Store::stranded_in(&db) {
+                Ok(found) if found.is_empty() => {
+                    Ok("no operation is left active behind its interaction".into())
+                }
+                Ok(found) => Err((
+                    found
+                        .iter()
+                        .map(|(op, why)| {
+                            format!("operation {} is {} but {why}", op.id, op.status.as_str())
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    "restart `circe serve`: it stops them on start, with an event saying why"
+                        .into(),
+                )),
+                Err(e) => Err((
+                    format!("{}: {e}", db.display()),
+                    "move the file aside and restart `circe serve`".into(),
+                )),
+            },
+        ));
+    }
     let (daemon_check, state) = daemon(socket).await;
     checks.push(check("daemon", daemon_check));
     if let Some(state) = &state {

@@ -208,13 +208,42 @@ pub struct Change {
     pub created: bool,
     /// Accept this operation in the same transaction.
     pub start: Option<OperationPlan>,
-    /// Interrupt this operation (a cancel, or a correction that replaces it).
-    pub stop: Option<OperationId>,
+    /// Stop this operation (a cancel, a correction that replaces it, a request that sets its
+    /// question aside). When it waits for an answer the stop ends it in the same commit.
+    pub stop: Option<Stop>,
     /// Resume this operation, which was waiting for the answer, with these arguments.
     pub resume: Option<(OperationId, BTreeMap<String, String>)>,
     /// The interaction whose pending question this new request set aside, committed in the same
     /// transaction; its waiting operation is in `stop`.
     pub set_aside: Option<Box<Change>>,
+}
+
+/// An operation this change stops, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stop {
+    pub operation: OperationId,
+    pub reason: StopReason,
+    /// It waits for an answer (needsInput): nothing runs, so nothing has to confirm; the stop is
+    /// confirmed with the change itself.
+    pub waiting: bool,
+}
+
+/// Why an input stops an operation; `as_str` is what its stop records as requested by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    Cancel,
+    Correction,
+    SetAside,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Cancel => "cancel",
+            StopReason::Correction => "correction",
+            StopReason::SetAside => "set aside by a new request",
+        }
+    }
 }
 
 /// Everything `dispose` needs, gathered by the caller.
@@ -287,7 +316,11 @@ pub fn dispose(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Result<C
     let mut change = draft.finish();
     if let Some((old, waiting)) = aside {
         change.set_aside = Some(Box::new(old));
-        change.stop = waiting;
+        change.stop = waiting.map(|operation| Stop {
+            operation,
+            reason: StopReason::SetAside,
+            waiting: true,
+        });
     }
     Ok(change)
 }
@@ -299,7 +332,7 @@ struct Draft {
     revision: u64,
     now: Millis,
     start: Option<OperationPlan>,
-    stop: Option<OperationId>,
+    stop: Option<Stop>,
     resume: Option<(OperationId, BTreeMap<String, String>)>,
 }
 
@@ -354,12 +387,14 @@ fn new_request(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Draft {
 /// The set-aside rule: a new request while a question (or approval) is pending closes that
 /// interaction (`SetAside`, naming the new one) and stops its waiting operation, so nothing is
 /// left half-asked behind the new request. The old question stays readable in its interaction.
+/// An expired question whose operation still waits is set aside the same way: the operation
+/// must not outlive it.
 fn set_aside(
     cx: &Context<'_>,
     input: &Input,
     phase: Phase,
 ) -> Option<(Change, Option<OperationId>)> {
-    if !matches!(phase, Phase::Asking | Phase::Approving) {
+    if !matches!(phase, Phase::Asking | Phase::Approving) && waiting_operation(cx).is_none() {
         return None;
     }
     let current = cx.current?;
@@ -477,9 +512,7 @@ fn correction(
         arguments,
         input: input.id,
     });
-    if phase == Phase::Running || waiting_operation(cx).is_some() {
-        draft.stop = current.operation;
-    }
+    draft.stop = stop_for(cx, phase, StopReason::Correction);
     Ok(draft)
 }
 
@@ -489,10 +522,21 @@ fn cancel(cx: &Context<'_>, input: &Input, phase: Phase) -> Draft {
     draft
         .events
         .push(InteractionEvent::Cancelled { input: input.id });
-    if phase == Phase::Running || waiting_operation(cx).is_some() {
-        draft.stop = current.operation;
-    }
+    draft.stop = stop_for(cx, phase, StopReason::Cancel);
     draft
+}
+
+/// The current operation, when a cancel or correction must stop it: it runs, or it waits.
+fn stop_for(cx: &Context<'_>, phase: Phase, reason: StopReason) -> Option<Stop> {
+    let waiting = waiting_operation(cx);
+    if phase != Phase::Running && waiting.is_none() {
+        return None;
+    }
+    cx.current.and_then(|c| c.operation).map(|operation| Stop {
+        operation,
+        reason,
+        waiting: waiting.is_some(),
+    })
 }
 
 /// After a change: ask for the first missing slot, or accept the operation.
@@ -666,7 +710,11 @@ pub fn apply(
             i.target = target.clone();
             i.outcome = None;
         }
-        InteractionEvent::OutcomeRecorded { outcome } => i.outcome = Some(outcome.clone()),
+        InteractionEvent::OutcomeRecorded { outcome } => {
+            // The operation ended: a question it asked can no longer be answered.
+            i.outcome = Some(outcome.clone());
+            i.pending = Pending::None;
+        }
         InteractionEvent::Cancelled { .. } | InteractionEvent::SetAside { .. } => {
             i.pending = Pending::None;
             i.closed = true;
@@ -932,7 +980,9 @@ mod tests {
             &relation(Relation::Correction, None, Some("Mumbai")),
         )
         .unwrap();
-        assert_eq!(change.stop, old);
+        let stop = change.stop.unwrap();
+        assert_eq!(Some(stop.operation), old);
+        assert_eq!((stop.reason, stop.waiting), (StopReason::Correction, false));
         assert_eq!(
             change.interaction.id,
             current.unwrap().id,
@@ -951,7 +1001,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(change.start.unwrap().arguments["place"], "Mumbai");
-        assert_eq!(change.stop, current.unwrap().operation);
+        assert_eq!(change.stop.map(|s| s.operation), current.unwrap().operation);
     }
 
     #[test]
@@ -1085,7 +1135,59 @@ mod tests {
             &relation(Relation::Cancel, None, None),
         )
         .unwrap();
-        assert_eq!((cancelled.stop, cancelled.resume), (Some(op), None));
+        let stop = Stop {
+            operation: op,
+            reason: StopReason::Cancel,
+            waiting: true,
+        };
+        assert_eq!((cancelled.stop, cancelled.resume), (Some(stop), None));
+        // A correction stops it too (and starts the corrected one); a new request sets it aside.
+        let corrected = dispose(
+            &c,
+            &input("no, I meant r1"),
+            &relation(Relation::Correction, Some("r1"), None),
+        )
+        .unwrap();
+        assert_eq!(
+            corrected.stop,
+            Some(Stop {
+                reason: StopReason::Correction,
+                ..stop
+            })
+        );
+        assert!(corrected.start.is_some() && corrected.resume.is_none());
+        let aside = dispose(
+            &c,
+            &input("scroll down"),
+            &relation(Relation::NewRequest, None, None),
+        )
+        .unwrap();
+        assert_eq!(
+            aside.stop,
+            Some(Stop {
+                reason: StopReason::SetAside,
+                ..stop
+            })
+        );
+        assert!(aside.set_aside.unwrap().interaction.closed);
+        // Once its question expired, a new request still ends the operation that waits on it.
+        let late = Context {
+            now: c.now + QUESTION_TTL_MS + 1,
+            ..c
+        };
+        let aside = dispose(
+            &late,
+            &input("scroll down"),
+            &relation(Relation::NewRequest, None, None),
+        )
+        .unwrap();
+        assert_eq!(
+            aside.stop,
+            Some(Stop {
+                reason: StopReason::SetAside,
+                ..stop
+            })
+        );
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! observation settles it; nothing here ever schedules a retry of an irreversible step.
 
 use crate::model::OperationStatus::{self, *};
-use crate::model::{Millis, Operation, Outcome, Step, StepResult, StopState, Target};
+use crate::model::{
+    Interaction, Millis, Operation, Outcome, Pending, Step, StepResult, StopState, Target,
+};
 use serde::{Deserialize, Serialize};
 
 /// Something that happened to an operation.
@@ -68,9 +70,95 @@ pub fn next(
     Ok(to)
 }
 
-/// What startup does with an operation it finds in `status`: `Some(Lose)` when it must be marked.
+/// Whether an active operation's interaction still holds it: its current operation, not closed,
+/// and (for one waiting for an answer) still asking its question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// The interaction still waits on it.
+    Held,
+    /// The interaction was closed, moved on to another operation, or no longer asks; why.
+    Abandoned(&'static str),
+}
+
+/// The standing of `op` with its interaction (`None`: the interaction is missing).
+pub fn standing(op: &Operation, interaction: Option<&Interaction>) -> Standing {
+    let Some(i) = interaction else {
+        return Standing::Abandoned("its interaction is missing");
+    };
+    if i.closed {
+        Standing::Abandoned("its interaction is closed")
+    } else if i.operation != Some(op.id) {
+        Standing::Abandoned("its interaction moved on to another operation")
+    } else if op.status == NeedsInput && !matches!(i.pending, Pending::Question(_)) {
+        Standing::Abandoned("its interaction asks no question")
+    } else {
+        Standing::Held
+    }
+}
+
+/// Whether `op` is stranded: active while its interaction has let go of it, with nothing on its
+/// way to end it (a waiting operation never ends by itself; a running one ends once asked to stop).
+pub fn stranded(op: &Operation, interaction: Option<&Interaction>) -> Option<&'static str> {
+    match standing(op, interaction) {
+        Standing::Abandoned(why)
+            if op.status.is_active() && (op.status == NeedsInput || op.stop.is_none()) =>
+        {
+            Some(why)
+        }
+        _ => None,
+    }
+}
+
+/// What startup does with an operation it finds in `status`. One waiting for an answer ran
+/// nothing while it waited, so it is not uncertain: it is stopped (`ConfirmStop`), because the
+/// choices of its question point into a page read before the restart (element references live
+/// as long as one connection). Anything else active may have acted: `Lose`.
 pub fn on_restart(status: OperationStatus) -> Option<Transition> {
-    status.is_active().then_some(Transition::Lose)
+    match status {
+        NeedsInput => Some(Transition::ConfirmStop),
+        s => s.is_active().then_some(Transition::Lose),
+    }
+}
+
+/// The events a stop request means for `op` now. A waiting operation (its question unanswered)
+/// has nothing running and no executor to confirm, so the stop is requested, confirmed and its
+/// outcome recorded at once, in one commit with whatever withdrew it. A running one gets the
+/// request; its executor confirms. A finished one, or one already asked to stop, gets nothing.
+pub fn stop_events(op: &Operation, by: &str, now: Millis) -> Vec<OperationEvent> {
+    if !op.status.is_active() || op.stop.is_some() {
+        return Vec::new();
+    }
+    let mut events = vec![OperationEvent::StopRequested {
+        stop: StopState {
+            requested_at: now,
+            requested_by: by.to_string(),
+            confirmed_at: None,
+        },
+    }];
+    if op.status == NeedsInput {
+        events.extend(confirmed_stop(format!(
+            "Stopped while it waited for an answer ({by}); nothing ran after its question."
+        )));
+    }
+    events
+}
+
+/// A stop confirmed for an operation that was waiting: the move, the confirmation, the outcome.
+pub fn confirmed_stop(summary: String) -> [OperationEvent; 3] {
+    [
+        OperationEvent::Moved {
+            transition: Transition::ConfirmStop,
+            status: Stopped,
+        },
+        OperationEvent::StopConfirmed,
+        OperationEvent::OutcomeRecorded {
+            outcome: Outcome {
+                status: Stopped,
+                summary,
+                data: serde_json::Value::Null,
+            },
+        },
+    ]
 }
 
 /// One durable fact about an operation. The stored operation is the fold of these.
@@ -216,12 +304,194 @@ mod tests {
         }
     }
 
+    /// Every status: what a restart does.
     #[test]
-    fn restart_marks_what_may_have_acted() {
-        assert_eq!(on_restart(Running), Some(Transition::Lose));
+    fn restart_marks_what_may_have_acted_and_stops_what_waited() {
+        use Transition as T;
+        for status in OperationStatus::ALL {
+            let expected = match status {
+                Accepted | Running | Verifying => Some(T::Lose),
+                NeedsInput => Some(T::ConfirmStop),
+                Completed | Stopped | Blocked | OutcomeUnknown => None,
+            };
+            assert_eq!(on_restart(status), expected, "{status:?}");
+            if let Some(t) = expected {
+                assert!(next(status, t).is_ok(), "{status:?} + {t:?} is legal");
+            }
+        }
         assert_eq!(next(Running, Transition::Lose), Ok(OutcomeUnknown));
         assert_eq!(next(Accepted, Transition::Lose), Ok(Blocked));
-        assert_eq!(on_restart(Completed), None);
-        assert_eq!(on_restart(OutcomeUnknown), None);
+        assert_eq!(next(NeedsInput, Transition::ConfirmStop), Ok(Stopped));
+    }
+
+    fn operation(status: OperationStatus) -> Operation {
+        Operation {
+            id: uuid::Uuid::nil(),
+            interaction: uuid::Uuid::nil(),
+            interaction_revision: 1,
+            target: Target::default(),
+            authorized_scope: Vec::new(),
+            goal: crate::model::Goal::Browser,
+            arguments: Default::default(),
+            mode: Default::default(),
+            heard: Vec::new(),
+            expected_outcome: String::new(),
+            status,
+            revision: 1,
+            steps: Vec::new(),
+            stop: None,
+            outcome: None,
+            accepted_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    fn holding(op: &Operation, closed: bool, asking: bool, current: bool) -> Interaction {
+        let question = crate::model::Question {
+            kind: crate::model::QuestionKind::Choice,
+            slot: "target".into(),
+            prompt: "Which one?".into(),
+            known_arguments: Default::default(),
+            choices: Vec::new(),
+            owner: "n".into(),
+            expires_at: 10,
+        };
+        Interaction {
+            owner: "n".into(),
+            id: op.interaction,
+            revision: 3,
+            goal: crate::model::Goal::Browser,
+            request: "open it".into(),
+            mode: Default::default(),
+            heard: Vec::new(),
+            arguments: Default::default(),
+            pending: if asking {
+                Pending::Question(question)
+            } else {
+                Pending::None
+            },
+            target: Target::default(),
+            operation: Some(if current {
+                op.id
+            } else {
+                uuid::Uuid::from_u128(9)
+            }),
+            outcome: None,
+            closed,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    /// (status, stop requested, interaction closed, asking, still its operation) → stranded?
+    #[test]
+    fn stranded_operations() {
+        let table = [
+            (NeedsInput, false, false, true, true, None),
+            (
+                NeedsInput,
+                false,
+                true,
+                false,
+                true,
+                Some("its interaction is closed"),
+            ),
+            (
+                NeedsInput,
+                true,
+                true,
+                false,
+                true,
+                Some("its interaction is closed"),
+            ),
+            (
+                NeedsInput,
+                false,
+                false,
+                true,
+                false,
+                Some("its interaction moved on to another operation"),
+            ),
+            (
+                NeedsInput,
+                false,
+                false,
+                false,
+                true,
+                Some("its interaction asks no question"),
+            ),
+            (Running, false, false, false, true, None),
+            (
+                Running,
+                false,
+                true,
+                false,
+                true,
+                Some("its interaction is closed"),
+            ),
+            // Asked to stop: its executor is on its way to confirm.
+            (Running, true, true, false, true, None),
+            (Completed, false, true, false, true, None),
+            (Stopped, true, true, false, false, None),
+        ];
+        for (status, stopping, closed, asking, current, expected) in table {
+            let mut op = operation(status);
+            if stopping {
+                op.stop = Some(StopState {
+                    requested_at: 1,
+                    requested_by: "cli".into(),
+                    confirmed_at: None,
+                });
+            }
+            let i = holding(&op, closed, asking, current);
+            assert_eq!(
+                stranded(&op, Some(&i)),
+                expected,
+                "{status:?} stopping={stopping} closed={closed} asking={asking} current={current}"
+            );
+        }
+        assert_eq!(
+            stranded(&operation(NeedsInput), None),
+            Some("its interaction is missing")
+        );
+    }
+
+    /// A stop on a waiting operation ends it in the same events; on a running one it is a request;
+    /// on a finished or already-stopping one it is nothing.
+    #[test]
+    fn stop_events_by_status() {
+        for status in OperationStatus::ALL {
+            let op = operation(status);
+            let events = stop_events(&op, "cancel", 7);
+            let mut after = op.clone();
+            for e in &events {
+                after = apply(Some(&after), e, 7);
+            }
+            match status {
+                NeedsInput => {
+                    assert_eq!(after.status, Stopped);
+                    let stop = after.stop.as_ref().unwrap();
+                    assert_eq!(
+                        (stop.requested_by.as_str(), stop.confirmed_at),
+                        ("cancel", Some(7))
+                    );
+                    let outcome = after.outcome.as_ref().unwrap();
+                    assert_eq!(outcome.status, Stopped);
+                    assert!(outcome.summary.contains("(cancel)"), "{outcome:?}");
+                }
+                Accepted | Running | Verifying => {
+                    assert_eq!(after.status, status, "the executor confirms");
+                    assert!(after.stop.as_ref().unwrap().confirmed_at.is_none());
+                }
+                _ => assert!(events.is_empty(), "{status:?}: {events:?}"),
+            }
+        }
+        let mut stopping = operation(NeedsInput);
+        stopping.stop = Some(StopState {
+            requested_at: 1,
+            requested_by: "cli".into(),
+            confirmed_at: None,
+        });
+        assert!(stop_events(&stopping, "cancel", 7).is_empty());
     }
 }

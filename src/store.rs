@@ -369,6 +369,26 @@ impl Store {
         Ok((applied as usize, MIGRATIONS.len()))
     }
 
+    /// The operations in the store at `path` that are stranded (`operation::stranded`: active
+    /// while their interaction has let go of them), with why; read-only, for `circe doctor`.
+    /// The next `circe serve` repairs them.
+    pub fn stranded_in(path: &Path) -> Result<Vec<(Operation, &'static str)>> {
+        let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        Store { conn }.stranded()
+    }
+
+    /// The stranded operations of this store, with why.
+    pub fn stranded(&self) -> Result<Vec<(Operation, &'static str)>> {
+        let mut found = Vec::new();
+        for op in self.active_operations()? {
+            let holder = self.interaction(op.interaction)?;
+            if let Some(why) = crate::operation::stranded(&op, holder.as_ref()) {
+                found.push((op, why));
+            }
+        }
+        Ok(found)
+    }
+
     pub fn applied_migrations(&self) -> Result<usize> {
         let n: i64 = self
             .conn
@@ -489,13 +509,17 @@ impl Store {
 
     /// Commit what one input did, in one durable transaction: the interaction change and its
     /// events, the accepted operation (if any), and the input with its reply.
+    /// Commit what an input did: its interaction change (and the one it set aside), the operation
+    /// it accepted, the events of the operation it stops (`stopped`), and the input's reply for
+    /// deduplication, in one transaction. Returns the stopped operation as it now is.
     pub fn commit_input(
         &mut self,
         change: &Change,
         accepted: Option<&Operation>,
+        stopped: Option<(OperationId, &[OperationEvent])>,
         input: (&str, &str, &str, &serde_json::Value),
         now: Millis,
-    ) -> Result<()> {
+    ) -> Result<Option<Operation>> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -506,6 +530,10 @@ impl Store {
         if let Some(op) = accepted {
             write_accepted(&tx, op, now)?;
         }
+        let stopped = match stopped {
+            Some((id, events)) if !events.is_empty() => Some(record_in(&tx, id, events, now)?),
+            _ => None,
+        };
         if change.created {
             tx.execute(
                 "INSERT INTO node_facts (key, value) VALUES ('current_interaction', ?1)
@@ -519,7 +547,7 @@ impl Store {
             params![device, id, hash, serde_json::to_string(reply)?, now as i64],
         )?;
         tx.commit()?;
-        Ok(())
+        Ok(stopped)
     }
 
     /// Append events to an operation and store the new projection, in one transaction.

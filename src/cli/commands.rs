@@ -589,7 +589,11 @@ pub async fn stop(
         })
         .await?;
     let interrupted: Interrupted = serde_json::from_value(value.clone())?;
-    let finished = match (&mut sub, interrupted.already_finished) {
+    // Confirmed at once (it only waited for an answer): nothing to wait for.
+    let finished = match (
+        &mut sub,
+        interrupted.already_finished || interrupted.confirmed,
+    ) {
         (Some(sub), false) => {
             let id = interrupted.operation.id;
             Some(

@@ -214,25 +214,22 @@ impl Engine {
             .executors
             .for_goal(crate::model::Goal::Browser)
             .is_some();
+        let notify = self.notify.clone();
         let (submitted, stop, resume, set_aside) = self
-            .db(move |store| take_input(store, &node, &input, browser))
+            .db(move |store| take_input(store, &notify, &node, &input, browser))
             .await?;
         if submitted.replayed {
             return Ok(submitted);
         }
-        let why = if set_aside.is_some() {
-            "set aside by a new request"
-        } else {
-            "correction"
-        };
         if let Some(old) = set_aside {
             self.publish(Notification::Interaction { interaction: old });
         }
         self.publish(Notification::Interaction {
             interaction: submitted.interaction.clone(),
         });
-        if let Some(old) = stop {
-            let _ = self.interrupt(Some(old), why.into()).await;
+        // Its stop is recorded; a running operation's executor is told (a waiting one has ended).
+        if let Some(stop) = stop.filter(|s| !s.waiting) {
+            self.cancel(stop.operation);
         }
         match (&submitted.operation, resume) {
             (Some(op), None) => {
@@ -273,40 +270,26 @@ impl Engine {
                         ApiError::new(ErrorCode::NothingToStop, "nothing is running")
                     })?,
                 };
-                if !op.status.is_active() || op.stop.is_some() {
+                // A waiting operation ends here, with its question, in one commit; a running one
+                // is asked to stop and its executor confirms.
+                let events = operation::stop_events(&op, &device, now);
+                if events.is_empty() {
                     return Ok((op, false));
                 }
-                let stop = StopState {
-                    requested_at: now,
-                    requested_by: device,
-                    confirmed_at: None,
-                };
-                let events = [OperationEvent::StopRequested { stop }];
-                let op = store.record(op.id, &events, now)?;
+                let (op, interaction) =
+                    store.record_with_change(op.id, &events, now, |op, i| {
+                        let outcome = op.outcome.clone().filter(|_| !op.status.is_active())?;
+                        outcome_change(op, i, outcome, now)
+                    })?;
                 publish_events(&notify, &op, &events);
+                if let Some(interaction) = interaction {
+                    let _ = notify.send(Notification::Interaction { interaction });
+                }
                 Ok((op, true))
             })
             .await?;
-        let token = self
-            .cancels
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&op.id)
-            .cloned();
-        let mut op = op;
-        match token {
-            Some(token) => token.cancel(),
-            // Waiting for an answer, no executor holds it: nothing can act any more, so the stop
-            // is confirmed at once (a cancel or a set-aside question ends it as stopped).
-            None if changed && op.status == OperationStatus::NeedsInput => {
-                let id = op.id;
-                self.finish(id, OperationStatus::NeedsInput, ExecOutcome::Stopped)
-                    .await?;
-                if let Some(now) = self.db(move |s| s.operation(id)).await? {
-                    op = now;
-                }
-            }
-            None => {}
+        if changed && op.status.is_active() {
+            self.cancel(op.id);
         }
         Ok(Interrupted {
             already_finished: !op.status.is_active() && op.stop.is_none(),
@@ -314,6 +297,20 @@ impl Engine {
             stop: op.stop.clone(),
             operation: op,
         })
+    }
+
+    /// Tell the executor running `id` to stop (its stop is already recorded). An operation not yet
+    /// launched has no token: `run` sees the recorded stop before it starts.
+    fn cancel(&self, id: OperationId) {
+        let token = self
+            .cancels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .cloned();
+        if let Some(token) = token {
+            token.cancel();
+        }
     }
 
     /// Stop every running operation of an interaction that `device` sent inputs to (its
@@ -525,6 +522,41 @@ impl Engine {
                 transition: Transition::NeedInput,
                 status,
             }];
+            // Asked to stop while it ran, or its interaction let go of it (a cancel, a correction):
+            // the question is not asked, and the operation ends as stopped instead of waiting.
+            let before = s.operation(id)?;
+            let holder = match &before {
+                Some(op) => s.interaction(op.interaction)?,
+                None => None,
+            };
+            if let Some(op) = before.filter(|op| {
+                op.stop.is_some()
+                    || holder
+                        .as_ref()
+                        .is_none_or(|i| i.closed || i.operation != Some(op.id))
+            }) {
+                let mut events = Vec::new();
+                if op.stop.is_none() {
+                    events.push(OperationEvent::StopRequested {
+                        stop: StopState {
+                            requested_at: now,
+                            requested_by: "its interaction let go of it".into(),
+                            confirmed_at: None,
+                        },
+                    });
+                }
+                let by = op
+                    .stop
+                    .as_ref()
+                    .map_or("its interaction let go of it", |s| s.requested_by.as_str());
+                events.extend(operation::confirmed_stop(format!(
+                    "Stopped ({by}) before it could ask \"{}\"; nothing ran after that.",
+                    question.prompt
+                )));
+                let op = s.record(id, &events, now)?;
+                publish_events(&notify, &op, &events);
+                return Ok(());
+            }
             // The operation waits and the question goes on its interaction: one commit.
             let (op, asked) = s.record_with_change(id, &events, now, |op, current| {
                 (current.operation == Some(op.id)).then(|| interaction::ask(current, question, now))
@@ -539,7 +571,8 @@ impl Engine {
         .await
     }
 
-    /// Mark what a crash left behind: anything that may have acted becomes outcomeUnknown.
+    /// Mark what a crash left behind: anything that may have acted becomes outcomeUnknown; an
+    /// operation waiting for an answer is stopped, with its question (the event says why).
     fn recover(&self) -> Result<(), StoreError> {
         let mut store = self.store.lock().unwrap_or_else(|p| p.into_inner());
         let now = clock::now();
@@ -547,6 +580,29 @@ impl Engine {
             let Some(t) = operation::on_restart(op.status) else {
                 continue;
             };
+            if t == Transition::ConfirmStop {
+                let holder = store.interaction(op.interaction)?;
+                let summary = match operation::standing(&op, holder.as_ref()) {
+                    operation::Standing::Abandoned(why) => format!(
+                        "Its question was withdrawn ({why}) and it was still waiting when Circe restarted; nothing ran after the question: stopped."
+                    ),
+                    operation::Standing::Held => "Circe restarted while this waited for an answer; its choices pointed into the page as it was read before, so nothing was done: say the request again.".to_string(),
+                };
+                let mut events = vec![OperationEvent::StopRequested {
+                    stop: StopState {
+                        requested_at: now,
+                        requested_by: "restart".into(),
+                        confirmed_at: None,
+                    },
+                }];
+                events.extend(operation::confirmed_stop(summary));
+                let outcome = op_outcome(&events);
+                let (op, _) = store.record_with_change(op.id, &events, now, |op, current| {
+                    outcome_change(op, current, outcome?, now)
+                })?;
+                tracing::warn!(operation = %op.id, "stopped after restart: it waited for an answer");
+                continue;
+            }
             let status = operation::next(op.status, t).unwrap_or(OperationStatus::OutcomeUnknown);
             let summary = if status == OperationStatus::OutcomeUnknown {
                 "Circe restarted while this was running; whether it took effect is unknown until it is observed"
@@ -597,6 +653,14 @@ impl Engine {
         self.runners.close();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(3), self.runners.wait()).await;
     }
+}
+
+/// The outcome among `events`, if one is recorded.
+fn op_outcome(events: &[OperationEvent]) -> Option<Outcome> {
+    events.iter().find_map(|e| match e {
+        OperationEvent::OutcomeRecorded { outcome } => Some(outcome.clone()),
+        _ => None,
+    })
 }
 
 /// Publish the notifications of `events`, just appended to the log of `op` (now as it is).
@@ -683,13 +747,14 @@ fn params_hash(input: &Input) -> String {
 
 type Taken = (
     Submitted,
-    Option<OperationId>,
+    Option<interaction::Stop>,
     Option<(OperationId, std::collections::BTreeMap<String, String>)>,
     Option<Interaction>,
 );
 
 fn take_input(
     store: &mut Store,
+    notify: &broadcast::Sender<Notification>,
     node: &str,
     input: &Input,
     browser: bool,
@@ -775,12 +840,25 @@ fn take_input(
     };
     let reply = serde_json::to_value(&submitted)
         .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
-    store.commit_input(
+    // The operation this input stops: asked to stop in the same commit, and, when it only waited
+    // for an answer, ended there too (nothing runs, nothing has to confirm).
+    let stop_events = match change.stop {
+        Some(stop) => store
+            .operation(stop.operation)?
+            .map(|op| operation::stop_events(&op, stop.reason.as_str(), now))
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let stopped = store.commit_input(
         &change,
         accepted.as_ref(),
+        change.stop.map(|s| (s.operation, stop_events.as_slice())),
         (&input.device, &input.id.to_string(), &hash, &reply),
         now,
     )?;
+    if let Some(op) = &stopped {
+        publish_events(notify, op, &stop_events);
+    }
     let set_aside = change.set_aside.as_ref().map(|c| c.interaction.clone());
     Ok((submitted, change.stop, change.resume, set_aside))
 }

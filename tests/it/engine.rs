@@ -105,6 +105,102 @@ fn an_operation_its_interaction_moved_past_is_no_longer_current() {
     });
 }
 
+/// Asks a question once released, not watching `cancel` (as an executor mid-read would not).
+struct Asker {
+    release: Arc<Notify>,
+    started: Arc<Notify>,
+}
+
+impl Executor for Asker {
+    fn goal(&self) -> Goal {
+        Goal::Weather
+    }
+
+    fn run<'a>(&'a self, _op: &'a Operation, _cx: RunContext<'a>) -> BoxFuture<'a, ExecOutcome> {
+        Box::pin(async move {
+            self.started.notify_one();
+            self.release.notified().await;
+            ExecOutcome::NeedsInput {
+                question: circe::model::Question {
+                    kind: circe::model::QuestionKind::Choice,
+                    slot: "target".into(),
+                    prompt: "Which one?".into(),
+                    known_arguments: Default::default(),
+                    choices: vec![circe::model::Choice {
+                        key: "r1".into(),
+                        label: "A".into(),
+                    }],
+                    owner: "desk".into(),
+                    expires_at: u64::MAX,
+                },
+            }
+        })
+    }
+}
+
+/// Cancelled while it ran, an executor that then asks does not leave its operation waiting behind
+/// a closed interaction: the question is not asked and the operation ends stopped, confirmed.
+#[test]
+fn a_question_asked_after_a_cancel_ends_the_operation_as_stopped() {
+    let rt = crate::util::rt();
+    rt.block_on(async {
+        let (release, started) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+        let asker = Asker {
+            release: release.clone(),
+            started: started.clone(),
+        };
+        let engine = Engine::start(
+            "desk".into(),
+            Store::open_in_memory().unwrap(),
+            Executors::default().with(Box::new(asker)),
+            Limits::default(),
+        )
+        .unwrap();
+        let submitted = engine
+            .submit(input("weather in Pune"))
+            .unwrap()
+            .reply()
+            .await
+            .unwrap();
+        let id = submitted.operation.unwrap().id;
+        started.notified().await;
+        let cancelled = engine
+            .submit(input("cancel"))
+            .unwrap()
+            .reply()
+            .await
+            .unwrap();
+        assert!(cancelled.interaction.closed);
+        release.notify_one();
+        let mut op = None;
+        for _ in 0..400 {
+            let state = engine.state(10).await.unwrap();
+            op = state.operations.into_iter().find(|o| o.id == id);
+            if op.as_ref().is_some_and(|o| !o.status.is_active()) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        let op = op.unwrap();
+        assert_eq!(op.status, OperationStatus::Stopped, "{op:#?}");
+        let stop = op.stop.as_ref().unwrap();
+        assert_eq!(stop.requested_by, "cancel");
+        assert!(stop.confirmed_at.is_some());
+        assert!(
+            op.outcome
+                .as_ref()
+                .unwrap()
+                .summary
+                .contains("before it could ask"),
+            "{op:#?}"
+        );
+        let state = engine.state(10).await.unwrap();
+        let i = state.interaction.unwrap();
+        assert!(i.closed);
+        assert_eq!(i.pending, circe::model::Pending::None);
+    });
+}
+
 /// A scripted page reader at the executor seam: `pages` observations (each `elements` buttons
 /// long), each followed by `acts` steps grounded in it.
 struct Pages {

@@ -32,3 +32,4 @@ mod tidy;
 mod tray;
 mod util;
 mod voice;
+mod withdrawn;
