@@ -79,6 +79,7 @@
     // aria-hidden, tabindex -1, next to the title link to the same place) are left out.
     if (el.tabIndex < 0 && el.closest('[aria-hidden="true"]')) return false;
     if (nativeInteractive) return true;
+    if (role === 'gridcell' || role === 'cell') return cellIsTarget(el, marked);
     if (role && C.WIDGET_ROLES.has(role)) return true;
     if (el.hasAttribute('onclick')) return true;
     if (marked && handlerSized(el)) return true;
@@ -86,6 +87,18 @@
     const ti = el.getAttribute('tabindex');
     if (ti !== null && Number(ti) >= 0 && !['BODY', 'HTML'].includes(tag)) return true;
     return false;
+  }
+
+  /**
+   * A grid cell is a target of its own only when it can be one: no link or control inside (that
+   * is the target, and the cell around it is not a second one), and it takes focus, is
+   * selectable or has a click listener. A file list's icon, name and date cells (GitHub's) are
+   * none of these: the name link is what a person opens.
+   */
+  function cellIsTarget(el, marked) {
+    if (el.querySelector(NATIVE)) return false;
+    return marked || el.hasAttribute('onclick') || el.hasAttribute('tabindex') ||
+      el.hasAttribute('aria-selected');
   }
 
   /** A script-made control is small: not the page, and no real controls inside. */

@@ -941,8 +941,7 @@ pub const STOPWORDS: &[&str] = &[
     "by", "and", "or", "is", "are", "be", "here", "there", "some", "any", "one", "ones", "thing",
     "page", "site", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
     "titled", "labelled", "labeled", "into", "onto", "us", "we", "them", "him", "her", "his",
-    "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "option",
-    "thingy", "bit",
+    "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "thingy", "bit",
 ];
 
 /// Words that introduce a qualifier after the head of a reference.

@@ -397,6 +397,11 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     if short.len() >= 5 && long.starts_with(short.as_str()) && short.chars().count() >= 5 {
         return 0.8;
     }
+    // The last part of a compound (German, Dutch, Scandinavian) carries its meaning:
+    // "Ergebnisoptionen" is options, "Kundenservice" a service. A weak match: the head is unread.
+    if let Some(m) = compound_tail(short, long) {
+        return m;
+    }
     // Cognates across languages share their start: "nature" / "naturaleza",
     // "society" / "sociedad", "category" / "categoría".
     let common = short
@@ -429,6 +434,25 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
         m = 0.7;
     }
     m.max(cognate)
+}
+
+/// `short` said for the last part of the compound `long` (a head of four letters or more, a
+/// tail the word or its cognate: "options" / "ergebnisoptionen"): 0.55, else `None`.
+fn compound_tail(short: &str, long: &str) -> Option<f32> {
+    let n = short.chars().count();
+    if n < 6 || long.chars().count() < n + 4 {
+        return None;
+    }
+    long.char_indices().skip(4).find_map(|(i, _)| {
+        let tail = &long[i..];
+        let common = short
+            .chars()
+            .zip(tail.chars())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let shorter = n.min(tail.chars().count());
+        (common >= 5 && common * 10 >= shorter * 7 && tail.chars().count() + 3 >= n).then_some(0.55)
+    })
 }
 
 /// Query words with their compounds (two or three adjacent words joined)
@@ -1628,6 +1652,25 @@ mod tests {
         Observation {
             elements,
             ..Observation::default()
+        }
+    }
+
+    #[test]
+    fn the_last_part_of_a_compound_is_a_weak_match() {
+        let m = |q: &str, w: &str| word_match(&Token::synthetic(q), &[Token::synthetic(w)]);
+        let table = [
+            ("options", "Ergebnisoptionen", 0.55),
+            ("service", "Kundenservice", 0.55),
+            ("ticket", "Flugticket", 0.55),
+            // Too short to tell a compound from a word that ends alike.
+            ("sport", "transport", 0.0),
+            ("order", "Bestellorder", 0.0),
+            // Not the tail.
+            ("options", "Optionsschein", 0.8),
+            ("capsule", "Kapselmaschine", 0.0),
+        ];
+        for (q, w, want) in table {
+            assert_eq!(m(q, w), want, "{q} / {w}");
         }
     }
 

@@ -371,6 +371,12 @@ fn global_cue(source: &str, w: &[&str]) -> Option<Cue> {
         matches!(
             *x,
             "go" | "back"
+                | "take"
+                | "bring"
+                | "return"
+                | "me"
+                | "us"
+                | "just"
                 | "to"
                 | "the"
                 | "previous"
@@ -773,7 +779,9 @@ fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
         let t = &tokens[i];
         let next = indices.get(k + 1).map(|&j| &tokens[j]);
         let number_after = next.and_then(|n| text::number_word(&n.norm));
-        if let Some(n) = text::ordinal_word(&t.norm) {
+        if adverbial_ordinal(tokens, indices, k) {
+            // "the file that was last touched", "last updated in May": when, not which one.
+        } else if let Some(n) = text::ordinal_word(&t.norm) {
             p.ordinal = Some(Ordinal::Nth(n));
             p.ordinal_token = Some(i);
         } else if matches!(t.norm.as_str(), "last" | "final" | "bottom") {
@@ -805,6 +813,9 @@ fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
                     k += 1;
                 }
             }
+        } else if t.stem == "option" && p.ordinal.is_some() {
+            // "the second option": a position among choices, not a word of a label ("the
+            // result options" is content: a label may say it).
         } else if !is_in(lexicon::STOPWORDS, &t.norm) && !is_in(lexicon::STOPWORDS, &t.stem) {
             p.content.push(i);
         }
@@ -813,6 +824,28 @@ fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
     let content: Vec<Token> = p.content.iter().map(|&i| tokens[i].clone()).collect();
     p.concepts = lexicon::concept_ids(&content);
     p
+}
+
+/// An ordinal word used as an adverb of time, not a position: after a form of "be" ("that was
+/// last touched"), or before a past participle that ends the phrase or is followed by a small word
+/// ("last touched in September", "first published"). "The second shared folder" keeps its ordinal.
+fn adverbial_ordinal(tokens: &[Token], indices: &[usize], k: usize) -> bool {
+    let t = &tokens[indices[k]];
+    if text::ordinal_word(&t.norm).is_none() && !matches!(t.norm.as_str(), "last" | "final") {
+        return false;
+    }
+    let at = |d: isize| {
+        let j = k as isize + d;
+        (j >= 0)
+            .then(|| indices.get(j as usize))
+            .flatten()
+            .map(|&i| tokens[i].norm.as_str())
+    };
+    if at(-1).is_some_and(|p| matches!(p, "was" | "is" | "were" | "are" | "been" | "be")) {
+        return true;
+    }
+    let participle = at(1).is_some_and(|n| n.len() >= 5 && n.ends_with("ed"));
+    participle && at(2).is_none_or(|n| is_in(lexicon::STOPWORDS, n))
 }
 
 fn role_noun(stem: &str) -> Option<RoleNoun> {
@@ -874,6 +907,10 @@ mod tests {
             ("keep reading", Cue::Scroll(Direction::Down)),
             ("go back to the previous page", Cue::Back),
             ("back", Cue::Back),
+            ("take me back to the previous page", Cue::Back),
+            ("bring me back please", Cue::Back),
+            ("return to the previous page", Cue::Back),
+            ("take me to the previous article", Cue::Act),
             ("back to the RPG section", Cue::Act),
             ("open the first story and then upvote it", Cue::MultiStep),
         ];
@@ -918,6 +955,24 @@ mod tests {
         let r = read("enter the username karl");
         let rest = r.typing.and_then(|t| t.rest).expect("rest");
         assert_eq!(r.tokens[rest.start].norm, "username");
+    }
+
+    #[test]
+    fn an_ordinal_of_time_is_not_a_position() {
+        let table = [
+            ("open the file that was last touched in September", None),
+            ("the commit last updated in May", None),
+            ("the one that was first published", None),
+            ("open the last file", Some(Ordinal::Last)),
+            ("open the second shared folder", Some(Ordinal::Nth(2))),
+            ("the last edited file", Some(Ordinal::Last)),
+            ("open the first one", Some(Ordinal::Nth(1))),
+        ];
+        for (text, want) in table {
+            let r = read(text);
+            let got = r.head.ordinal.or(r.qualifier.ordinal);
+            assert_eq!(got, want, "{text}");
+        }
     }
 
     #[test]

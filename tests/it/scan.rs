@@ -227,3 +227,45 @@ fn a_frame_no_content_script_can_read_is_reported_as_not_observed() {
     assert_ne!(button["frameId"], 0, "{button}");
     assert_eq!(observation(&v)["names"]["source"], "accessibility");
 }
+
+/// A file list built as an ARIA grid (GitHub's): its icon, name and date cells are not targets of
+/// their own (the links inside are), so "open the tests folder" and "the second file" open the
+/// named link, never the "Directory" / "File" icon cell of its row. A date picker's focusable,
+/// selectable cells stay targets.
+#[test]
+fn a_grids_cells_are_targets_only_when_they_can_be() {
+    let (sites, d, _b) = setup("/scan/grid.html");
+    let opened = |from: usize| -> Vec<String> {
+        sites.gets()[from..]
+            .iter()
+            .filter(|g| g.starts_with("/scan/grid.html?"))
+            .cloned()
+            .collect()
+    };
+    let before = sites.gets().len();
+    let v = seen(&d, say(&d, "open the tests folder"));
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(opened(before), vec!["/scan/grid.html?open=tests"]);
+    let all = elements(&v);
+    for label in ["Directory", "File", "May 10, 2022", "Sep 14, 2021"] {
+        assert!(
+            !all.iter().any(|e| e["label"] == label),
+            "{label:?} is a cell, not a target: {all:#?}"
+        );
+    }
+    assert!(
+        !all.iter()
+            .any(|e| e["role"] == "gridcell" && e["label"] == "tests"),
+        "the name cell is not a second target beside its link: {all:#?}"
+    );
+    for day in ["12", "13", "14"] {
+        let cell = element(&v, day);
+        assert_eq!(cell["role"], "gridcell", "{cell}");
+    }
+
+    let before = sites.gets().len();
+    let v = say(&d, "show me the git ignore file");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(opened(before), vec!["/scan/grid.html?open=gitignore"]);
+    assert!(sites.actions().is_empty(), "{:?}", sites.actions());
+}
