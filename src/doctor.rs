@@ -228,6 +228,7 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
         ));
     }
     checks.push(semantic(paths));
+    checks.push(glossary(paths));
     checks.push(voice(paths));
     Report { checks }
 }
@@ -249,6 +250,32 @@ fn semantic(paths: &Paths) -> Check {
                     "scripts/install-model {} (or set CIRCE_MODEL_DIR to a directory it filled), then restart `circe serve`",
                     dir.display()
                 ),
+            )),
+        },
+    );
+    c.optional = true;
+    c
+}
+
+/// The glossary (optional: without it a screen in another language is matched by its own words
+/// and their cognates only).
+fn glossary(paths: &Paths) -> Check {
+    let dir = crate::glossary::dir(&paths.data_dir);
+    let mut c = check(
+        "glossary",
+        match crate::glossary::Glossary::load(&dir) {
+            Ok(g) => Ok(format!(
+                "{} ({})",
+                dir.display(),
+                g.languages()
+                    .iter()
+                    .map(|(l, n)| format!("{l}: {n} words"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            Err(e) => Err((
+                format!("glossary off (words in other languages meet English only as cognates): {e}"),
+                "apt-get install dict-freedict-deu-eng dict-freedict-fra-eng dict-freedict-spa-eng dict-freedict-ita-eng dict-freedict-nld-eng dict-freedict-por-eng; circe install-glossary; then restart `circe serve`".into(),
             )),
         },
     );

@@ -314,6 +314,17 @@ pub fn run_corpus_with(
     decider: &dyn Decider,
     semantic: Option<&crate::semantic::Semantic>,
 ) -> Result<EvalReport, EvalError> {
+    run_corpus_with_signals(path, decider, semantic, None)
+}
+
+/// [`run_corpus_with`] and the glossary: each observation gets the English glosses of its words
+/// when it is in another language (once per observation, outside the measured latency).
+pub fn run_corpus_with_signals(
+    path: &Path,
+    decider: &dyn Decider,
+    semantic: Option<&crate::semantic::Semantic>,
+    glossary: Option<&crate::glossary::Glossary>,
+) -> Result<EvalReport, EvalError> {
     let mut files = Vec::new();
     collect_jsonl(path, &mut files)?;
     files.sort();
@@ -339,7 +350,8 @@ pub fn run_corpus_with(
             })?;
             let obs_path = dir.join(&case.observation);
             if !observations.contains_key(&obs_path) {
-                let o = load_observation(&obs_path)?;
+                let mut o = load_observation(&obs_path)?;
+                o.glosses = glossary.and_then(|g| g.glosses(&o));
                 observations.insert(obs_path.clone(), o);
             }
             let observation = &observations[&obs_path];
@@ -353,10 +365,13 @@ pub fn run_corpus_with(
             }
         }
     }
-    let name = match semantic {
-        Some(_) => format!("{}+semantic", decider.name()),
-        None => decider.name().to_string(),
-    };
+    let mut name = decider.name().to_string();
+    if semantic.is_some() {
+        name.push_str("+semantic");
+    }
+    if glossary.is_some() {
+        name.push_str("+glossary");
+    }
     Ok(report(&name, results))
 }
 

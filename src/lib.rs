@@ -25,6 +25,7 @@ pub mod director;
 pub mod doctor;
 pub mod eval;
 pub mod executor;
+pub mod glossary;
 pub mod interaction;
 pub mod mesh;
 pub mod model;

@@ -36,6 +36,8 @@ pub struct BrowserExecutor {
     preferences: Arc<crate::preferences::Preferences>,
     /// The semantic signal, when its model is installed.
     semantic: Option<Arc<crate::semantic::Semantic>>,
+    /// English glosses for a page in another language, when the glossary is installed.
+    glossary: Option<Arc<crate::glossary::Glossary>>,
 }
 
 /// The remote decider, if one is configured (the composition root picks it).
@@ -58,7 +60,14 @@ impl BrowserExecutor {
             remote,
             preferences,
             semantic: None,
+            glossary: None,
         }
+    }
+
+    /// Grounds with the glossary too (see `crate::glossary`).
+    pub fn with_glossary(mut self, glossary: Option<Arc<crate::glossary::Glossary>>) -> Self {
+        self.glossary = glossary;
+        self
     }
 
     /// Grounds with the semantic signal too (see `crate::semantic`).
@@ -344,6 +353,7 @@ impl BrowserExecutor {
                     }
                     let mut grounded = observation.clone();
                     grounded.similarity = self.similarity(&texts[k], &observation).await;
+                    grounded.glosses = self.glossary.as_ref().and_then(|g| g.glosses(&observation));
                     let snapshot = Snapshot {
                         observation: Some(grounded),
                         ..Default::default()

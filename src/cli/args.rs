@@ -74,6 +74,9 @@ pub enum Command {
     Eval(EvalArgs),
     /// Write the native-messaging host manifest so Chrome's Circe extension can reach this daemon.
     InstallBrowser(InstallBrowserArgs),
+    /// Build the glossary (English glosses of German, French, Spanish, Italian, Dutch and
+    /// Portuguese words) from the FreeDict dictionaries (apt-get install dict-freedict-deu-eng …).
+    InstallGlossary(InstallGlossaryArgs),
     /// Be the native-messaging host (what Chrome starts; useful for manual tests).
     NativeHost {
         #[arg(default_value = "chrome-extension://dhnfkefodfmddfnkfkkbeilnaiafageh/")]
@@ -210,6 +213,19 @@ pub struct EvalArgs {
     /// Ground without the semantic signal even when its model is installed.
     #[arg(long)]
     pub no_semantic: bool,
+    /// Ground without the glossary even when it is installed.
+    #[arg(long)]
+    pub no_glossary: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct InstallGlossaryArgs {
+    /// Where the FreeDict dictd files are (freedict-deu-eng.index, freedict-deu-eng.dict.dz, …).
+    #[arg(long, default_value = crate::glossary::DICTD_DIR)]
+    pub from: std::path::PathBuf,
+    /// The glossary directory (default: $CIRCE_GLOSSARY_DIR, else <data dir>/glossary).
+    #[arg(long)]
+    pub to: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

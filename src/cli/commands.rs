@@ -3,8 +3,8 @@
 //! person is in `render`.
 
 use super::args::{
-    AnswerArgs, DevicesAction, EvalArgs, GroundArgs, InstallBrowserArgs, JoinArgs, NodesAction,
-    SayArgs,
+    AnswerArgs, DevicesAction, EvalArgs, GroundArgs, InstallBrowserArgs, InstallGlossaryArgs,
+    JoinArgs, NodesAction, SayArgs,
 };
 use super::render::{self, operation_line, print_notification, print_state, print_submitted};
 use super::{Endpoint, EXIT_ERROR, EXIT_NOT_DONE};
@@ -191,6 +191,10 @@ pub fn ground(paths: &Paths, args: GroundArgs, json: bool) -> anyhow::Result<i32
     {
         observation.similarity = semantic.similarity(&text, &observation).ok();
     }
+    // The glossary, when installed (as `circe eval`).
+    if let Ok(glossary) = crate::glossary::Glossary::load(&crate::glossary::dir(&paths.data_dir)) {
+        observation.glosses = glossary.glosses(&observation);
+    }
     let decision = if typed {
         let envelope = crate::director::Envelope::typed("cli", &text);
         let snapshot = crate::director::Snapshot {
@@ -210,8 +214,47 @@ pub fn ground(paths: &Paths, args: GroundArgs, json: bool) -> anyhow::Result<i32
 }
 
 /// `circe eval`: a grounding corpus's scores.
+/// `circe install-glossary`: convert the FreeDict dictionaries into the glossary.
+pub fn install_glossary(
+    paths: &Paths,
+    args: InstallGlossaryArgs,
+    json: bool,
+) -> anyhow::Result<i32> {
+    let to = args
+        .to
+        .unwrap_or_else(|| crate::glossary::dir(&paths.data_dir));
+    let done = crate::glossary::install(&args.from, &to)?;
+    if json {
+        let v: Vec<_> = done
+            .iter()
+            .map(|d| serde_json::json!({"language": d.language, "words": d.words, "path": d.path}))
+            .collect();
+        println!("{}", serde_json::Value::Array(v));
+    } else {
+        for d in &done {
+            println!("{}: {} words -> {}", d.language, d.words, d.path.display());
+        }
+    }
+    Ok(0)
+}
+
 pub fn eval(paths: &Paths, args: EvalArgs, json: bool) -> anyhow::Result<i32> {
-    let EvalArgs { path, no_semantic } = args;
+    let EvalArgs {
+        path,
+        no_semantic,
+        no_glossary,
+    } = args;
+    let glossary = if no_glossary {
+        None
+    } else {
+        match crate::glossary::Glossary::load(&crate::glossary::dir(&paths.data_dir)) {
+            Ok(g) => Some(g),
+            Err(e) => {
+                eprintln!("circe eval: glossary off: {e}");
+                None
+            }
+        }
+    };
     let dir = crate::semantic::model_dir(&paths.data_dir);
     let semantic = if no_semantic {
         None
@@ -224,10 +267,11 @@ pub fn eval(paths: &Paths, args: EvalArgs, json: bool) -> anyhow::Result<i32> {
             }
         }
     };
-    let report = crate::eval::run_corpus_with(
+    let report = crate::eval::run_corpus_with_signals(
         &path,
         &crate::director::local::LocalDecider,
         semantic.as_ref(),
+        glossary.as_ref(),
     )?;
     if json {
         println!("{}", serde_json::to_string(&report)?);

@@ -128,6 +128,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Ground(args) => commands::ground(&paths, args, json),
         Command::Eval(args) => commands::eval(&paths, args, json),
         Command::InstallBrowser(args) => commands::install_browser(args, json),
+        Command::InstallGlossary(args) => commands::install_glossary(&paths, args, json),
         Command::Pair { yes } => commands::pair(&socket, yes, json).await,
         Command::Join(args) => commands::join(&socket, args, json).await,
         Command::Nodes { action } => {

@@ -85,7 +85,8 @@ pub fn build_with_bridge(
                 remote_decider(config)?,
                 preferences.clone(),
             )
-            .with_semantic(semantic_signal(paths)),
+            .with_semantic(semantic_signal(paths))
+            .with_glossary(glossary(paths)),
         ))
         .with(Box::new(DesktopExecutor::new(
             crate::desktop::platform_session(&config.node.name),
@@ -142,6 +143,22 @@ fn semantic_signal(paths: &Paths) -> Option<Arc<crate::semantic::Semantic>> {
         }
         Err(e) => {
             tracing::info!("semantic signal off: {e}");
+            None
+        }
+    }
+}
+
+/// The glossary when installed (`circe install-glossary`); otherwise words in other languages
+/// meet English only as cognates (`circe doctor` says how to install it).
+fn glossary(paths: &Paths) -> Option<Arc<crate::glossary::Glossary>> {
+    let dir = crate::glossary::dir(&paths.data_dir);
+    match crate::glossary::Glossary::load(&dir) {
+        Ok(g) => {
+            tracing::info!(dir = %dir.display(), languages = ?g.languages(), "glossary on");
+            Some(Arc::new(g))
+        }
+        Err(e) => {
+            tracing::info!("glossary off: {e}");
             None
         }
     }

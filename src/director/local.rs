@@ -436,6 +436,16 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     m.max(cognate)
 }
 
+/// A word said for a gloss of a label word (the label's word in English): an exact gloss counts
+/// as 0.8 of the label's own word, anything looser (a prefix, a sound-alike) not at all.
+fn gloss_strength(m: f32) -> f32 {
+    if m >= 1.0 {
+        0.8
+    } else {
+        0.0
+    }
+}
+
 /// `short` said for the last part of the compound `long` (a head of four letters or more, a
 /// tail the word or its cognate: "options" / "ergebnisoptionen"): 0.55, else `None`.
 fn compound_tail(short: &str, long: &str) -> Option<f32> {
@@ -906,6 +916,7 @@ fn score_element<'s>(
         *hit |= *s;
     }
     let head_desc = phrase_match(head_q, &f.description);
+    let head_gloss = phrase_match(head_q, &f.glosses);
     let ctx_key = (f.item_slot, element.context.as_str());
     let (head_ctx, qual_ctx) = match context_memo.iter().find(|(k, _, _)| *k == ctx_key) {
         Some((_, h, q)) => (h.clone(), q.clone()),
@@ -922,7 +933,10 @@ fn score_element<'s>(
     let mut noun_k: Option<usize> = None;
     for k in 0..head.len() {
         let (c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
-        let own = head_label[k].max(c).max(head_desc[k] * 0.9);
+        let own = head_label[k]
+            .max(c)
+            .max(head_desc[k] * 0.9)
+            .max(gloss_strength(head_gloss[k]));
         let m = own.max(head_ctx[k] * head_around);
         head_best[k] = head_best[k].max(m);
         label_content_hit |= own >= 0.7;
@@ -955,13 +969,12 @@ fn score_element<'s>(
         factor *= 0.5;
     }
     let qual_desc = phrase_match(qual_q, &f.description);
+    let qual_gloss = phrase_match(qual_q, &f.glosses);
     for k in 0..qual.len() {
         let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
-        let m = qual_label[k]
-            .max(c)
-            .max(qual_ctx[k] * qual_around)
-            .max(qual_desc[k] * 0.9);
-        label_content_hit |= qual_label[k].max(c) >= 0.7;
+        let own = qual_label[k].max(c).max(gloss_strength(qual_gloss[k]));
+        let m = own.max(qual_ctx[k] * qual_around).max(qual_desc[k] * 0.9);
+        label_content_hit |= own >= 0.7;
         qual_best[k] = qual_best[k].max(m);
         explained += qual_w[k] * m;
         total += qual_w[k];
@@ -1652,6 +1665,74 @@ mod tests {
         Observation {
             elements,
             ..Observation::default()
+        }
+    }
+
+    /// English words meet a German page's labels through their glosses, and only through them.
+    #[test]
+    fn glosses_carry_english_words_to_labels_in_another_language() {
+        let mut obs = Observation {
+            elements: vec![
+                el(
+                    "g1",
+                    "radio",
+                    "Strom",
+                    "Strom Gas Versicherungen Immobilien",
+                ),
+                el("g2", "radio", "Gas", "Strom Gas Versicherungen Immobilien"),
+                el(
+                    "g3",
+                    "radio",
+                    "Versicherungen",
+                    "Strom Gas Versicherungen Immobilien",
+                ),
+                el(
+                    "g4",
+                    "radio",
+                    "Immobilien",
+                    "Strom Gas Versicherungen Immobilien",
+                ),
+            ],
+            ..Observation::default()
+        };
+        let decide = |obs: &Observation, text: &str| {
+            let snapshot = crate::director::Snapshot {
+                observation: Some(obs.clone()),
+                ..Default::default()
+            };
+            match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
+                crate::director::Decision::Execute(plan) => match plan.action {
+                    crate::director::Action::Click { target } => Some(target),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        assert_eq!(
+            decide(&obs, "real estate"),
+            None,
+            "no glossary: nothing to go on"
+        );
+        let words = [
+            ("strom", "current electric power"),
+            ("versicherungen", "insurances insurance insurers"),
+            ("immobilien", "property real estate"),
+        ];
+        obs.glosses = Some(crate::model::Glosses {
+            language: "de".into(),
+            words: words
+                .iter()
+                .map(|(w, g)| (w.to_string(), g.split(' ').map(String::from).collect()))
+                .collect(),
+        });
+        let table = [
+            ("real estate", Some("g4")),
+            ("open insurance", Some("g3")),
+            ("gas", Some("g2")),
+            ("water", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(decide(&obs, text).as_deref(), want, "{text}");
         }
     }
 

@@ -15,6 +15,7 @@
 //! caller put them to a remote decider without this module knowing.
 
 pub mod decider;
+pub mod language;
 pub mod lexicon;
 pub mod local;
 pub mod observation;

@@ -47,6 +47,9 @@ pub struct ElementFacts {
     pub label_concepts: Vec<(usize, std::ops::Range<usize>)>,
     /// Description tokens (often the link's title attribute).
     pub description: Vec<Token>,
+    /// English glosses of the label's words, when the screen is in another language and a
+    /// glossary was consulted (`Observation::glosses`): weaker evidence than the label's own words.
+    pub glosses: Vec<Token>,
     /// Index into `Structure::contexts`: the tokens of the row it sits in,
     /// item number removed.
     pub context_slot: usize,
@@ -80,6 +83,25 @@ pub struct Structure {
     pub contexts: Vec<Vec<Token>>,
     /// Tokens of the page title (and its initialism), which name the page itself.
     pub title: Vec<Token>,
+}
+
+/// Glosses kept per element.
+const MAX_ELEMENT_GLOSSES: usize = 16;
+
+/// The English glosses of `label`'s words, first sense first, each once.
+fn glosses_of(observation: &Observation, label: &[Token]) -> Vec<Token> {
+    let Some(glosses) = &observation.glosses else {
+        return Vec::new();
+    };
+    let mut out: Vec<Token> = Vec::new();
+    for t in label {
+        for g in glosses.words.get(&t.norm).into_iter().flatten() {
+            if out.len() < MAX_ELEMENT_GLOSSES && !out.iter().any(|o| &o.norm == g) {
+                out.push(Token::synthetic(g));
+            }
+        }
+    }
+    out
 }
 
 impl Structure {
@@ -146,12 +168,14 @@ impl Structure {
                 let (section, label_rest) = split_section_number(&e.label, &e.context);
                 let item = membership[index];
                 let label = text::tokens(label_rest);
+                let glosses = glosses_of(observation, &label);
                 ElementFacts {
                     index,
                     class: role_class(e),
                     label_concepts: super::lexicon::concepts_in(&label),
                     label,
                     description: text::tokens(e.description.as_deref().unwrap_or("")),
+                    glosses,
                     context_slot: context_order
                         .iter()
                         .position(|c| *c == e.context.as_str())

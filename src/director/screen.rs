@@ -303,9 +303,19 @@ fn leads_with_an_unknown_word(reading: &Reading<'_>, observation: &Observation) 
             .iter()
             .any(|t| t.norm == lead.norm || t.stem == lead.stem)
     };
-    !observation.elements.iter().any(|e| {
-        on_screen(&e.label) || on_screen(&e.context) || e.value.as_deref().is_some_and(on_screen)
-    }) && !on_screen(&observation.title)
+    // A word said in English for a label in another language is on screen too ("real estate"
+    // for "Immobilien").
+    let glossed = observation
+        .glosses
+        .as_ref()
+        .is_some_and(|g| g.words.values().flatten().any(|w| *w == lead.norm));
+    !glossed
+        && !observation.elements.iter().any(|e| {
+            on_screen(&e.label)
+                || on_screen(&e.context)
+                || e.value.as_deref().is_some_and(on_screen)
+        })
+        && !on_screen(&observation.title)
 }
 
 /// "only search titles" beside a "Nur Titel durchsuchen" checkbox: the words

@@ -6,7 +6,7 @@
 
 pub mod observation;
 
-pub use observation::{Element, NameSource, Observation, Similarity, Surface, Unobserved};
+pub use observation::{Element, Glosses, NameSource, Observation, Similarity, Surface, Unobserved};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -28,6 +28,19 @@ pub struct Observation {
     /// computed it (src/semantic.rs); never read from or written to files.
     #[serde(skip)]
     pub similarity: Option<Similarity>,
+    /// English glosses of the screen's words when it is in another language, when a caller
+    /// looked them up (src/glossary.rs); never read from or written to files.
+    #[serde(skip)]
+    pub glosses: Option<Glosses>,
+}
+
+/// English words for the words of a screen in another language: a word as the Director folds
+/// it ("strom") → its glosses, folded, first sense first ("current", "electricity", "power").
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Glosses {
+    /// The screen's language (ISO 639-1).
+    pub language: String,
+    pub words: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// `names` of an observation: `accessibility`, `dom` or `mixed`, and why not all from the tree.

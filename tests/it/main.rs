@@ -11,6 +11,7 @@ mod director_eval;
 mod director_remote;
 mod engine;
 mod fuzz;
+mod glossary;
 mod hardening;
 mod mesh;
 mod mesh_browser;

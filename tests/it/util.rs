@@ -468,3 +468,28 @@ pub fn file_mode(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
+
+/// The glossary the grounding tests use: `$CIRCE_GLOSSARY_DIR`, else `.models/glossary` in the
+/// repository, built there once from the FreeDict dictionaries (`/usr/share/dictd`, the Debian
+/// packages scripts/test installs) when missing. Fails, saying what to install, without them.
+pub fn glossary_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::var_os("CIRCE_GLOSSARY_DIR").map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join(".models/glossary"),
+            PathBuf::from,
+        );
+        if circe::glossary::Glossary::load(&dir).is_err() {
+            circe::glossary::install(Path::new(circe::glossary::DICTD_DIR), &dir).unwrap_or_else(
+                |e| panic!("the glossary cannot be built: {e} (scripts/test installs them)"),
+            );
+        }
+        dir
+    })
+    .clone()
+}
+
+pub fn glossary() -> &'static circe::glossary::Glossary {
+    static G: std::sync::OnceLock<circe::glossary::Glossary> = std::sync::OnceLock::new();
+    G.get_or_init(|| circe::glossary::Glossary::load(&glossary_dir()).expect("glossary"))
+}

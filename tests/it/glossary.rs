@@ -1,0 +1,130 @@
+//! The glossary (src/glossary.rs): built by `circe install-glossary` from the real FreeDict
+//! dictionaries, read by the daemon, and used when a page is in another language: "real estate"
+//! said on a German comparison site opens its "Immobilien" tab in real Chromium, and without the
+//! glossary the same words act on nothing.
+
+use crate::browser_util::{say, status, wait_connected, Browser, Sites};
+use crate::util::*;
+use std::time::Duration;
+
+#[test]
+fn install_glossary_builds_every_installed_language_and_refuses_a_wrong_source() {
+    let to = tempfile::tempdir().unwrap();
+    let d = Daemon::quiet("");
+    let out = d.cli(&[
+        "install-glossary",
+        "--json",
+        "--to",
+        to.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let built: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let languages: Vec<&str> = built
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["language"].as_str().unwrap())
+        .collect();
+    for l in ["de", "fr", "es"] {
+        assert!(languages.contains(&l), "{languages:?}");
+    }
+    let g = circe::glossary::Glossary::load(to.path()).unwrap();
+    for (language, word, gloss) in [
+        ("de", "versicherungen", "insurance"),
+        ("de", "immobilien", "estate"),
+        ("de", "konto", "account"),
+        ("de", "betrag", "amount"),
+        ("fr", "compte", "account"),
+        ("es", "cuenta", "account"),
+    ] {
+        let glosses = g.lookup(language, word);
+        assert!(glosses.contains(&gloss), "{language} {word}: {glosses:?}");
+    }
+
+    let nowhere = tempfile::tempdir().unwrap();
+    let out = d.cli(&[
+        "install-glossary",
+        "--from",
+        nowhere.path().to_str().unwrap(),
+        "--to",
+        to.path().to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("apt-get install dict-freedict-deu-eng"),
+        "{}",
+        stderr(&out)
+    );
+    // What was built before is untouched.
+    assert!(circe::glossary::Glossary::load(to.path()).is_ok());
+}
+
+/// A German page's label words get English glosses; an English page's get none.
+#[test]
+fn a_german_page_is_glossed_and_an_english_one_is_not() {
+    let g = glossary();
+    let german = circe::eval::load_observation(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/grounding/observations/form-verivox.json"
+    )))
+    .unwrap();
+    let glosses = g.glosses(&german).expect("a German page");
+    assert_eq!(glosses.language, "de");
+    assert!(glosses.words["versicherungen"].contains(&"insurance".to_string()));
+    // A compound not in the dictionary is read by its last part.
+    assert!(
+        glosses.words["nettokreditbetrag"].contains(&"amount".to_string()),
+        "{:?}",
+        glosses.words.get("nettokreditbetrag")
+    );
+    let english = circe::eval::load_observation(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/grounding/observations/forge-github.json"
+    )))
+    .unwrap();
+    assert_eq!(g.glosses(&english), None);
+}
+
+/// Real daemon, real Chromium, the saved Verivox page: "real estate" opens the "Immobilien"
+/// tab with the glossary, and acts on nothing without it.
+#[test]
+fn real_estate_said_on_a_german_page_opens_immobilien() {
+    let sites = Sites::start();
+    let page = format!("{}/real/form-verivox/index.html", sites.url);
+
+    let without = Daemon::start_with_env(
+        "",
+        vec![("CIRCE_GLOSSARY_DIR".into(), "/nonexistent/glossary".into())],
+    );
+    let _b = Browser::start(&without, &page);
+    wait_connected(&without, Duration::from_secs(30));
+    let v = say(&without, "real estate");
+    assert_ne!(status(&v), "completed", "{v:#}");
+    drop(_b);
+
+    let with = Daemon::start_with_env(
+        "",
+        vec![(
+            "CIRCE_GLOSSARY_DIR".into(),
+            glossary_dir().to_str().unwrap().into(),
+        )],
+    );
+    let _b = Browser::start(&with, &page);
+    wait_connected(&with, Duration::from_secs(30));
+    let v = say(&with, "real estate");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", with.log());
+    let clicked = v["operation"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["action"]
+                .as_str()
+                .is_some_and(|a| a.starts_with("clicked"))
+        })
+        .unwrap_or_else(|| panic!("a click: {v:#}"));
+    assert!(
+        clicked["action"].as_str().unwrap().contains("Immobilien"),
+        "{clicked:#}"
+    );
+}
