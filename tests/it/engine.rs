@@ -42,6 +42,11 @@ impl Executor for Probe {
     }
 }
 
+/// Submit `text` and wait for its reply.
+async fn said(engine: &Arc<Engine>, text: &str) -> circe::protocol::Submitted {
+    engine.submit(input(text)).unwrap().reply().await.unwrap()
+}
+
 fn input(text: &str) -> Input {
     Input {
         id: uuid::Uuid::new_v4(),
@@ -76,19 +81,9 @@ fn an_operation_its_interaction_moved_past_is_no_longer_current() {
             Limits::default(),
         )
         .unwrap();
-        engine
-            .submit(input("weather in Pune"))
-            .unwrap()
-            .reply()
-            .await
-            .unwrap();
+        said(&engine, "weather in Pune").await;
         started.notified().await;
-        let cancelled = engine
-            .submit(input("cancel"))
-            .unwrap()
-            .reply()
-            .await
-            .unwrap();
+        let cancelled = said(&engine, "cancel").await;
         assert!(cancelled.interaction.closed);
         release.notify_one();
         for _ in 0..200 {
@@ -156,20 +151,10 @@ fn a_question_asked_after_a_cancel_ends_the_operation_as_stopped() {
             Limits::default(),
         )
         .unwrap();
-        let submitted = engine
-            .submit(input("weather in Pune"))
-            .unwrap()
-            .reply()
-            .await
-            .unwrap();
+        let submitted = said(&engine, "weather in Pune").await;
         let id = submitted.operation.unwrap().id;
         started.notified().await;
-        let cancelled = engine
-            .submit(input("cancel"))
-            .unwrap()
-            .reply()
-            .await
-            .unwrap();
+        let cancelled = said(&engine, "cancel").await;
         assert!(cancelled.interaction.closed);
         release.notify_one();
         let mut op = None;
