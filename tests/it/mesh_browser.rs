@@ -470,3 +470,67 @@ fn the_phone_page_shows_what_circe_saw_at_a_step() {
         text_of(&mut phone, "seen-title")
     );
 }
+
+/// Issue 17 from the phone page itself (real Chromium at phone size, paired): a browser question
+/// withdrawn by "never mind", by a request of its own, or by the Stop button ends the operation
+/// that waited for it, stopped and confirmed, and the next request runs.
+#[test]
+fn the_phone_page_ends_a_waiting_operation_by_cancel_new_request_and_stop() {
+    use circe::model::OperationStatus;
+    let (sites, d, _b) = crate::browser_util::setup("/news/index.html");
+    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
+    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
+    phone.goto(started["url"].as_str().unwrap());
+    phone.wait("!document.getElementById('pairing').hidden", 10);
+    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let ask = |phone: &mut Phone| -> uuid::Uuid {
+        phone.say("upvote the story about the rust database");
+        phone.wait("!document.getElementById('question-box').hidden", 20);
+        let state = rt().block_on(d.state());
+        let op = state.operation.expect("the waiting operation");
+        assert_eq!(op.status, OperationStatus::NeedsInput);
+        op.id
+    };
+    let ended = |id: uuid::Uuid, by: &str| {
+        let store = circe::store::Store::open(&d.database()).unwrap();
+        let op = store.operation(id).unwrap().unwrap();
+        assert_eq!(op.status, OperationStatus::Stopped, "{op:#?}");
+        let stop = op.stop.expect("stopped");
+        assert_eq!(stop.requested_by, by);
+        assert!(stop.confirmed_at.is_some());
+    };
+
+    let op = ask(&mut phone);
+    phone.say("never mind");
+    phone.wait("document.getElementById('question-box').hidden", 10);
+    ended(op, "cancel");
+
+    let op = ask(&mut phone);
+    phone.say("hide the story about the Game Boy emulator");
+    phone.wait(
+        "document.getElementById('outcome-class').textContent === 'done'",
+        30,
+    );
+    ended(op, "set aside by a new request");
+
+    let op = ask(&mut phone);
+    phone.eval("document.getElementById('stop').click(); true");
+    phone.wait("document.getElementById('question-box').hidden", 10);
+    let store = circe::store::Store::open(&d.database()).unwrap();
+    let stopped = store.operation(op).unwrap().unwrap();
+    assert_eq!(stopped.status, OperationStatus::Stopped, "{stopped:#?}");
+    assert!(stopped.stop.unwrap().confirmed_at.is_some());
+
+    phone.say("hide the story about the QWERTY keyboard layout");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while sites.actions().len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let actions = sites.actions();
+    assert_eq!(actions.len(), 2, "{actions:?}");
+    assert_eq!(
+        (&actions[0]["item"], &actions[1]["item"]),
+        (&12.into(), &11.into()),
+        "{actions:?}"
+    );
+}
