@@ -30,6 +30,7 @@ pub mod interaction;
 pub mod mesh;
 pub mod model;
 pub mod operation;
+pub mod planner;
 pub mod preferences;
 pub mod private;
 pub mod protocol;

@@ -18,6 +18,7 @@ mod mesh_browser;
 mod mesh_tls;
 mod multistep;
 pub mod nodes;
+mod planner;
 mod realtime;
 mod realtime_mock;
 mod relations;

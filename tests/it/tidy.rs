@@ -23,6 +23,7 @@ const PURE: &[&str] = &[
     "src/model",
     "src/interaction.rs",
     "src/operation.rs",
+    "src/planner/mod.rs",
     "src/director",
     "src/voice/mod.rs",
     "src/voice/utterance.rs",
