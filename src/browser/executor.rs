@@ -353,7 +353,10 @@ impl BrowserExecutor {
                     }
                     let mut grounded = observation.clone();
                     grounded.similarity = self.similarity(&texts[k], &observation).await;
-                    grounded.glosses = self.glossary.as_ref().and_then(|g| g.glosses(&observation));
+                    grounded.glosses = self
+                        .glossary
+                        .as_ref()
+                        .and_then(|g| g.glosses_for(&observation, &texts[k]));
                     let snapshot = Snapshot {
                         observation: Some(grounded),
                         ..Default::default()
