@@ -10,3 +10,4 @@ pub mod framing;
 pub mod host;
 pub mod install;
 pub mod lifecycle;
+pub mod navigation;

@@ -17,6 +17,7 @@
 pub mod decider;
 pub mod lexicon;
 pub mod local;
+pub mod navigation;
 pub mod observation;
 pub mod reader;
 pub mod screen;
