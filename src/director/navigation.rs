@@ -323,7 +323,7 @@ fn is_page(name: &[&str]) -> bool {
 /// The placement said at the end of `words[begin..end]`: where the rest ends, and the placement.
 fn placement(words: &[&str], begin: usize, end: usize) -> (usize, Placement) {
     for (phrase, p) in PLACEMENTS {
-        if end >= begin + phrase.len() + 1 && words[end - phrase.len()..end] == **phrase {
+        if end > begin + phrase.len() && words[end - phrase.len()..end] == **phrase {
             return (end - phrase.len(), *p);
         }
     }
@@ -381,9 +381,7 @@ fn trim(s: &str) -> &str {
     let quotes = |c: char| matches!(c, '"' | '\'' | '“' | '”' | '‘' | '’' | '«' | '»');
     let mut s = s.trim();
     loop {
-        let t = s
-            .trim_end_matches(|c: char| matches!(c, '.' | '!' | '?' | ',' | ';' | ':'))
-            .trim();
+        let t = s.trim_end_matches(['.', '!', '?', ',', ';', ':']).trim();
         let t = if t.starts_with(quotes) && t.ends_with(quotes) && t.chars().count() >= 2 {
             let inner = t.char_indices().nth(1).map_or(t.len(), |(i, _)| i);
             let last = t.char_indices().last().map_or(t.len(), |(i, _)| i);
