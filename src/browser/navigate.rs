@@ -271,7 +271,7 @@ impl Navigator<'_> {
                     self.act(cx, tab, args, &says, true, &seen, |reply| {
                         let ev = reply.get("evidence").cloned().unwrap_or(Value::Null);
                         let verdict = if ev.get("reason").and_then(Value::as_str) == Some("last_tab") {
-                            Verdict::Failed("it is the only open tab, and closing it would close Chrome (and Circe's connection with it). Nothing was done".into())
+                            Verdict::Failed("it is the only open tab, and closing it would close Chrome (and Circe's connection with it)".into())
                         } else if applied(reply) && ev.get("closed") == Some(&Value::Bool(true)) {
                             Verdict::Shown { note: None }
                         } else {
@@ -476,8 +476,11 @@ impl Navigator<'_> {
         };
         let (verdict, page) = judge(&reply);
         let mut evidence = reply.get("evidence").cloned().unwrap_or(Value::Null);
+        // The extension did nothing (e.g. the last tab is not closed): not done, said as such.
+        let refused = reply.get("result").and_then(Value::as_str) == Some("notApplied");
         let (result, step_says) = match &verdict {
             Verdict::Shown { note } => (StepResult::Applied, note.clone()),
+            Verdict::Failed(r) if refused => (StepResult::NotApplied, Some(r.clone())),
             Verdict::Failed(r) => (StepResult::Blocked, Some(r.clone())),
             Verdict::Unknown(r) => (StepResult::Unknown, Some(r.clone())),
         };
@@ -494,6 +497,9 @@ impl Navigator<'_> {
                 title: page.title,
                 url: page.url,
             },
+            Verdict::Failed(r) if refused => Step::End(ExecOutcome::Blocked {
+                reason: format!("Not done: {r}"),
+            }),
             Verdict::Failed(r) => Step::End(ExecOutcome::Blocked {
                 reason: format!("{}, but {r}", capital(says)),
             }),

@@ -163,6 +163,17 @@ impl Sites {
     /// The site the words name: its name or an alias (ignoring case, spaces and punctuation;
     /// "the YouTube website" is YouTube), or its home page's host ("youtube.com").
     pub fn find(&self, said: &str) -> Option<&Site> {
+        let whole = key(said);
+        if whole.is_empty() {
+            return None;
+        }
+        if let Some(site) = self.list.iter().find(|s| {
+            std::iter::once(&s.name)
+                .chain(&s.aliases)
+                .any(|n| key(n) == whole)
+        }) {
+            return Some(site);
+        }
         let tokens = text::tokens(said);
         let mut words: Vec<&str> = tokens.iter().map(|t| t.norm.as_str()).collect();
         while matches!(words.first(), Some(&"the" | &"my")) {
@@ -656,6 +667,7 @@ mod tests {
             ("duck duck go", Some("DuckDuckGo")),
             ("DDG", Some("DuckDuckGo")),
             ("Vimeo", None),
+            ("the wiki", Some("Wikipedia")),
             ("the comments on the second story", None),
             ("the", None),
             ("", None),
@@ -728,6 +740,15 @@ mod tests {
         let sites = Sites::new(std::slice::from_ref(&docs)).unwrap();
         assert_eq!(sites.find("rust docs"), Some(&docs));
         assert_eq!(sites.find("docs.rs"), Some(&docs));
+        let shop = site(
+            "Nordhem",
+            &["the furniture shop"],
+            "https://shop.example/",
+            None,
+        );
+        let sites_with_shop = Sites::new(std::slice::from_ref(&shop)).unwrap();
+        assert_eq!(sites_with_shop.find("the furniture shop"), Some(&shop));
+        assert_eq!(sites_with_shop.find("furniture shop"), None);
         assert_eq!(sites.all().len(), builtin().len() + 1);
         // A built-in's name replaces it.
         let mine = site("youtube", &[], "https://yt.example/", None);

@@ -16,6 +16,7 @@ mod mesh;
 mod mesh_browser;
 mod mesh_tls;
 mod multistep;
+mod navigation;
 pub mod nodes;
 mod realtime;
 mod realtime_mock;
