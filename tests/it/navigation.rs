@@ -273,14 +273,39 @@ fn tabs_are_opened_switched_by_title_and_site_reloaded_and_closed() {
         summary(&v)
     );
 
-    // Close the one in front (YouTube), then the last one is refused: it would close Chrome.
-    let v = say(&d, "close this tab");
+    // A mail tab, opened by its address; "my mail tab" is found by its title ("Mailbox").
+    let mail = format!("{}/real/mail-adminlte/index.html", sites.url);
+    let v = say(&d, &format!("open {mail} in a new tab"));
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(
+        steps(&v)[1]["action"],
+        format!("opened {mail} in a new tab")
+    );
+    let v = say(&d, "switch to the Hacker News tab");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    let v = say(&d, "go to my mail tab");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(
+        v["operation"]["outcome"]["data"]["title"],
+        "AdminLTE 4 | Mailbox"
+    );
+
+    // Close a tab by its site (behind), then the one in front (the mail tab); the last one is
+    // refused: it would close Chrome.
+    let v = say(&d, "close the YouTube tab");
     assert_eq!(status(&v), "completed", "{v:#}");
     assert_eq!(
         steps(&v)[1]["action"],
         "closed the tab \"YouTube (youtube.com)\""
     );
     assert_eq!(steps(&v)[1]["evidence"]["closed"], true);
+    assert_eq!(steps(&v)[1]["irreversible"], true);
+    let v = say(&d, "close this tab");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(
+        steps(&v)[1]["action"],
+        "closed the tab \"AdminLTE 4 | Mailbox (127.0.0.1)\""
+    );
     assert!(
         summary(&v).ends_with("The tab shows \"Hacker News\"."),
         "{}",
@@ -288,7 +313,12 @@ fn tabs_are_opened_switched_by_title_and_site_reloaded_and_closed() {
     );
     let v = say(&d, "close the hacker news tab");
     assert_eq!(status(&v), "blocked", "{v:#}");
-    assert!(summary(&v).contains("the only open tab"), "{}", summary(&v));
+    assert!(
+        summary(&v).starts_with("Not done: it is the only open tab"),
+        "{}",
+        summary(&v)
+    );
+    assert_eq!(steps(&v)[1]["result"], "notApplied");
     assert_eq!(listed(&v).0, 1);
     assert_eq!(
         sites.actions().len(),
