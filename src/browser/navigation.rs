@@ -304,6 +304,13 @@ fn path_encode(s: &str) -> String {
     out
 }
 
+/// Top-level domains taken as an address without a scheme ("example.com").
+const COMMON_TLDS: &[&str] = &[
+    "com", "org", "net", "edu", "gov", "io", "dev", "app", "ai", "co", "info", "biz", "me", "tv",
+    "uk", "de", "fr", "es", "nl", "eu", "ca", "au", "jp", "ch", "at", "be", "se", "no", "dk", "fi",
+    "pl", "cz", "ie", "nz", "us", "news", "blog", "shop", "wiki", "test", "example",
+];
+
 /// An address said as one word ("example.com", "https://example.com/a"), as a full http(s)
 /// address; None for anything else.
 pub fn address(said: &str) -> Option<String> {
@@ -321,10 +328,11 @@ pub fn address(said: &str) -> Option<String> {
         let labels_ok = host
             .split('.')
             .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+        // A file name ("notes.md", "main.py") is no address: without a scheme or "www.", only
+        // the common top-level domains are taken (others need the scheme, or a site entry).
         if !host.contains('.')
             || !labels_ok
-            || tld.len() < 2
-            || !tld.chars().all(|c| c.is_ascii_alphabetic())
+            || !(host.starts_with("www.") || COMMON_TLDS.contains(&tld))
         {
             return None;
         }
@@ -820,6 +828,11 @@ mod tests {
             ("the comments", None),
             ("youtube", None),
             ("v1.2", None),
+            ("notes.md", None),
+            ("main.py", None),
+            ("docs.rs", None),
+            ("www.docs.rs", Some("https://www.docs.rs/")),
+            ("shop.circe.test/shop", Some("https://shop.circe.test/shop")),
             ("ftp://example.com", None),
             ("", None),
         ];
