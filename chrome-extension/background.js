@@ -1187,7 +1187,7 @@ async function waitLoaded(tabId, ms) {
   for (;;) {
     const s = await pageState(tabId);
     if (!s.exists || s.errorPage || s.loaded || now() >= deadline) return s;
-    await sleep(POLL_MS * 2);
+    await sleep(POLL_MS);
   }
 }
 
