@@ -437,6 +437,40 @@ fn sites_unknown_unreachable_configured_and_opened_by_address() {
         .requests()
         .contains(&"shop.circe.test /shop/index.html?q=sofa".to_string()));
 
+    // No browser tab is called "Security", but the page has a tab of that name: it is clicked.
+    let settings = format!("{}/real/settings-adminlte/index.html", sites.url);
+    let v = say(&d, &format!("open {settings} in a new tab"));
+    assert_eq!(status(&v), "completed", "{v:#}");
+    let v = say(&d, "switch to the Security tab");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    let done: Vec<String> = steps(&v)
+        .iter()
+        .map(|s| s["action"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(
+        done,
+        [
+            "list the open tabs",
+            "observe the page",
+            "clicked \"Security\""
+        ],
+        "{v:#}"
+    );
+    // Neither a browser tab nor one on the page: said, nothing clicked.
+    let v = say(&d, "switch to the Vimeo tab");
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    assert!(
+        summary(&v).starts_with("No open tab matches \"Vimeo\""),
+        "{}",
+        summary(&v)
+    );
+    assert!(
+        steps(&v)
+            .iter()
+            .all(|s| s["action"] != "clicked \"Security\""),
+        "{v:#}"
+    );
+
     // Words that name no site are a request about the page, as before.
     let v = say(&d, "open the kallax shelf page");
     assert_ne!(
