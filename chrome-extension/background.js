@@ -1165,7 +1165,7 @@ async function pageState(tabId) {
     target: { tabId, frameIds: [0] },
     func: () => {
       const n = performance.getEntriesByType('navigation')[0];
-      return { href: location.href, readyState: document.readyState, httpStatus: (n && n.responseStatus) || null };
+      return { href: location.href, readyState: document.readyState, httpStatus: (n && n.responseStatus) || null, title: document.title };
     },
   }).then((rs) => ({ rs }), (e) => ({ error: String((e && e.message) || e) })), 800);
   if (r.timeout) { s.loaded = false; s.unanswered = true; return s; }
@@ -1178,6 +1178,8 @@ async function pageState(tabId) {
   const d = r.rs && r.rs[0] ? r.rs[0].result : null;
   if (r.rs && r.rs[0]) s.documentId = r.rs[0].documentId;
   Object.assign(s, C.loadedState(tab, d));
+  // The document's own title: the tab's catches up a moment later.
+  if (d && d.title && C.urlMatches(d.href, s.url)) s.title = d.title;
   return s;
 }
 
