@@ -168,6 +168,10 @@ pub fn is_request(text: &str) -> bool {
     if mentions_weather(&words) || mentions_desktop(&words) {
         return true;
     }
+    // "reload", "switch to my mail tab": navigation is a request of its own.
+    if super::navigation::read(text).is_some() {
+        return true;
+    }
     let reading = utterance::read(text);
     match reading.cue {
         Cue::Question | Cue::MultiStep | Cue::Scroll(_) | Cue::Back | Cue::Type => true,
@@ -640,6 +644,14 @@ mod tests {
                 false,
             ),
             ("scroll down", NewRequest, Some(Goal::Browser), None, false),
+            ("reload", NewRequest, Some(Goal::Browser), None, false),
+            (
+                "switch to my mail tab",
+                NewRequest,
+                Some(Goal::Browser),
+                None,
+                false,
+            ),
             (
                 "what's the weather in Pune",
                 NewRequest,
