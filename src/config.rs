@@ -14,6 +14,7 @@ pub struct Config {
     pub voice: VoiceConfig,
     pub store: StoreConfig,
     pub browser: BrowserConfig,
+    pub planner: PlannerConfig,
 }
 
 /// `[browser]`: the Chrome connector. `[[browser.sites]]` adds sites to the navigation fast
@@ -81,6 +82,38 @@ impl StoreConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct VoiceConfig {
     pub realtime: crate::voice::realtime::RealtimeConfig,
+}
+
+/// `[planner]`: the model that plans multi-step tasks and answers questions about a page, in
+/// words (src/planner). Any OpenAI-compatible chat endpoint; none by default, and then Circe says
+/// plainly which requests need one.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlannerConfig {
+    /// Base URL up to and including `/v1` (llama.cpp server, ollama, vLLM, OpenAI).
+    pub url: String,
+    pub model: String,
+    /// The name of the environment variable that holds the API key (the key is never in the file).
+    pub api_key_env: String,
+    /// How long one answer may take.
+    pub timeout_ms: u64,
+    /// Steps one request may take.
+    pub steps: u32,
+    /// Seconds one request may take.
+    pub seconds: u64,
+}
+
+impl Default for PlannerConfig {
+    fn default() -> Self {
+        PlannerConfig {
+            url: String::new(),
+            model: String::new(),
+            api_key_env: String::new(),
+            timeout_ms: 20_000,
+            steps: 8,
+            seconds: 120,
+        }
+    }
 }
 
 /// Which decider grounds on-screen choices. The local one always runs; a remote one may add its

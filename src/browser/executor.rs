@@ -41,6 +41,14 @@ pub struct BrowserExecutor {
     glossary: Option<Arc<crate::glossary::Glossary>>,
     /// The sites the navigation fast paths know (built in, and `[[browser.sites]]`).
     sites: super::navigation::Sites,
+    /// The planner's model, for questions about the page and tasks of several steps.
+    planner: Option<Planner>,
+}
+
+/// The planner's model and the budget of one run (`[planner]` in the config).
+pub struct Planner {
+    pub model: Arc<crate::planner::provider::OpenAiPlanner>,
+    pub budget: crate::planner::Budget,
 }
 
 /// The remote decider, if one is configured (the composition root picks it).
@@ -65,7 +73,14 @@ impl BrowserExecutor {
             semantic: None,
             glossary: None,
             sites: super::navigation::Sites::default(),
+            planner: None,
         }
+    }
+
+    /// Plans questions about the page and tasks of several steps with this model.
+    pub fn with_planner(mut self, planner: Option<Planner>) -> Self {
+        self.planner = planner;
+        self
     }
 
     /// Grounds with the glossary too (see `crate::glossary`).
@@ -480,6 +495,24 @@ impl BrowserExecutor {
                 }
             };
 
+            // A question about the page, or a task the Director cannot ground as one step: the
+            // planner's loop takes the rest of the request from this observation.
+            if action == Action::Planner {
+                let goal = if k == 0 {
+                    request.clone()
+                } else {
+                    texts[k..].join(", then ")
+                };
+                let seen = Seen {
+                    observation,
+                    raw,
+                    tab,
+                    handle,
+                    observed,
+                };
+                let outcome = self.plan_run(op, cx, &goal, seen).await?;
+                return Ok(partial(outcome, &said, &[]));
+            }
             // Act, then verify by what the page shows. "… and press enter" right after typing
             // is part of the typing.
             let enter = matches!(action, Action::Type { .. })
@@ -497,92 +530,18 @@ impl BrowserExecutor {
                     act.args["step"] = json!(format!("{} of {}", k + 1, texts.len()));
                 }
             }
-            for act in acts {
-                // Cancelled, or superseded (a correction or a cancel moved the interaction on).
-                if cx.cancel.is_cancelled() || !cx.journal.current().await {
-                    return Ok(ExecOutcome::Stopped);
+            match self.perform(cx, &handle, tab, &observed, acts).await? {
+                Performed::Applied(says) => said.extend(says),
+                Performed::Stopped => return Ok(ExecOutcome::Stopped),
+                Performed::Blocked { says, reason } => {
+                    said.extend(says);
+                    return Ok(partial(ExecOutcome::Blocked { reason }, &said, &left(k)));
                 }
-                if let Err(problem) = self.bridge.check(&handle) {
-                    return Ok(partial(
-                        ExecOutcome::Blocked {
-                            reason: format!("{problem}; nothing more was done"),
-                        },
-                        &said,
-                        &left(k),
-                    ));
-                }
-                let mut args = act.args.clone();
-                args["tabId"] = json!(tab);
-                let arguments: BTreeMap<String, String> = args
-                    .as_object()
-                    .map(|m| {
-                        m.iter()
-                            .filter(|(k, _)| *k != "expect")
-                            .map(|(k, v)| (k.clone(), plain(v)))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                if let Some(o) = args.as_object_mut() {
-                    o.remove("step");
-                }
-                let step = begin(
-                    cx,
-                    &act.says,
-                    arguments,
-                    Some(observed.clone()),
-                    act.irreversible,
-                )
-                .await?;
-                let reply = tokio::select! {
-                    biased;
-                    // A stop during an action: its effect is whatever the page shows; we cannot say.
-                    _ = cx.cancel.cancelled() => {
-                        end(cx, step, StepResult::Unknown, json!({ "stopped": "during the action" })).await?;
-                        return Ok(ExecOutcome::Stopped);
-                    }
-                    r = self.bridge.command("act", args, ACT_TIMEOUT) => r,
-                };
-                let (result, evidence) = match reply {
-                    Ok(v) => (
-                        result_of(&v),
-                        v.get("evidence").cloned().unwrap_or(Value::Null),
-                    ),
-                    Err(e) => (error_result(&e), json!({ "error": e.to_string() })),
-                };
-                end(cx, step, result, evidence.clone()).await?;
-                match result {
-                    StepResult::Applied => said.push(act.says),
-                    StepResult::Blocked => {
-                        let by = evidence
-                            .pointer("/coveredBy/label")
-                            .and_then(Value::as_str)
-                            .unwrap_or("something else");
-                        let reason = format!(
-                            "\"{}\" is covered by \"{by}\"; nothing was clicked",
-                            label_of(&act)
-                        );
-                        return Ok(partial(ExecOutcome::Blocked { reason }, &said, &left(k)));
-                    }
-                    StepResult::NotApplied => {
-                        let why = evidence
-                            .get("error")
-                            .map(plain)
-                            .or_else(|| evidence.get("reason").map(|r| reason_words(&plain(r))))
-                            .unwrap_or_else(|| "the page did not take it".into());
-                        let reason = format!("Not done: {why}.");
-                        return Ok(partial(ExecOutcome::Blocked { reason }, &said, &left(k)));
-                    }
-                    StepResult::Unknown => {
-                        let why = evidence
-                            .get("error")
-                            .map(plain)
-                            .unwrap_or_else(|| "no change was seen in time".into());
-                        let reason =
-                            format!("{}: whether it took effect is unknown ({why})", act.says);
-                        // Nothing after an action whose answer is lost runs.
-                        let outcome = ExecOutcome::Unknown { reason };
-                        return Ok(partial(outcome, &said, &texts[(k + 1).min(texts.len())..]));
-                    }
+                Performed::Unknown { says, reason } => {
+                    said.extend(says);
+                    // Nothing after an action whose answer is lost runs.
+                    let outcome = ExecOutcome::Unknown { reason };
+                    return Ok(partial(outcome, &said, &texts[(k + 1).min(texts.len())..]));
                 }
             }
             last = Some(observation);
@@ -607,6 +566,326 @@ impl BrowserExecutor {
             summary,
             data: json!({ "url": observation.url, "done": said }),
         })
+    }
+}
+
+impl BrowserExecutor {
+    /// The planner's loop (`crate::planner`): observe, ask the model for one move in words,
+    /// ground those words with the Director exactly as if the person had said them, act and
+    /// verify, until the loop finishes. `first` is the observation the request was decided on.
+    async fn plan_run(
+        &self,
+        op: &Operation,
+        cx: &RunContext<'_>,
+        goal: &str,
+        first: Seen,
+    ) -> Result<ExecOutcome, String> {
+        use crate::planner::{provider, Effect, Event, Finish, Loop};
+        let Some(planner) = &self.planner else {
+            return Ok(ExecOutcome::Blocked {
+                reason: "that is a question about the page or a task of several steps, which needs a planner, and none is configured ([planner] url and model in the config); nothing was done".into(),
+            });
+        };
+        let goal = match op.arguments.get("answer") {
+            Some(answer) => format!("{goal} (asked, the person answered: {answer})"),
+            None => goal.to_string(),
+        };
+        let mut run = Loop::new(&goal, planner.budget, clock::now());
+        let mut next_seen = Some(first);
+        let mut current: Option<Seen> = None;
+        let mut effect = run.next(Event::Started, clock::now());
+        loop {
+            let event = match effect {
+                Effect::Observe => {
+                    let seen = match next_seen.take() {
+                        Some(seen) => seen,
+                        None => match self.observe(cx, false).await? {
+                            Ok(seen) => seen,
+                            Err(outcome) => return Ok(outcome),
+                        },
+                    };
+                    let screen = fingerprint(&seen.observation);
+                    current = Some(seen);
+                    Event::Observed { screen }
+                }
+                Effect::Propose { repair } => {
+                    let Some(seen) = current.as_ref() else {
+                        return Err("the planner was asked before the page was observed".into());
+                    };
+                    let text = seen.raw.get("text").and_then(Value::as_str).unwrap_or("");
+                    let prompt = provider::prompt(run.goal(), run.done(), &seen.observation, text);
+                    tokio::select! {
+                        biased;
+                        _ = cx.cancel.cancelled() => Event::Cancelled,
+                        r = planner.model.propose(&prompt, repair.as_deref()) => match r {
+                            Ok(p) => Event::Proposed(p),
+                            Err(e) => Event::ModelFailed { reason: e.to_string() },
+                        },
+                    }
+                }
+                Effect::Ground {
+                    words,
+                    irreversible,
+                } => {
+                    let Some(seen) = current.take() else {
+                        return Err("a step was planned before the page was observed".into());
+                    };
+                    if cx.cancel.is_cancelled() || !cx.journal.current().await {
+                        Event::Cancelled
+                    } else if irreversible {
+                        return Ok(ExecOutcome::Blocked {
+                            reason: format!(
+                                "{}the next step, \"{words}\", cannot be undone, and Circe does not take such a step without an approval, which is not built yet; it was not done",
+                                done_so_far(run.done())
+                            ),
+                        });
+                    } else {
+                        self.planned_step(op, cx, &words, seen).await?
+                    }
+                }
+                Effect::Ask { question } => {
+                    return Ok(ExecOutcome::NeedsInput {
+                        question: Question {
+                            kind: crate::model::QuestionKind::Text,
+                            slot: "answer".into(),
+                            prompt: question,
+                            known_arguments: op.arguments.clone(),
+                            choices: Vec::new(),
+                            owner: self.node.clone(),
+                            expires_at: clock::now() + QUESTION_TTL_MS,
+                        },
+                    })
+                }
+                Effect::Finish(finish) => {
+                    let done: Vec<&str> = run.done().iter().map(|d| d.words.as_str()).collect();
+                    let data = json!({ "planner": { "steps": done, "calls": run.calls() } });
+                    return Ok(match finish {
+                        Finish::Answered { text, passage } => ExecOutcome::Completed {
+                            summary: text.clone(),
+                            data: json!({ "answer": text, "passage": passage, "planner": data["planner"] }),
+                        },
+                        Finish::Completed { summary } => ExecOutcome::Completed {
+                            summary: format!("{}{summary}", done_so_far(run.done())),
+                            data,
+                        },
+                        Finish::Failed { reason } | Finish::OutOfBudget { reason } => {
+                            ExecOutcome::Blocked {
+                                reason: format!(
+                                    "{}not finished: {reason}",
+                                    done_so_far(run.done())
+                                ),
+                            }
+                        }
+                        Finish::Stopped => ExecOutcome::Stopped,
+                        Finish::Unknown { reason } => ExecOutcome::Unknown {
+                            reason: format!("{}{reason}", done_so_far(run.done())),
+                        },
+                    });
+                }
+            };
+            effect = run.next(event, clock::now());
+        }
+    }
+
+    /// One step the planner said in words: grounded by the Director on the page as observed,
+    /// acted on and verified like a step the person said.
+    async fn planned_step(
+        &self,
+        op: &Operation,
+        cx: &RunContext<'_>,
+        words: &str,
+        seen: Seen,
+    ) -> Result<crate::planner::Event, String> {
+        use crate::planner::{Event, StepOutcome};
+        let not_grounded = |note: String| Event::Stepped {
+            outcome: StepOutcome::NotGrounded,
+            note,
+        };
+        let envelope = Envelope::typed(&op.id.to_string(), words);
+        let mut grounded = seen.observation.clone();
+        grounded.similarity = self.similarity(words, &seen.observation).await;
+        grounded.glosses = self
+            .glossary
+            .as_ref()
+            .and_then(|g| g.glosses_for(&seen.observation, words));
+        let snapshot = Snapshot {
+            observation: Some(grounded),
+            ..Default::default()
+        };
+        let action = match self.decide(&envelope, &snapshot).await {
+            Decision::Execute(plan) if plan.action == Action::Planner => {
+                return Ok(not_grounded(
+                    "that is not one step on this page; say one action".into(),
+                ))
+            }
+            Decision::Execute(plan) => plan.action,
+            Decision::Clarify(c) => return Ok(not_grounded(format!("ambiguous: {}", c.question))),
+            Decision::Reject(r) => return Ok(not_grounded(r.message)),
+        };
+        let acts = match plan_acts(&action, &seen.observation, words, false) {
+            Ok(acts) => acts,
+            Err(reason) => return Ok(not_grounded(reason)),
+        };
+        Ok(
+            match self
+                .perform(cx, &seen.handle, seen.tab, &seen.observed, acts)
+                .await?
+            {
+                Performed::Applied(says) => Event::Stepped {
+                    outcome: StepOutcome::Applied,
+                    note: says.join(", "),
+                },
+                Performed::Stopped => Event::Cancelled,
+                Performed::Blocked { reason, .. } => Event::Stepped {
+                    outcome: StepOutcome::NotApplied,
+                    note: reason,
+                },
+                Performed::Unknown { reason, .. } => Event::Stepped {
+                    outcome: StepOutcome::Unknown,
+                    note: reason,
+                },
+            },
+        )
+    }
+}
+
+/// What a page showed, for the planner's no-progress check: its address and its elements.
+fn fingerprint(o: &Observation) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    o.url.hash(&mut h);
+    for e in &o.elements {
+        (&e.role, &e.label, &e.value, &e.states).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// "Done: sort by price (clicked …). " for the steps that applied, or nothing.
+fn done_so_far(done: &[crate::planner::Done]) -> String {
+    let applied: Vec<String> = done
+        .iter()
+        .filter(|d| d.outcome == crate::planner::StepOutcome::Applied)
+        .map(|d| format!("{} ({})", d.words, d.note))
+        .collect();
+    if applied.is_empty() {
+        String::new()
+    } else {
+        format!("Done: {}. ", applied.join("; "))
+    }
+}
+
+/// What came of the acts of one grounded step.
+enum Performed {
+    /// Every act applied; what each did, in words.
+    Applied(Vec<String>),
+    Stopped,
+    /// An act was not done (covered, refused, not taken); what applied before it, and why.
+    Blocked {
+        says: Vec<String>,
+        reason: String,
+    },
+    /// An act's effect cannot be told; what applied before it, and why.
+    Unknown {
+        says: Vec<String>,
+        reason: String,
+    },
+}
+
+impl BrowserExecutor {
+    /// Carry out the acts of one grounded step, each journaled before it acts and verified by
+    /// what the page shows; stops at the first that is not applied.
+    async fn perform(
+        &self,
+        cx: &RunContext<'_>,
+        handle: &super::lifecycle::TabHandle,
+        tab: i64,
+        observed: &str,
+        acts: Vec<Act>,
+    ) -> Result<Performed, String> {
+        let mut says = Vec::new();
+        for act in acts {
+            // Cancelled, or superseded (a correction or a cancel moved the interaction on).
+            if cx.cancel.is_cancelled() || !cx.journal.current().await {
+                return Ok(Performed::Stopped);
+            }
+            if let Err(problem) = self.bridge.check(handle) {
+                return Ok(Performed::Blocked {
+                    says,
+                    reason: format!("{problem}; nothing more was done"),
+                });
+            }
+            let mut args = act.args.clone();
+            args["tabId"] = json!(tab);
+            let arguments: BTreeMap<String, String> = args
+                .as_object()
+                .map(|m| {
+                    m.iter()
+                        .filter(|(k, _)| *k != "expect")
+                        .map(|(k, v)| (k.clone(), plain(v)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(o) = args.as_object_mut() {
+                o.remove("step");
+            }
+            let step = begin(
+                cx,
+                &act.says,
+                arguments,
+                Some(observed.to_string()),
+                act.irreversible,
+            )
+            .await?;
+            let reply = tokio::select! {
+                biased;
+                // A stop during an action: its effect is whatever the page shows; we cannot say.
+                _ = cx.cancel.cancelled() => {
+                    end(cx, step, StepResult::Unknown, json!({ "stopped": "during the action" })).await?;
+                    return Ok(Performed::Stopped);
+                }
+                r = self.bridge.command("act", args, ACT_TIMEOUT) => r,
+            };
+            let (result, evidence) = match reply {
+                Ok(v) => (
+                    result_of(&v),
+                    v.get("evidence").cloned().unwrap_or(Value::Null),
+                ),
+                Err(e) => (error_result(&e), json!({ "error": e.to_string() })),
+            };
+            end(cx, step, result, evidence.clone()).await?;
+            match result {
+                StepResult::Applied => says.push(act.says),
+                StepResult::Blocked => {
+                    let by = evidence
+                        .pointer("/coveredBy/label")
+                        .and_then(Value::as_str)
+                        .unwrap_or("something else");
+                    let reason = format!(
+                        "\"{}\" is covered by \"{by}\"; nothing was clicked",
+                        label_of(&act)
+                    );
+                    return Ok(Performed::Blocked { says, reason });
+                }
+                StepResult::NotApplied => {
+                    let why = evidence
+                        .get("error")
+                        .map(plain)
+                        .or_else(|| evidence.get("reason").map(|r| reason_words(&plain(r))))
+                        .unwrap_or_else(|| "the page did not take it".into());
+                    let reason = format!("Not done: {why}.");
+                    return Ok(Performed::Blocked { says, reason });
+                }
+                StepResult::Unknown => {
+                    let why = evidence
+                        .get("error")
+                        .map(plain)
+                        .unwrap_or_else(|| "no change was seen in time".into());
+                    let reason = format!("{}: whether it took effect is unknown ({why})", act.says);
+                    return Ok(Performed::Unknown { says, reason });
+                }
+            }
+        }
+        Ok(Performed::Applied(says))
     }
 }
 

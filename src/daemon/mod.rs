@@ -87,6 +87,7 @@ pub fn build_with_bridge(
             )
             .with_semantic(semantic_signal(paths))
             .with_glossary(glossary(paths))
+            .with_planner(planner(config)?)
             .with_sites(
                 config
                     .browser
@@ -168,6 +169,32 @@ fn glossary(paths: &Paths) -> Option<Arc<crate::glossary::Glossary>> {
             None
         }
     }
+}
+
+/// The planner's model the config names (none by default: Circe then says which requests need
+/// one and still runs its fast paths).
+fn planner(config: &Config) -> anyhow::Result<Option<crate::browser::executor::Planner>> {
+    let p = &config.planner;
+    if p.url.is_empty() && p.model.is_empty() {
+        return Ok(None);
+    }
+    let key = (!p.api_key_env.is_empty())
+        .then(|| std::env::var(&p.api_key_env).ok())
+        .flatten();
+    let model = crate::planner::provider::OpenAiPlanner::new(
+        &p.url,
+        &p.model,
+        key,
+        std::time::Duration::from_millis(p.timeout_ms),
+    )
+    .map_err(|e| anyhow::anyhow!("the config's [planner] section: {e}"))?;
+    Ok(Some(crate::browser::executor::Planner {
+        model: Arc::new(model),
+        budget: crate::planner::Budget {
+            steps: p.steps,
+            millis: p.seconds * 1000,
+        },
+    }))
 }
 
 /// The remote decider the config asks for (none by default).

@@ -280,7 +280,17 @@ impl Loop {
             Proposal::Answer { text, passage } => {
                 Effect::Finish(Finish::Answered { text, passage })
             }
-            Proposal::Done { summary } => Effect::Finish(Finish::Completed { summary }),
+            // A "done" right after a step that was not done is the model's word against the
+            // page's: not a success.
+            Proposal::Done { summary } => match self.done.last() {
+                Some(last) if last.outcome != StepOutcome::Applied => Effect::Finish(Finish::Failed {
+                    reason: format!(
+                        "the planner said \"{summary}\", but its last step, \"{}\", was not done ({})",
+                        last.words, last.note
+                    ),
+                }),
+                _ => Effect::Finish(Finish::Completed { summary }),
+            },
             Proposal::Ask { question } => Effect::Ask { question },
             Proposal::Step {
                 words,
@@ -496,6 +506,21 @@ mod tests {
                 "stopped mid-run",
                 vec![seen(1), step("sort"), Event::Cancelled],
                 Finish::Stopped,
+            ),
+            (
+                "done said after a step that was not done",
+                vec![
+                    seen(1),
+                    step("add the desk"),
+                    stepped(StepOutcome::Blocked),
+                    seen(1),
+                    Event::Proposed(Proposal::Done {
+                        summary: "added".into(),
+                    }),
+                ],
+                Finish::Failed {
+                    reason: "the planner said \"added\", but its last step, \"add the desk\", was not done (clicked)".into(),
+                },
             ),
             (
                 "an answer about the page",

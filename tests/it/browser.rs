@@ -224,11 +224,15 @@ fn search_for_lo_fi_beats_types_into_the_pages_search_box() {
 }
 
 #[test]
-fn questions_about_the_page_get_an_honest_not_yet() {
+fn without_a_planner_questions_about_the_page_say_they_need_one() {
     let (sites, d, _b) = setup("/news/index.html");
     let out = d.cli(&["say", "--wait", "what is this page about?"]);
     assert_eq!(out.status.code(), Some(3));
-    assert!(stdout(&out).contains("not built yet"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("needs a planner, and none is configured"),
+        "{}",
+        stdout(&out)
+    );
     assert!(sites.actions().is_empty());
 }
 

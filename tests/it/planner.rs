@@ -144,3 +144,213 @@ fn a_slow_or_broken_model_is_an_error_of_its_own_kind() {
         ));
     });
 }
+
+/// The scripted model server on its own thread (the daemon tests are synchronous).
+fn model_server(replies: Vec<Reply>) -> (String, Shared) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = crate::util::rt();
+        rt.block_on(async move {
+            let served = server(replies).await;
+            tx.send(served).unwrap();
+            std::future::pending::<()>().await;
+        });
+    });
+    rx.recv().unwrap()
+}
+
+/// A desk with the fixture sites, a daemon whose planner is the scripted model, and Chromium.
+fn desk(
+    page: &str,
+    replies: Vec<Reply>,
+) -> (
+    crate::browser_util::Sites,
+    crate::util::Daemon,
+    crate::browser_util::Browser,
+    Shared,
+) {
+    use crate::browser_util::*;
+    let (url, state) = model_server(replies);
+    let sites = Sites::start();
+    let d = crate::util::Daemon::start(&format!(
+        "[node]\nname = \"desk\"\n\n[planner]\nurl = \"{url}\"\nmodel = \"scripted\"\ntimeout_ms = 2000\n"
+    ));
+    let b = Browser::start(&d, &format!("{}{page}", sites.url));
+    wait_connected(&d, Duration::from_secs(30));
+    (sites, d, b, state)
+}
+
+/// The prompts the model was sent, in order.
+fn prompts(state: &Shared) -> Vec<String> {
+    state
+        .lock()
+        .unwrap()
+        .seen
+        .iter()
+        .map(|(body, _)| {
+            body["messages"][1]["content"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_task_of_several_steps_is_planned_in_words_and_each_step_grounded_and_verified() {
+    let (sites, d, _b, state) = desk(
+        "/shop/index.html?q=desk",
+        vec![
+            Reply::Content("{\"step\": \"reject all cookies\"}"),
+            // The model narrates: only its first object is read.
+            Reply::Content(
+                "{\"step\": \"add the LINNMON Small desk to the cart\"} and then I will check out",
+            ),
+            Reply::Content("{\"done\": \"the LINNMON Small desk is in the cart\"}"),
+        ],
+    );
+    let v = crate::browser_util::say(&d, "find the cheapest desk and add it to my cart");
+    assert_eq!(
+        crate::browser_util::status(&v),
+        "completed",
+        "{v:#}\n{}",
+        d.log()
+    );
+    // The page reports its effects by requests of its own: wait for them.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while sites.actions().len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let actions = sites.actions();
+    assert_eq!(actions.len(), 2, "{actions:?}\n{v:#}");
+    assert_eq!(actions[0]["action"], "cookies", "{actions:?}");
+    assert_eq!(actions[1]["action"], "add", "{actions:?}");
+    assert_eq!(actions[1]["item"], "LINNMON Small desk", "{actions:?}");
+    let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("Done: reject all cookies"),
+        "the steps that were done, then the model's summary: {summary}"
+    );
+    // The click was journaled and verified like one the person asked for.
+    let steps = v["operation"]["steps"].as_array().unwrap();
+    assert!(
+        steps.iter().any(|s| s["action"]
+            .as_str()
+            .is_some_and(|a| a.contains("Add to cart"))
+            && s["result"] == "applied"),
+        "{steps:#?}"
+    );
+    let sent = prompts(&state);
+    assert_eq!(sent.len(), 3, "one call a step and one to finish");
+    assert!(sent[0].contains("LINNMON Small desk"), "{}", sent[0]);
+    assert!(sent[0].contains("(nothing yet)"), "{}", sent[0]);
+    assert!(
+        !regex_like_id(&sent[0]),
+        "the model never sees an element id: {}",
+        sent[0]
+    );
+    assert!(
+        sent[2].contains("2. add the LINNMON Small desk to the cart -> done"),
+        "{}",
+        sent[2]
+    );
+}
+
+/// An element id as the scan makes them ("r17") anywhere in a prompt.
+fn regex_like_id(s: &str) -> bool {
+    s.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| w.len() >= 2 && w.starts_with('r') && w[1..].chars().all(|c| c.is_ascii_digit()))
+}
+
+#[test]
+fn a_question_about_the_page_is_answered_with_its_passage_and_nothing_is_clicked() {
+    let (sites, d, _b, state) = desk(
+        "/news/index.html",
+        vec![Reply::Content(
+            "{\"answer\": \"Mostly software: Rust, SQLite, Linux.\", \"passage\": \"Show HN: A tiny Rust database that fits in 4 KB of RAM\"}",
+        )],
+    );
+    let v = crate::browser_util::say(&d, "what is this page about?");
+    assert_eq!(crate::browser_util::status(&v), "completed", "{v:#}");
+    let outcome = &v["operation"]["outcome"];
+    assert_eq!(outcome["summary"], "Mostly software: Rust, SQLite, Linux.");
+    assert_eq!(
+        outcome["data"]["passage"],
+        "Show HN: A tiny Rust database that fits in 4 KB of RAM"
+    );
+    assert!(sites.actions().is_empty());
+    // The page's text went with the question, within its bound.
+    let sent = prompts(&state);
+    assert!(sent[0].contains("Page text:"), "{}", sent[0]);
+}
+
+#[test]
+fn a_model_that_names_what_is_not_on_screen_or_repeats_itself_ends_the_run_honestly() {
+    let (sites, d, _b, _state) = desk(
+        "/shop/index.html?q=desk",
+        vec![
+            Reply::Content("{\"step\": \"press the purple checkout rocket\"}"),
+            Reply::Content("{\"step\": \"press the violet checkout rocket\"}"),
+        ],
+    );
+    let v = crate::browser_util::say(&d, "find the cheapest desk and add it to my cart");
+    assert_eq!(crate::browser_util::status(&v), "blocked", "{v:#}");
+    let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("2 steps in a row could not be done"),
+        "{summary}"
+    );
+    assert!(sites.actions().is_empty(), "{:?}", sites.actions());
+}
+
+#[test]
+fn stop_during_a_planner_call_stops_before_the_next_step() {
+    let (sites, d, _b, _state) = desk(
+        "/shop/index.html?q=desk",
+        vec![
+            Reply::Slow,
+            Reply::Content("{\"step\": \"add the MICKE Desk to the cart\"}"),
+        ],
+    );
+    let started = crate::util::stdout(&d.cli(&[
+        "say",
+        "--json",
+        "find the cheapest desk and add it to my cart",
+    ]));
+    let v: Value = serde_json::from_str(&started).unwrap();
+    let id = v["operation"]["id"].as_str().unwrap().to_string();
+    std::thread::sleep(Duration::from_millis(1500));
+    let stop = d.cli(&["stop", "--json"]);
+    let stopped: Value = serde_json::from_slice(&stop.stdout).unwrap();
+    assert_eq!(stopped["operation"]["id"], id.as_str(), "{stopped:#}");
+    assert_eq!(stopped["operation"]["status"], "stopped", "{stopped:#}");
+    assert!(stopped["operation"]["stop"]["confirmedAt"].is_u64());
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(sites.actions().is_empty(), "{:?}", sites.actions());
+}
+
+#[test]
+fn without_a_planner_a_task_says_it_needs_one_and_does_nothing() {
+    let (sites, d, _b) = crate::browser_util::setup("/shop/index.html?q=desk");
+    let v = crate::browser_util::say(&d, "find the cheapest desk and add it to my cart");
+    assert_eq!(crate::browser_util::status(&v), "blocked", "{v:#}");
+    let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(summary.contains("needs a planner"), "{summary}");
+    assert!(sites.actions().is_empty());
+}
+
+#[test]
+fn a_step_the_model_flags_as_irreversible_is_not_taken() {
+    let (sites, d, _b, _state) = desk(
+        "/shop/index.html?q=desk",
+        vec![Reply::Content(
+            "{\"step\": \"reject all cookies\", \"irreversible\": true}",
+        )],
+    );
+    let v = crate::browser_util::say(&d, "find the cheapest desk and buy it");
+    assert_eq!(crate::browser_util::status(&v), "blocked", "{v:#}");
+    let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(summary.contains("cannot be undone"), "{summary}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(sites.actions().is_empty(), "{:?}", sites.actions());
+}
