@@ -15,11 +15,13 @@
 
 use std::collections::BTreeMap;
 
+use super::coding;
 use super::lexicon::{self, is_in};
 use super::text;
+use super::types::Snapshot;
 use super::utterance::{self, Cue, Verb};
 use crate::interaction::{Phase, Proposal};
-use crate::model::{Choice, Goal, Pending, Question, QuestionKind, Relation};
+use crate::model::{Choice, Goal, InputMode, Pending, Question, QuestionKind, Relation};
 
 /// The longest place name accepted as an answer (a sentence is not a city).
 pub const MAX_PLACE_CHARS: usize = 80;
@@ -36,6 +38,11 @@ pub struct Situation<'a> {
     pub pending: &'a Pending,
     /// True when this node has a browser connector to send screen requests to.
     pub browser: bool,
+    /// How the words arrived: spoken words may name a project by a confirmed alias or by sound.
+    pub mode: InputMode,
+    /// The project catalog and confirmed aliases, when this node has projects: words that name
+    /// one are a coding request ([`coding`]).
+    pub projects: Option<&'a Snapshot>,
 }
 
 impl Default for Situation<'_> {
@@ -44,6 +51,8 @@ impl Default for Situation<'_> {
             phase: Phase::Empty,
             pending: &Pending::None,
             browser: false,
+            mode: InputMode::Typed,
+            projects: None,
         }
     }
 }
@@ -59,6 +68,11 @@ pub fn read(text: &str, s: &Situation<'_>) -> Proposal {
 
     if s.phase != Phase::Empty && is_cancel(&words) {
         return relation(Relation::Cancel);
+    }
+    if let Some(q) = question.filter(|q| coding::asks(q)) {
+        if let Some(p) = coding::answer(text, q, s.projects) {
+            return p;
+        }
     }
     if let Some(rest) = strip_correction(text) {
         if !matches!(s.phase, Phase::Empty | Phase::Closed) {
@@ -81,6 +95,13 @@ pub fn read(text: &str, s: &Situation<'_>) -> Proposal {
                 value: Some(if yes { "yes" } else { "no" }.into()),
                 ..Proposal::default()
             };
+        }
+    }
+    if let Some(request) = s.projects.and_then(|p| coding::request(text, s.mode, p)) {
+        // A name that only sounds like a project does not outweigh words about the weather or
+        // the desktop.
+        if request.ask.is_none() || !(mentions_weather(&words) || mentions_desktop(&words)) {
+            return request;
         }
     }
     if let Some(request) = request_of_its_own(text, s.browser) {
@@ -351,7 +372,7 @@ fn is_cancel(words: &[String]) -> bool {
     )
 }
 
-fn yes_or_no(text: &str) -> Option<bool> {
+pub(crate) fn yes_or_no(text: &str) -> Option<bool> {
     let t = words(text).join(" ");
     match t.as_str() {
         "yes" | "yeah" | "yep" | "sure" | "ok" | "okay" | "do it" | "go ahead" | "confirm"
@@ -386,7 +407,7 @@ fn mentions_weather(words: &[String]) -> bool {
 }
 
 /// "Actually, in Pune" / "no, I meant Pune" / "I meant Pune": the text after the marker.
-fn strip_correction(text: &str) -> Option<&str> {
+pub(crate) fn strip_correction(text: &str) -> Option<&str> {
     let t = text.trim_start();
     let lower = t.to_lowercase();
     const MARKERS: [&str; 8] = [
@@ -587,6 +608,7 @@ mod tests {
                 phase,
                 pending,
                 browser: true,
+                ..Situation::default()
             },
         )
     }
@@ -752,6 +774,7 @@ mod tests {
                 phase: Phase::Finished,
                 pending: &none,
                 browser: false,
+                ..Situation::default()
             },
         );
         assert_eq!(p.goal, Some(Goal::Conversation));
