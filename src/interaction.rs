@@ -1262,6 +1262,124 @@ mod tests {
         );
     }
 
+    /// A coding request the reader could not route asks the reader's own question; the answer
+    /// settles the objective beside its slot and carries the pronunciation it confirmed; one
+    /// routed but with nothing to do asks for the objective.
+    #[test]
+    fn a_coding_request_asks_the_readers_question_and_the_answer_settles_the_objective() {
+        let choice = Choice {
+            key: "desk/Rivvl".into(),
+            label: "Rivvl".into(),
+        };
+        let asking = Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::Coding),
+            arguments: [(
+                "request".to_string(),
+                "in Rivel, check out branch Zivil".to_string(),
+            )]
+            .into(),
+            ask: Some(Ask {
+                slot: "project".into(),
+                kind: QuestionKind::YesNo,
+                prompt: "Did you mean Rivvl?".into(),
+                choices: vec![choice.clone()],
+            }),
+            ..Proposal::default()
+        };
+        let asked = dispose(
+            &cx(None, None),
+            &input("in Rivel, check out branch Zivil"),
+            &asking,
+        )
+        .unwrap();
+        assert!(asked.start.is_none(), "nothing runs before the answer");
+        let Pending::Question(q) = &asked.interaction.pending else {
+            panic!("no question: {asked:?}")
+        };
+        assert_eq!(
+            (q.kind, q.slot.as_str(), q.prompt.as_str()),
+            (QuestionKind::YesNo, "project", "Did you mean Rivvl?")
+        );
+        assert_eq!(q.choices, [choice]);
+        assert_eq!(
+            q.known_arguments["request"],
+            "in Rivel, check out branch Zivil"
+        );
+
+        let learned = Learned {
+            heard: "rivel".into(),
+            node: "desk".into(),
+            project: "Rivvl".into(),
+        };
+        let yes = Proposal {
+            relation: Some(Relation::Answer),
+            value: Some("desk/Rivvl".into()),
+            arguments: [
+                ("project", "Rivvl"),
+                ("node", "desk"),
+                ("objective", "check out branch Zivil"),
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into(),
+            learned: vec![learned.clone()],
+            ..Proposal::default()
+        };
+        let answered = dispose(&cx(Some(&asked.interaction), None), &input("yes"), &yes).unwrap();
+        assert_eq!(answered.learned, [learned]);
+        let plan = answered.start.clone().expect("the request runs");
+        assert_eq!(plan.goal, Goal::Coding);
+        assert_eq!(plan.arguments["project"], "Rivvl");
+        assert_eq!(plan.arguments["objective"], "check out branch Zivil");
+        assert_eq!(plan.authorized_scope, ["coding:run"]);
+        // The log replays to the projection, the answer's arguments included.
+        let mut state = None;
+        for (change, rev) in [(&asked, 1), (&answered, 2)] {
+            for e in &change.events {
+                state = Some(apply(state.as_ref(), e, rev, NOW));
+            }
+        }
+        assert_eq!(state.unwrap(), answered.interaction);
+        // An answer stored before answers carried arguments still reads.
+        let old: InteractionEvent = serde_json::from_str(
+            r#"{"type":"answered","slot":"place","value":"Pune","input":"00000000-0000-0000-0000-000000000007"}"#,
+        )
+        .unwrap();
+        assert!(
+            matches!(old, InteractionEvent::Answered { ref arguments, .. } if arguments.is_empty())
+        );
+        // A "no" that cancels confirms nothing, and a misfit answer is refused.
+        let misfit = Proposal {
+            misfit: Some("Gone is no longer in the project catalog".into()),
+            learned: yes.learned.clone(),
+            ..yes.clone()
+        };
+        let err = dispose(&cx(Some(&asked.interaction), None), &input("yes"), &misfit).unwrap_err();
+        assert!(err.to_string().contains("no longer in the project catalog"));
+
+        // Routed, but nothing to do: the objective is asked for, naming the project.
+        let bare = Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::Coding),
+            arguments: [("project", "Rivvl"), ("node", "desk"), ("request", "Rivvl")]
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .into(),
+            ..Proposal::default()
+        };
+        let asked = dispose(&cx(None, None), &input("Rivvl"), &bare).unwrap();
+        let Pending::Question(q) = &asked.interaction.pending else {
+            panic!("no question: {asked:?}")
+        };
+        assert_eq!(
+            (q.kind, q.slot.as_str(), q.prompt.as_str()),
+            (
+                QuestionKind::Text,
+                "objective",
+                "What should I do in Rivvl?"
+            )
+        );
+    }
+
     #[test]
     fn events_replay_to_the_same_state() {
         let asked = dispose(

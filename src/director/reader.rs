@@ -798,6 +798,85 @@ mod tests {
         assert!(read_in("  ?! ", Phase::Asking, &q).value.is_none());
     }
 
+    /// With a project catalog: words that name a project are a coding request before anything
+    /// else; a sound-alike does not outweigh weather words; the project question takes yes, no
+    /// and a pick, and lets a request of its own through.
+    #[test]
+    fn coding_turns_with_a_catalog() {
+        use crate::director::coding::{self, Entry};
+        let entries = [Entry {
+            node: "desk".into(),
+            name: "Rivvl".into(),
+        }];
+        let snapshot = coding::snapshot("desk", &entries, &[]);
+        let voice = |text: &str, phase: Phase, pending: &Pending| {
+            read(
+                text,
+                &Situation {
+                    phase,
+                    pending,
+                    browser: true,
+                    mode: InputMode::Voice,
+                    projects: Some(&snapshot),
+                },
+            )
+        };
+        let none = Pending::None;
+        // (words, goal, asks)
+        let table: &[(&str, Goal, bool)] = &[
+            ("in Rivvl, check out branch Zivil", Goal::Coding, false),
+            ("in Rivel, check out branch Zivil", Goal::Coding, true),
+            ("what's the weather in Rivel", Goal::Weather, false),
+            ("in Rivvl, check the weather widget", Goal::Coding, false),
+            ("upvote the third story", Goal::Browser, false),
+        ];
+        for (words, goal, asks) in table {
+            let p = voice(words, Phase::Finished, &none);
+            assert_eq!(p.relation, Some(Relation::NewRequest), "{words}");
+            assert_eq!(p.goal, Some(*goal), "{words}: {p:?}");
+            assert_eq!(p.ask.is_some(), *asks, "{words}: {p:?}");
+        }
+        // Without a catalog nothing is a coding request.
+        let p = read_in("in Rivvl, check out branch Zivil", Phase::Empty, &none);
+        assert_eq!(p.goal, Some(Goal::Browser));
+
+        let asking = voice("in Rivel, check out branch Zivil", Phase::Empty, &none)
+            .ask
+            .unwrap();
+        let q = Pending::Question(Question {
+            kind: asking.kind,
+            slot: asking.slot,
+            prompt: asking.prompt,
+            known_arguments: [(
+                "request".to_string(),
+                "in Rivel, check out branch Zivil".to_string(),
+            )]
+            .into(),
+            choices: asking.choices,
+            owner: "desk".into(),
+            expires_at: u64::MAX,
+        });
+        // (said, relation, value)
+        let table: &[(&str, Relation, Option<&str>)] = &[
+            ("yes", Relation::Answer, Some("desk/Rivvl")),
+            ("no", Relation::Cancel, None),
+            ("never mind", Relation::Cancel, None),
+            ("what's the weather in Pune", Relation::NewRequest, None),
+            ("the purple one", Relation::Answer, None),
+        ];
+        for (said, relation, value) in table {
+            let p = voice(said, Phase::Asking, &q);
+            assert_eq!(p.relation, Some(*relation), "{said}: {p:?}");
+            assert_eq!(p.value.as_deref(), *value, "{said}: {p:?}");
+            if *relation == Relation::Answer {
+                assert_eq!(p.misfit.is_some(), value.is_none(), "{said}: {p:?}");
+            }
+        }
+        let yes = voice("yes", Phase::Asking, &q);
+        assert_eq!(yes.arguments["objective"], "check out branch Zivil");
+        assert_eq!(yes.learned.len(), 1);
+    }
+
     #[test]
     fn desktop_requests_carry_their_arguments() {
         let p = read_in(

@@ -351,3 +351,43 @@ fn a_bad_catalog_entry_is_refused_at_start() {
         "{err}"
     );
 }
+
+#[test]
+fn a_choice_by_number_resumes_the_request_and_another_nodes_project_is_not_run_here() {
+    let c = catalog(&[("Rivvl", "ok", ""), ("Kernel", "ok", "node = \"laptop\"")]);
+    let d = Daemon::start(&c.config);
+    let v = json_of(
+        &d,
+        &[
+            "say",
+            "--voice",
+            "--json",
+            "in Rivel, check out branch Zivil",
+        ],
+    );
+    // Two nodes in the catalog: the candidate names its node.
+    assert_eq!(
+        v["interaction"]["pending"]["prompt"], "Did you mean Rivvl on desk?",
+        "{v:#}"
+    );
+    // A choice by number (the phone's buttons) resumes the same request with its objective.
+    let v = json_of(&d, &["answer", "--json", "--wait", "--choice", "1"]);
+    assert_eq!(v["operation"]["status"], "completed", "{v:#}");
+    assert_eq!(
+        v["operation"]["arguments"]["objective"],
+        "check out branch Zivil"
+    );
+    assert_eq!(c.projects[0].argv(), ["check out branch Zivil"]);
+    assert_eq!(aliases(&d).len(), 1);
+
+    // Kernel is on another node: routed, but not run here, and said so.
+    let out = d.cli(&["say", "--json", "--wait", "in Kernel, bump the version"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["operation"]["status"], "blocked", "{v:#}");
+    let reason = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(
+        reason.contains("on node laptop") && reason.contains("nothing was started"),
+        "{reason}"
+    );
+    assert!(!c.projects[1].ran());
+}
