@@ -573,7 +573,8 @@ mod tests {
         assert_eq!(c.projects[1].node_or("desk"), "laptop");
         assert_eq!(c.projects[1].objective, ObjectiveVia::Stdin);
         // (entries, what the error must say)
-        let table: Vec<(Vec<(&str, &str, &str)>, &[&str])> = vec![
+        type Entries<'a> = Vec<(&'a str, &'a str, &'a str)>;
+        let table: Vec<(Entries, &[&str])> = vec![
             (
                 vec![("Rivvl", "/does/not/exist", "")],
                 &["entry 1", "\"Rivvl\"", "/does/not/exist"],
