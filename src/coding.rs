@@ -31,8 +31,9 @@ pub const MAX_CAPTURE_BYTES: usize = 64 * 1024;
 pub const TAIL_LINES: usize = 10;
 /// The most characters of a stream's tail (a step's evidence is at most 4 KiB in all).
 pub const TAIL_CHARS: usize = 1200;
-/// How long a stopped command has after SIGTERM before SIGKILL.
-pub const STOP_GRACE: Duration = Duration::from_secs(3);
+/// How long a stopped command has after SIGTERM before SIGKILL (within the 3 s a shutting-down
+/// daemon waits for its operations to confirm their stop).
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
 /// How long the output is still read after the command exited (a process it left behind may
 /// hold its pipes open; what was read by then is what is reported).
 const DRAIN: Duration = Duration::from_millis(500);
@@ -144,8 +145,8 @@ impl CodingExecutor {
                 let _ = stdin.shutdown().await;
             });
         }
-        let stdout = capture(child.stdout.take());
-        let stderr = capture(child.stderr.take());
+        let mut stdout = capture(child.stdout.take());
+        let mut stderr = capture(child.stderr.take());
 
         let exited = tokio::select! {
             biased;
@@ -294,14 +295,9 @@ struct Capture {
 
 impl Capture {
     /// Wait (at most [`DRAIN`]) for the rest of the stream, then stop reading it.
-    async fn drain(&self) {
-        if let Some(reader) = &self.reader {
-            let _ = tokio::time::timeout(DRAIN, async {
-                while !reader.is_finished() {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-            })
-            .await;
+    async fn drain(&mut self) {
+        if let Some(reader) = self.reader.as_mut() {
+            let _ = tokio::time::timeout(DRAIN, &mut *reader).await;
             reader.abort();
         }
     }

@@ -294,37 +294,57 @@ fn a_failing_command_is_blocked_with_its_reason() {
 
 #[test]
 fn stop_ends_a_long_running_command_and_is_confirmed() {
-    let c = catalog(&[("Rivvl", "sleep", "")]);
+    let c = catalog(&[("Rivvl", "sleep", ""), ("Notes", "stubborn", "")]);
     let d = Daemon::start(&c.config);
-    let rivvl = &c.projects[0];
-    let v = json_of(&d, &["say", "--json", "in Rivvl, run the whole test suite"]);
-    let id = v["operation"]["id"].as_str().unwrap().to_string();
-    let pid = wait_for_file(&rivvl.record.join("pid"), 20);
-    let child = wait_for_file(&rivvl.record.join("child"), 20);
-    assert!(alive(&pid) && alive(&child));
+    // (request, project, the last signal it needs, at least how long the stop takes)
+    let table = [
+        (
+            "in Rivvl, run the whole test suite",
+            &c.projects[0],
+            "SIGTERM",
+            0,
+        ),
+        (
+            "in Notes, run the whole test suite",
+            &c.projects[1],
+            "SIGKILL",
+            2,
+        ),
+    ];
+    for (words, project, signal, at_least) in table {
+        let v = json_of(&d, &["say", "--json", words]);
+        let id = v["operation"]["id"].as_str().unwrap().to_string();
+        let pid = wait_for_file(&project.record.join("pid"), 20);
+        let child = wait_for_file(&project.record.join("child"), 20);
+        assert!(alive(&pid) && alive(&child));
 
-    let started = Instant::now();
-    let v = json_of(&d, &["stop", "--json"]);
-    let op = &v["operation"];
-    assert_eq!(op["id"], id.as_str(), "{v:#}");
-    assert_eq!(op["status"], "stopped", "{v:#}\n{}", d.log());
-    assert!(op["stop"]["confirmedAt"].is_u64(), "confirmed: {v:#}");
-    assert!(started.elapsed() < Duration::from_secs(10));
-    // The command and what it started are gone, and it never got past its sleep.
-    assert!(!alive(&pid), "the command {pid} still runs");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while alive(&child) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
+        let started = Instant::now();
+        let v = json_of(&d, &["stop", "--json"]);
+        let took = started.elapsed();
+        let op = &v["operation"];
+        assert_eq!(op["id"], id.as_str(), "{v:#}");
+        assert_eq!(op["status"], "stopped", "{words}: {v:#}\n{}", d.log());
+        assert!(op["stop"]["confirmedAt"].is_u64(), "confirmed: {v:#}");
+        assert!(
+            took >= Duration::from_secs(at_least) && took < Duration::from_secs(10),
+            "{words}: {took:?}"
+        );
+        // The command and what it started are gone, and it never got past its sleep.
+        assert!(!alive(&pid), "{words}: the command {pid} still runs");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while alive(&child) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!alive(&child), "{words}: its child {child} still runs");
+        assert!(project.read("finished").is_none());
+        let step = &op["steps"][0];
+        assert_eq!(
+            step["result"], "unknown",
+            "what it did before the stop: {step:#}"
+        );
+        assert_eq!(step["evidence"]["stopped"], true, "{step:#}");
+        assert_eq!(step["evidence"]["signal"], signal, "{words}: {step:#}");
     }
-    assert!(!alive(&child), "its child {child} still runs");
-    assert!(rivvl.read("finished").is_none());
-    let step = &op["steps"][0];
-    assert_eq!(
-        step["result"], "unknown",
-        "what it did before the stop: {step:#}"
-    );
-    assert_eq!(step["evidence"]["stopped"], true, "{step:#}");
-    assert_eq!(step["evidence"]["signal"], "SIGTERM", "{step:#}");
 }
 
 #[test]
