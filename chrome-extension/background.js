@@ -13,7 +13,9 @@ const DEFAULT_TIMEOUT_MS = 2000;
 const POLL_MS = 25;
 const DETACH_IDLE_MS = 60000;
 const SETTLE_MAX_MS = 250;
-const ACTIONS = ['click', 'type', 'select', 'check', 'uncheck', 'press', 'scroll', 'back', 'open', 'switchTab'];
+const ACTIONS = ['click', 'type', 'select', 'check', 'uncheck', 'press', 'scroll', 'back', 'open', 'switchTab', 'close', 'reload'];
+/** How long a navigation (open, reload) waits for its page to load, unless `loadMs` says. */
+const LOAD_MS = 3000;
 
 class CirceError extends Error {
   constructor(code, message, extra) {
@@ -1097,6 +1099,12 @@ async function act(args) {
   timeoutMs = Math.min(timeoutMs, 60000);
   const tabId = args.tabId;
   const tab = await getTab(tabId);
+  if (action === 'close') {
+    const t0c = now();
+    const out = await actClose(tab, timeoutMs);
+    out.evidence = { action, expect, ...out.evidence, elapsedMs: now() - t0c };
+    return out;
+  }
   const guard = makeGuard(tabId);
   const t0 = now();
   try {
@@ -1121,11 +1129,68 @@ function resultOf(kind, evidence, observation) {
   return r;
 }
 
-async function finish(guard, tabId, kind, evidence, navigated) {
+async function finish(guard, tabId, kind, evidence, navigated, args) {
+  if (args && args.observe === false) {
+    // What Chrome shows in the tab (URL, loaded, error page), without reading the page's elements.
+    const page = navigated ? await guard.run(waitLoaded(tabId, loadMsOf(args))) : await guard.run(pageState(tabId));
+    if (evidence) { evidence.page = page; if (page.url) evidence.url = page.url; }
+    return resultOf(kind, evidence);
+  }
   if (navigated) await guard.run(waitComplete(tabId, 3000));
   const observation = await guard.run(freshObservation(tabId));
   if (navigated && observation && evidence) evidence.url = observation.url;
   return resultOf(kind, evidence, observation);
+}
+
+function loadMsOf(args) {
+  const ms = Number(args && args.loadMs);
+  return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, 60000) : LOAD_MS;
+}
+
+/**
+ * What a tab shows now: {exists, tabId, url, title, status, active, loaded, errorPage?,
+ * httpStatus?, documentId?}. `loaded`: the top document is parsed (not loading) and no other
+ * navigation is pending; `errorPage`: Chrome shows its own error page (the site could not be
+ * reached); `httpStatus`: the document's HTTP status when the page can tell.
+ */
+async function pageState(tabId) {
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (!tab) return { exists: false, tabId };
+  const s = { exists: true, tabId, url: tab.url || tab.pendingUrl || '', title: tab.title || '', status: tab.status || '', active: !!tab.active, windowId: tab.windowId };
+  if (!/^(https?|file):/i.test(s.url)) {
+    s.loaded = !tab.pendingUrl && tab.status === 'complete';
+    return s;
+  }
+  const r = await withTimeout(chrome.scripting.executeScript({
+    target: { tabId, frameIds: [0] },
+    func: () => {
+      const n = performance.getEntriesByType('navigation')[0];
+      return { href: location.href, readyState: document.readyState, httpStatus: (n && n.responseStatus) || null, title: document.title };
+    },
+  }).then((rs) => ({ rs }), (e) => ({ error: String((e && e.message) || e) })), 800);
+  if (r.timeout) { s.loaded = false; s.unanswered = true; return s; }
+  if (r.error) {
+    if (C.isErrorPage(r.error)) s.errorPage = true;
+    else s.unreadable = r.error;
+    s.loaded = false;
+    return s;
+  }
+  const d = r.rs && r.rs[0] ? r.rs[0].result : null;
+  if (r.rs && r.rs[0]) s.documentId = r.rs[0].documentId;
+  Object.assign(s, C.loadedState(tab, d));
+  // The document's own title: the tab's catches up a moment later.
+  if (d && d.title && C.urlMatches(d.href, s.url)) s.title = d.title;
+  return s;
+}
+
+/** Poll `pageState` until the page has loaded, shows an error, is gone, or `ms` passed. */
+async function waitLoaded(tabId, ms) {
+  const deadline = now() + ms;
+  for (;;) {
+    const s = await pageState(tabId);
+    if (!s.exists || s.errorPage || s.loaded || now() >= deadline) return s;
+    await sleep(POLL_MS);
+  }
 }
 
 async function doAct(guard, tab, action, args, expect, timeoutMs) {
@@ -1142,8 +1207,9 @@ async function doAct(guard, tab, action, args, expect, timeoutMs) {
       const deadline = now() + timeoutMs;
       const before = { url: tab.url, active: tab.active };
       const { after, ev } = await pollExpect(guard, tabId, null, null, null, expect, before, deadline);
-      return finish(guard, tabId, ev.met ? 'applied' : 'unknown', { delivered: true, checks: ev.checks, url: after.url });
+      return finish(guard, tabId, ev.met ? 'applied' : 'unknown', { delivered: true, checks: ev.checks, url: after.url }, false, args);
     }
+    case 'reload': return actReload(guard, tab, args, timeoutMs);
     default: throw new CirceError('unsupported', action);
   }
 }
@@ -1302,6 +1368,7 @@ async function actBack(guard, tab, expect, timeoutMs) {
 
 async function actOpen(guard, tab, args, expect, timeoutMs) {
   const tabId = tab.id;
+  if (args.url == null && args.newTab === true) return actNewTab(tab, timeoutMs);
   let u;
   try { u = new URL(String(args.url)); } catch (_) { throw new CirceError('bad_args', `not a URL: ${args.url}`); }
   if (!/^https?:$/.test(u.protocol) && u.href !== 'about:blank') throw new CirceError('bad_args', `only http(s) URLs can be opened (${u.protocol})`);
@@ -1312,7 +1379,7 @@ async function actOpen(guard, tab, args, expect, timeoutMs) {
     try {
       const before = { url: '' };
       const { after, ev } = await pollExpect(g2, created.id, null, null, null, expect, before, now() + timeoutMs);
-      return await finish(g2, created.id, ev.met ? 'applied' : 'unknown', { delivered: true, target: u.href, url: after.url, tabId: created.id, newTab: true, checks: ev.checks }, true);
+      return await finish(g2, created.id, ev.met ? 'applied' : 'unknown', { delivered: true, target: u.href, url: after.url, tabId: created.id, newTab: true, checks: ev.checks }, true, args);
     } finally {
       g2.release();
     }
@@ -1321,7 +1388,64 @@ async function actOpen(guard, tab, args, expect, timeoutMs) {
   const before = { url: tab.url, documentId: mainDoc };
   await guard.run(chrome.tabs.update(tabId, { url: u.href }));
   const { after, ev } = await pollExpect(guard, tabId, null, null, mainDoc, expect, before, now() + timeoutMs);
-  return finish(guard, tabId, ev.met ? 'applied' : 'unknown', { delivered: true, target: u.href, url: after.url, checks: ev.checks }, true);
+  return finish(guard, tabId, ev.met ? 'applied' : 'unknown', { delivered: true, target: u.href, url: after.url, checks: ev.checks }, true, args);
+}
+
+/** A blank new tab next to `tab` (Chrome's new tab page), in front. */
+async function actNewTab(tab, timeoutMs) {
+  const created = await chrome.tabs.create({ windowId: tab.windowId, index: tab.index + 1, active: true });
+  const deadline = now() + timeoutMs;
+  let page = await pageState(created.id);
+  while (page.exists && !page.active && now() < deadline) {
+    await sleep(POLL_MS);
+    page = await pageState(created.id);
+  }
+  const seen = page.exists && page.active;
+  return resultOf(seen ? 'applied' : 'unknown', { delivered: true, tabId: created.id, newTab: true, url: page.url, page });
+}
+
+/**
+ * Close `tab`. Its removal is the effect: seen gone in time → applied. The last open tab is not
+ * closed (that would close Chrome, and Circe with it): notApplied, reason `last_tab`.
+ */
+async function actClose(tab, timeoutMs) {
+  const all = await chrome.tabs.query({});
+  if (all.length <= 1) return resultOf('notApplied', { delivered: false, reason: 'last_tab', tabId: tab.id, url: tab.url });
+  await chrome.tabs.remove(tab.id).catch((e) => {
+    if (!/No tab with id/i.test(String(e.message || e))) throw e;
+  });
+  const deadline = now() + timeoutMs;
+  let gone = false;
+  for (;;) {
+    gone = !(await chrome.tabs.get(tab.id).catch(() => null));
+    if (gone || now() >= deadline) break;
+    await sleep(POLL_MS);
+  }
+  const front = await chrome.tabs.get(await defaultTabId()).catch(() => null);
+  return resultOf(gone ? 'applied' : 'unknown', { delivered: true, closed: gone, tabId: tab.id, url: tab.url, title: tab.title || '',
+    front: front ? { tabId: front.id, url: front.url || '', title: front.title || '' } : null });
+}
+
+/** Reload `tab`: seen when the top frame holds a new document; then wait for it to load. */
+async function actReload(guard, tab, args, timeoutMs) {
+  const tabId = tab.id;
+  const before = await currentDocumentId(tabId, 0);
+  await guard.run(chrome.tabs.reload(tabId));
+  const deadline = now() + timeoutMs;
+  let fresh = false;
+  for (;;) {
+    const cur = await guard.run(currentDocumentId(tabId, 0));
+    fresh = !!cur && cur !== before;
+    if (fresh || now() >= deadline) break;
+    await guard.run(sleep(POLL_MS));
+  }
+  const evidence = { delivered: true, newDocument: fresh, url: tab.url };
+  if (args.observe === false) {
+    const page = await guard.run(waitLoaded(tabId, loadMsOf(args)));
+    evidence.page = page;
+    return resultOf(fresh ? 'applied' : 'unknown', evidence);
+  }
+  return finish(guard, tabId, fresh ? 'applied' : 'unknown', evidence, true, args);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1332,7 +1456,8 @@ async function runCommand(cmd, args) {
     case 'ping': return { pong: true };
     case 'tabs': {
       const tabs = await chrome.tabs.query({});
-      return { tabs: tabs.map((t) => ({ tabId: t.id, windowId: t.windowId, url: t.url || t.pendingUrl || '', title: t.title || '', active: t.active })) };
+      const current = await defaultTabId().catch(() => null);
+      return { tabs: C.listTabs(tabs, current) };
     }
     case 'observe': {
       const tabId = args.tabId == null ? await defaultTabId() : args.tabId;

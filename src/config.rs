@@ -15,6 +15,7 @@ pub struct Config {
     pub store: StoreConfig,
     /// `[[projects]]`: the project catalog coding requests are routed to (seed 002).
     pub projects: Vec<ProjectConfig>,
+    pub browser: BrowserConfig,
 }
 
 /// The longest project name.
@@ -57,6 +58,30 @@ impl ProjectConfig {
     /// The node that holds it, given this node's name.
     pub fn node_or<'a>(&'a self, this: &'a str) -> &'a str {
         self.node.as_deref().unwrap_or(this)
+    }
+}
+
+/// `[browser]`: the Chrome connector. `[[browser.sites]]` adds sites to the navigation fast
+/// paths ("open <site>", "search <site> for …"), beside the built-in YouTube, Wikipedia, GitHub
+/// and DuckDuckGo; an entry with a built-in's name replaces it:
+///
+/// ```toml
+/// [[browser.sites]]
+/// name = "Rust docs"                 # what people say
+/// aliases = ["docs.rs"]              # other names (optional)
+/// home = "https://docs.rs/"          # "open Rust docs"
+/// search = "https://docs.rs/releases/search?query={query}"   # optional; {query} once
+/// ```
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BrowserConfig {
+    pub sites: Vec<crate::browser::navigation::Site>,
+}
+
+impl BrowserConfig {
+    /// The site table (built-in sites plus these), or what is wrong with an entry.
+    pub fn sites(&self) -> Result<crate::browser::navigation::Sites, String> {
+        crate::browser::navigation::Sites::new(&self.sites)
     }
 }
 
@@ -298,6 +323,7 @@ impl Config {
     pub fn parse(text: &str) -> Result<Config, String> {
         let config: Config =
             toml::from_str(text).map_err(|e| e.to_string().trim().replace('\n', " "))?;
+        config.browser.sites()?;
         config.check_projects()?;
         Ok(config)
     }
@@ -619,6 +645,43 @@ mod tests {
             ("Rivvl", "/elsewhere", "node = \"laptop\""),
         ]))
         .is_ok());
+    }
+
+    #[test]
+    fn sites_are_added_under_browser_sites_and_checked_on_load() {
+        let c = Config::parse(
+            "[[browser.sites]]\nname = \"Rust docs\"\naliases = [\"docs.rs\"]\nhome = \"https://docs.rs/\"\nsearch = \"https://docs.rs/releases/search?query={query}\"\n",
+        )
+        .unwrap();
+        let sites = c.browser.sites().unwrap();
+        assert_eq!(
+            sites
+                .find("rust docs")
+                .unwrap()
+                .search_url("serde json")
+                .unwrap(),
+            "https://docs.rs/releases/search?query=serde+json"
+        );
+        assert!(sites.find("YouTube").is_some(), "the built-in sites stay");
+        let table: &[(&str, &str)] = &[
+            (
+                "[[browser.sites]]\nname = \"X\"\nhome = \"https://x.example/\"\nsearch = \"https://x.example/?q=\"\n",
+                "[[browser.sites]] \"X\": search \"https://x.example/?q=\" has {query} 0 times",
+            ),
+            (
+                "[[browser.sites]]\nname = \"X\"\nhome = \"x.example\"\n",
+                "[[browser.sites]] \"X\": home \"x.example\" is not an address",
+            ),
+            ("[[browser.sites]]\nname = \"X\"\n", "missing field `home`"),
+            (
+                "[[browser.sites]]\nname = \"X\"\nhome = \"https://x.example/\"\nurl = \"y\"\n",
+                "unknown field `url`",
+            ),
+        ];
+        for (text, want) in table {
+            let err = Config::parse(text).unwrap_err();
+            assert!(err.contains(want), "{text}: {err}");
+        }
     }
 
     #[test]

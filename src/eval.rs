@@ -350,19 +350,20 @@ pub fn run_corpus_with_signals(
             })?;
             let obs_path = dir.join(&case.observation);
             if !observations.contains_key(&obs_path) {
-                let mut o = load_observation(&obs_path)?;
-                o.glosses = glossary.and_then(|g| g.glosses(&o));
+                let o = load_observation(&obs_path)?;
                 observations.insert(obs_path.clone(), o);
             }
             let observation = &observations[&obs_path];
-            match semantic {
-                Some(semantic) => {
-                    let mut with = observation.clone();
-                    with.similarity = semantic.similarity(&case.utterance, observation).ok();
-                    results.push(run_case(file, &case, &with, decider));
-                }
-                None => results.push(run_case(file, &case, observation, decider)),
+            if semantic.is_none() && glossary.is_none() {
+                results.push(run_case(file, &case, observation, decider));
+                continue;
             }
+            let mut with = observation.clone();
+            if let Some(semantic) = semantic {
+                with.similarity = semantic.similarity(&case.utterance, observation).ok();
+            }
+            with.glosses = glossary.and_then(|g| g.glosses_for(observation, &case.utterance));
+            results.push(run_case(file, &case, &with, decider));
         }
     }
     let mut name = decider.name().to_string();

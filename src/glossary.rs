@@ -2,9 +2,12 @@
 //! says "electricity" on a German page meets its "Strom", and "insurance" its "Versicherungen".
 //!
 //! Built once by `circe install-glossary` from FreeDict's dictionaries (the Debian packages
-//! `dict-freedict-{deu,fra,spa,ita,nld,por}-eng`, dictd format under `/usr/share/dictd`) into one
-//! sorted file per language, `<dir>/<lang>.tsv`: `word<TAB>gloss gloss …` (folded, lower case,
-//! first sense first, at most `MAX_GLOSSES`). The directory is `$CIRCE_GLOSSARY_DIR` when set,
+//! `dict-freedict-{deu,fra,spa,ita,nld,por}-eng` and `dict-freedict-eng-{…}`, dictd format under
+//! `/usr/share/dictd`) into sorted files per language: `<dir>/<lang>.tsv` (the language's words
+//! in English) and `<dir>/en-<lang>.tsv` (English words in the language), each line
+//! `word<TAB>gloss gloss …` (folded, lower case, first sense first, at most `MAX_GLOSSES`). Both
+//! directions meet on the screen's words: a label word's English glosses, and the English words
+//! said that translate into a label word. The directory is `$CIRCE_GLOSSARY_DIR` when set,
 //! else `<data dir>/glossary`. Loaded at start (a few MB per language, looked up by binary
 //! search); without it the Director matches words as before, and `circe doctor` says so.
 //!
@@ -123,24 +126,40 @@ impl Words {
 /// The loaded glossary: the languages installed.
 pub struct Glossary {
     languages: Vec<Words>,
+    english: Vec<Words>,
 }
 
 impl Glossary {
     /// Every `<lang>.tsv` in `dir`; none at all is `NotInstalled`.
     pub fn load(dir: &Path) -> Result<Glossary, GlossaryError> {
-        let mut languages = Vec::new();
+        let (mut languages, mut english) = (Vec::new(), Vec::new());
         for (code, _) in LANGUAGES {
-            let path = dir.join(format!("{code}.tsv"));
-            if !path.exists() {
-                continue;
+            for (name, into) in [
+                (format!("{code}.tsv"), &mut languages),
+                (format!("en-{code}.tsv"), &mut english),
+            ] {
+                let path = dir.join(name);
+                if !path.exists() {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+                into.push(Words::parse(code, text, &path)?);
             }
-            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-            languages.push(Words::parse(code, text, &path)?);
         }
         if languages.is_empty() {
             return Err(GlossaryError::NotInstalled(dir.to_path_buf()));
         }
-        Ok(Glossary { languages })
+        Ok(Glossary { languages, english })
+    }
+
+    /// The words of `language` for the English `word` (folded, lower case).
+    pub fn translate(&self, language: &str, word: &str) -> Vec<&str> {
+        self.english
+            .iter()
+            .find(|w| w.language == language)
+            .and_then(|w| w.lookup(word))
+            .map(|g| g.split(' ').filter(|s| !s.is_empty()).collect())
+            .unwrap_or_default()
     }
 
     /// The languages loaded, with how many words each.
@@ -166,25 +185,44 @@ impl Glossary {
     /// dictionary is looked up by its last part when it is a compound ("Nettokreditbetrag" →
     /// "betrag" → amount).
     pub fn glosses(&self, observation: &Observation) -> Option<Glosses> {
+        self.glosses_for(observation, "")
+    }
+
+    /// [`Glossary::glosses`], and the words `said` (English) wherever the English-to-page
+    /// dictionary translates one of them into a label's word ("compare" → "vergleichen").
+    pub fn glosses_for(&self, observation: &Observation, said: &str) -> Option<Glosses> {
         let language = language::of(observation)?;
         let words = self.languages.iter().find(|w| w.language == language)?;
-        let mut out = BTreeMap::new();
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut add = |word: &str, gloss: &str| {
+            let glosses = out.entry(word.to_string()).or_default();
+            if !glosses.iter().any(|g| g == gloss) {
+                glosses.push(gloss.to_string());
+            }
+        };
+        let mut labels = std::collections::BTreeSet::new();
         for e in &observation.elements {
             for t in text::tokens(&e.label) {
-                if t.norm.chars().count() < 3 || t.is_number() || out.contains_key(&t.norm) {
+                if t.norm.chars().count() < 3 || t.is_number() || !labels.insert(t.norm.clone()) {
                     continue;
                 }
                 let found = words
                     .lookup(&t.norm)
                     .or_else(|| compound_tail(words, &t.norm));
-                if let Some(g) = found {
-                    out.insert(
-                        t.norm.clone(),
-                        g.split(' ')
-                            .filter(|s| !s.is_empty())
-                            .map(String::from)
-                            .collect(),
-                    );
+                for g in found.into_iter().flat_map(|g| g.split(' ')) {
+                    if !g.is_empty() {
+                        add(&t.norm, g);
+                    }
+                }
+            }
+        }
+        for t in text::tokens(said) {
+            if t.norm.chars().count() < 3 || t.is_number() {
+                continue;
+            }
+            for foreign in self.translate(language, &t.norm) {
+                if labels.contains(foreign) {
+                    add(foreign, &t.norm);
                 }
             }
         }
@@ -213,6 +251,8 @@ fn compound_tail<'w>(words: &'w Words, word: &str) -> Option<&'w str> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Installed {
     pub language: &'static str,
+    /// English words in `language` (else `language`'s words in English).
+    pub english_to: bool,
     pub words: usize,
     pub path: PathBuf,
 }
@@ -221,15 +261,21 @@ pub struct Installed {
 pub fn install(from: &Path, to: &Path) -> Result<Vec<Installed>, GlossaryError> {
     std::fs::create_dir_all(to).map_err(io(to))?;
     let mut done = Vec::new();
-    for (code, freedict) in LANGUAGES {
-        let index = from.join(format!("freedict-{freedict}-eng.index"));
-        let dict = from.join(format!("freedict-{freedict}-eng.dict.dz"));
+    let both = LANGUAGES.iter().flat_map(|(code, freedict)| {
+        [
+            (*code, format!("{freedict}-eng"), code.to_string(), false),
+            (*code, format!("eng-{freedict}"), format!("en-{code}"), true),
+        ]
+    });
+    for (code, freedict, name, english_to) in both {
+        let index = from.join(format!("freedict-{freedict}.index"));
+        let dict = from.join(format!("freedict-{freedict}.dict.dz"));
         if !index.exists() || !dict.exists() {
             continue;
         }
         let entries = read_dictd(&index, &dict)?;
-        let path = to.join(format!("{code}.tsv"));
-        let tmp = to.join(format!(".{code}.tsv.tmp"));
+        let path = to.join(format!("{name}.tsv"));
+        let tmp = to.join(format!(".{name}.tsv.tmp"));
         let mut text = String::new();
         for (word, glosses) in &entries {
             text.push_str(word);
@@ -241,11 +287,12 @@ pub fn install(from: &Path, to: &Path) -> Result<Vec<Installed>, GlossaryError> 
         std::fs::rename(&tmp, &path).map_err(io(&path))?;
         done.push(Installed {
             language: code,
+            english_to,
             words: entries.len(),
             path,
         });
     }
-    if done.is_empty() {
+    if !done.iter().any(|d| !d.english_to) {
         return Err(GlossaryError::NoDictionaries(from.to_path_buf()));
     }
     Ok(done)
@@ -264,9 +311,12 @@ fn read_dictd(index: &Path, dict: &Path) -> Result<BTreeMap<String, Vec<String>>
         else {
             continue;
         };
-        if word.starts_with("00") || word.contains(' ') || word.contains('-') {
+        if word.starts_with("00") || word.contains('-') {
             continue;
         }
+        let Some(word) = headword(word) else {
+            continue;
+        };
         let folded = text::fold(&word.to_lowercase());
         if folded.chars().count() < 2 || !folded.chars().all(char::is_alphanumeric) {
             continue;
@@ -308,6 +358,56 @@ fn read_dictd(index: &Path, dict: &Path) -> Result<BTreeMap<String, Vec<String>>
     }
     words.retain(|_, g| !g.is_empty());
     Ok(words)
+}
+
+/// Words of a dictionary phrase that only stand for its objects ("jdn./etw. mit jdm./etw.
+/// vergleichen": somebody, something, with).
+const PLACEHOLDERS: &[&str] = &[
+    "sich",
+    "mit",
+    "an",
+    "auf",
+    "über",
+    "von",
+    "zu",
+    "für",
+    "in",
+    "aus",
+    "um",
+    "gegen",
+    "nach",
+    "vor",
+    "bei",
+    "qn",
+    "qc",
+    "algo",
+    "alguien",
+    "qualcuno",
+    "qualcosa",
+    "iets",
+    "iem",
+    "alg",
+    "to",
+    "sb",
+    "sth",
+    "sbsth",
+    "with",
+    "oneself",
+    "somebody",
+    "something",
+    "a",
+    "an",
+    "the",
+];
+
+/// The one word a headword is about: the headword itself, or the one word of a phrase whose
+/// other words are placeholders ("jdnetw mit jdmetw vergleichen" → "vergleichen").
+fn headword(word: &str) -> Option<&str> {
+    let mut content = word
+        .split_whitespace()
+        .filter(|w| !(w.starts_with("jd") || w.starts_with("etw") || PLACEHOLDERS.contains(w)));
+    let one = content.next()?;
+    content.next().is_none().then_some(one)
 }
 
 /// dictd's base64 number.
@@ -357,6 +457,18 @@ const GLOSS_STOPWORDS: &[&str] = &[
     "their",
     "oneself",
     "s",
+    "etw",
+    "jdn",
+    "jdm",
+    "jds",
+    "jd",
+    "sich",
+    "einer",
+    "sache",
+    "qn",
+    "qc",
+    "algo",
+    "alguien",
 ];
 
 /// The gloss words of one dictd entry: the sense lines after the headword line ("amount <n>,
@@ -385,7 +497,8 @@ pub fn gloss_words(entry: &str) -> Vec<String> {
         let clean = strip_brackets(line);
         for word in text::tokens(&clean) {
             let w = word.norm;
-            // English words only (a pronunciation in the line is not a gloss).
+            // Words in letters only (a pronunciation in the line is not a gloss); `tokens`
+            // folded a German or French gloss's accents to ASCII already.
             if w.chars().count() < 2
                 || !w.chars().all(|c| c.is_ascii_alphabetic())
                 || GLOSS_STOPWORDS.contains(&w.as_str())
@@ -440,6 +553,19 @@ mod tests {
         for (entry, want) in table {
             assert_eq!(gloss_words(entry), want, "{entry}");
         }
+    }
+
+    #[test]
+    fn a_phrase_of_placeholders_and_one_word_is_that_word() {
+        assert_eq!(headword("vergleichen"), Some("vergleichen"));
+        assert_eq!(
+            headword("jdnetw mit jdmetw vergleichen"),
+            Some("vergleichen")
+        );
+        assert_eq!(headword("sich anmelden"), Some("anmelden"));
+        assert_eq!(headword("vergleiche anstellen"), None);
+        assert_eq!(headword("jdn"), None);
+        assert_eq!(headword("to compare sth with sth"), Some("compare"));
     }
 
     #[test]

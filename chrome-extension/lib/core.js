@@ -385,6 +385,7 @@
       case 'scroll': return { scrolled: true };
       case 'back': case 'open': return { navigation: true };
       case 'switchTab': return { active: true };
+      case 'reload': return { navigation: true };
       default: return {};
     }
   }
@@ -461,6 +462,36 @@
       }
     };
     return norm(actual) === norm(wanted);
+  }
+
+  /**
+   * The `tabs` command's list: every tab with its id, window, URL (the pending one while the
+   * first load has not committed), title, `active` in its window, `status`, and `current` for the
+   * tab in front (the one `observe` and "this tab" mean).
+   */
+  function listTabs(tabs, currentId) {
+    return (tabs || []).map((t) => ({
+      tabId: t.id, windowId: t.windowId, url: t.url || t.pendingUrl || '', title: t.title || '',
+      active: !!t.active, current: t.id === currentId, status: t.status || '',
+    }));
+  }
+
+  /** Does a failed script injection say the frame shows Chrome's error page? */
+  function isErrorPage(message) {
+    return /showing error page|chrome-error:\/\//i.test(String(message || ''));
+  }
+
+  /**
+   * Whether a tab's top document has loaded, from the tab and what a script read in the
+   * document ({href, readyState, httpStatus}). Loaded: parsed (readyState not "loading"), no
+   * other navigation pending, and the document is the tab's URL.
+   */
+  function loadedState(tab, doc) {
+    if (!doc) return { loaded: false };
+    const out = { readyState: doc.readyState, loaded: false };
+    if (doc.httpStatus != null) out.httpStatus = doc.httpStatus;
+    out.loaded = doc.readyState !== 'loading' && !tab.pendingUrl && urlMatches(doc.href, tab.url || '');
+    return out;
   }
 
   /** Reconnect delay in ms after `attempt` consecutive failures: 0.5 s doubling up to 30 s. */
@@ -557,7 +588,7 @@
   const api = {
     CONTEXT_MAX, LABEL_MAX, WIDGET_ROLES, NAME_FROM_CONTENT, EXPECT_KEYS,
     normText, truncate, labelKey, assignOrdinals, chooseLabel, roleOf, itemGroup, siblingProfile, itemGroupIn, contextText, pageText,
-    defaultExpect, validateExpect, evaluateExpect, urlMatches, backoffDelay,
+    defaultExpect, validateExpect, evaluateExpect, urlMatches, backoffDelay, listTabs, isErrorPage, loadedState,
     historyPush, historyBack, keyEvent,
     hasWord, wordLabel, unnamedHint, identifierWords, navigatesBySource, clickRole, CLICK_EVENTS, clickListenerNodes, axProps, axSummary, axStates, fromAX,
   };

@@ -231,3 +231,38 @@ test('an unnamed control is described by where it goes and its class names', () 
   assert.equal(C.unnamedHint({ href: '#', classes: ['btn btn-default hidden-xs col-md-2'] }), '');
   assert.equal(C.unnamedHint({}), '');
 });
+
+test('tabs are listed with the tab in front marked current', () => {
+  const tabs = [
+    { id: 4, windowId: 1, url: 'https://a.example/', title: 'A', active: true, status: 'complete' },
+    { id: 7, windowId: 1, url: '', pendingUrl: 'https://b.example/', title: '', active: false, status: 'loading' },
+  ];
+  assert.deepEqual(C.listTabs(tabs, 4), [
+    { tabId: 4, windowId: 1, url: 'https://a.example/', title: 'A', active: true, current: true, status: 'complete' },
+    { tabId: 7, windowId: 1, url: 'https://b.example/', title: '', active: false, current: false, status: 'loading' },
+  ]);
+  assert.deepEqual(C.listTabs(undefined, null), []);
+});
+
+test('an error page is told by the injection error', () => {
+  assert.equal(C.isErrorPage('Frame with ID 0 is showing error page'), true);
+  assert.equal(C.isErrorPage('Cannot access contents of url "chrome-error://chromewebdata/".'), true);
+  assert.equal(C.isErrorPage('No tab with id: 3'), false);
+  assert.equal(C.isErrorPage(undefined), false);
+});
+
+test('a page has loaded when its document is parsed and no other navigation is pending', () => {
+  const tab = { url: 'https://www.youtube.com/results?search_query=x' };
+  const doc = { href: tab.url, readyState: 'interactive', httpStatus: 200 };
+  assert.deepEqual(C.loadedState(tab, doc), { readyState: 'interactive', loaded: true, httpStatus: 200 });
+  assert.equal(C.loadedState(tab, { ...doc, readyState: 'loading' }).loaded, false);
+  assert.equal(C.loadedState({ ...tab, pendingUrl: 'https://other.example/' }, doc).loaded, false);
+  assert.equal(C.loadedState(tab, { ...doc, href: 'https://www.youtube.com/' }).loaded, false);
+  assert.deepEqual(C.loadedState(tab, null), { loaded: false });
+  assert.equal(C.loadedState(tab, { ...doc, httpStatus: null }).httpStatus, undefined);
+});
+
+test('reload expects a navigation by default', () => {
+  assert.deepEqual(C.defaultExpect('reload', {}), { navigation: true });
+  assert.deepEqual(C.defaultExpect('close', {}), {});
+});

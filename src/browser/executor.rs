@@ -6,6 +6,7 @@
 //! "the call returned"; a lost connection during an action leaves its effect `unknown`.
 
 use super::bridge::{Bridge, BridgeError};
+use super::navigate;
 use crate::clock;
 use crate::decider::remote::{decide_with, DecisionsApi, OpenAiChat};
 use crate::director::{
@@ -38,6 +39,8 @@ pub struct BrowserExecutor {
     semantic: Option<Arc<crate::semantic::Semantic>>,
     /// English glosses for a page in another language, when the glossary is installed.
     glossary: Option<Arc<crate::glossary::Glossary>>,
+    /// The sites the navigation fast paths know (built in, and `[[browser.sites]]`).
+    sites: super::navigation::Sites,
 }
 
 /// The remote decider, if one is configured (the composition root picks it).
@@ -61,12 +64,19 @@ impl BrowserExecutor {
             preferences,
             semantic: None,
             glossary: None,
+            sites: super::navigation::Sites::default(),
         }
     }
 
     /// Grounds with the glossary too (see `crate::glossary`).
     pub fn with_glossary(mut self, glossary: Option<Arc<crate::glossary::Glossary>>) -> Self {
         self.glossary = glossary;
+        self
+    }
+
+    /// The site table for "open <site>" and "search <site> for …" (see `navigation::Sites`).
+    pub fn with_sites(mut self, sites: super::navigation::Sites) -> Self {
+        self.sites = sites;
         self
     }
 
@@ -181,7 +191,7 @@ struct Seen {
 
 /// The step said at `k` (0-based) of several: how its chosen candidate is stored when the
 /// Director asks about it, so the answer resumes that step, not the whole sequence.
-fn target_slot(k: usize) -> String {
+pub(super) fn target_slot(k: usize) -> String {
     if k == 0 {
         "target".into()
     } else {
@@ -287,14 +297,44 @@ impl BrowserExecutor {
         let mut said: Vec<String> = op
             .steps
             .iter()
-            .filter(|s| s.action != OBSERVE && s.result == Some(StepResult::Applied))
+            .filter(|s| {
+                s.action != OBSERVE
+                    && s.action != navigate::LIST_TABS
+                    && s.result == Some(StepResult::Applied)
+            })
             .map(|s| s.action.clone())
             .collect();
         let mut last = None;
+        // What the tab in front shows after a navigation step (title, address), when one ended.
+        let mut shown: Option<(String, String)> = None;
         let mut k = start;
         while k < texts.len() {
             // Not done (yet): this step and the ones after it, in the person's words.
             let left = |k: usize| texts[k..].to_vec();
+            // Navigation (open, search a site, switch, close, reload): through chrome.tabs, no
+            // page grounding; words that are not navigation after all are grounded below.
+            let mut refusal = None;
+            if let Some(request) = director::navigation::read(&texts[k]) {
+                let navigator = navigate::Navigator {
+                    bridge: &self.bridge,
+                    sites: &self.sites,
+                    node: &self.node,
+                };
+                let chosen_here = chosen.as_deref().filter(|_| k == start);
+                match navigator
+                    .step(op, cx, &request, k, k == start, chosen_here, &said)
+                    .await?
+                {
+                    navigate::Step::Done { says, title, url } => {
+                        said.push(says);
+                        shown = Some((title, url));
+                        k += 1;
+                        continue;
+                    }
+                    navigate::Step::End(outcome) => return Ok(partial(outcome, &said, &left(k))),
+                    navigate::Step::Ground(r) => refusal = r,
+                }
+            }
             // The request's own embedding needs no page: it is computed while the page is read.
             self.prepare_similarity(&texts[k]);
             let Seen {
@@ -307,6 +347,18 @@ impl BrowserExecutor {
                 Ok(seen) => seen,
                 Err(outcome) => return Ok(partial(outcome, &said, &left(k))),
             };
+            if let Some(r) = refusal
+                .as_ref()
+                .filter(|r| !r.grounds_on(&observation, &raw))
+            {
+                return Ok(partial(
+                    ExecOutcome::Blocked {
+                        reason: r.reason.clone(),
+                    },
+                    &said,
+                    &left(k),
+                ));
+            }
             // Decide: a chosen candidate, or the Director over this observation.
             let action = match chosen.as_ref().filter(|_| k == start) {
                 Some(chosen) => {
@@ -353,12 +405,26 @@ impl BrowserExecutor {
                     }
                     let mut grounded = observation.clone();
                     grounded.similarity = self.similarity(&texts[k], &observation).await;
-                    grounded.glosses = self.glossary.as_ref().and_then(|g| g.glosses(&observation));
+                    grounded.glosses = self
+                        .glossary
+                        .as_ref()
+                        .and_then(|g| g.glosses_for(&observation, &texts[k]));
                     let snapshot = Snapshot {
                         observation: Some(grounded),
                         ..Default::default()
                     };
                     let decision = self.decide(&envelope, &snapshot).await;
+                    if let Some(r) = refusal.as_ref().filter(|r| r.strict()) {
+                        if !matches!(decision, Decision::Execute(_)) {
+                            return Ok(partial(
+                                ExecOutcome::Blocked {
+                                    reason: r.reason.clone(),
+                                },
+                                &said,
+                                &left(k),
+                            ));
+                        }
+                    }
                     if !matches!(decision, Decision::Execute(_)) {
                         if let Some(reason) = aimed_under_an_overlay(&envelope, &raw) {
                             return Ok(partial(ExecOutcome::Blocked { reason }, &said, &left(k)));
@@ -520,7 +586,20 @@ impl BrowserExecutor {
                 }
             }
             last = Some(observation);
+            shown = None;
             k += if enter { 2 } else { 1 };
+        }
+        if let Some((title, url)) = shown {
+            // A navigation ended the request: what the tab in front shows now.
+            let summary = if title.is_empty() {
+                format!("{}.", sentence(&said))
+            } else {
+                format!("{}. The tab shows \"{title}\".", sentence(&said))
+            };
+            return Ok(ExecOutcome::Completed {
+                summary,
+                data: json!({ "url": url, "title": title, "done": said }),
+            });
         }
         let observation = last.unwrap_or_default();
         let summary = format!("{} on \"{}\".", sentence(&said), observation.title);
@@ -726,7 +805,7 @@ fn result_of(v: &Value) -> StepResult {
 }
 
 /// What a failed command means for the step's effect.
-fn error_result(e: &BridgeError) -> StepResult {
+pub(super) fn error_result(e: &BridgeError) -> StepResult {
     match e {
         // Nothing was sent, or the extension refused before touching the page.
         BridgeError::NotConnected | BridgeError::TooLarge { .. } | BridgeError::Tab(_) => {
@@ -747,14 +826,14 @@ fn error_result(e: &BridgeError) -> StepResult {
     }
 }
 
-fn plain(v: &Value) -> String {
+pub(super) fn plain(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
 }
 
-fn sentence(parts: &[String]) -> String {
+pub(super) fn sentence(parts: &[String]) -> String {
     let mut s = parts.join(", then ");
     if let Some(first) = s.get(..1) {
         s = first.to_uppercase() + &s[1..];

@@ -10,3 +10,5 @@ pub mod framing;
 pub mod host;
 pub mod install;
 pub mod lifecycle;
+pub mod navigate;
+pub mod navigation;

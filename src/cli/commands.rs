@@ -193,7 +193,7 @@ pub fn ground(paths: &Paths, args: GroundArgs, json: bool) -> anyhow::Result<i32
     }
     // The glossary, when installed (as `circe eval`).
     if let Ok(glossary) = crate::glossary::Glossary::load(&crate::glossary::dir(&paths.data_dir)) {
-        observation.glosses = glossary.glosses(&observation);
+        observation.glosses = glossary.glosses_for(&observation, &text);
     }
     let decision = if typed {
         let envelope = crate::director::Envelope::typed("cli", &text);
@@ -227,12 +227,17 @@ pub fn install_glossary(
     if json {
         let v: Vec<_> = done
             .iter()
-            .map(|d| serde_json::json!({"language": d.language, "words": d.words, "path": d.path}))
+            .map(|d| serde_json::json!({"language": d.language, "englishTo": d.english_to, "words": d.words, "path": d.path}))
             .collect();
         println!("{}", serde_json::Value::Array(v));
     } else {
         for d in &done {
-            println!("{}: {} words -> {}", d.language, d.words, d.path.display());
+            let what = if d.english_to {
+                format!("English to {}", d.language)
+            } else {
+                format!("{} to English", d.language)
+            };
+            println!("{what}: {} words -> {}", d.words, d.path.display());
         }
     }
     Ok(0)

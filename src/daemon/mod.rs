@@ -87,7 +87,13 @@ pub fn build_with_bridge(
                 preferences.clone(),
             )
             .with_semantic(semantic_signal(paths))
-            .with_glossary(glossary(paths)),
+            .with_glossary(glossary(paths))
+            .with_sites(
+                config
+                    .browser
+                    .sites()
+                    .map_err(|e| anyhow::anyhow!("the config's [browser] section: {e}"))?,
+            ),
         ))
         .with(Box::new(DesktopExecutor::new(
             crate::desktop::platform_session(&config.node.name),

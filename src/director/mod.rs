@@ -19,6 +19,7 @@ pub mod decider;
 pub mod language;
 pub mod lexicon;
 pub mod local;
+pub mod navigation;
 pub mod observation;
 pub mod reader;
 pub mod screen;

@@ -97,7 +97,12 @@ pub fn read(text: &str, s: &Situation<'_>) -> Proposal {
             };
         }
     }
-    if let Some(request) = s.projects.and_then(|p| coding::request(text, s.mode, p)) {
+    // A navigation request ("search YouTube for Rivvl") is the browser's, whatever it names.
+    let coding = s
+        .projects
+        .filter(|_| super::navigation::read(text).is_none())
+        .and_then(|p| coding::request(text, s.mode, p));
+    if let Some(request) = coding {
         // A name that only sounds like a project does not outweigh words about the weather or
         // the desktop.
         if request.ask.is_none() || !(mentions_weather(&words) || mentions_desktop(&words)) {
@@ -187,6 +192,10 @@ pub fn request_of_its_own(text: &str, browser: bool) -> Option<Proposal> {
 pub fn is_request(text: &str) -> bool {
     let words = words(text);
     if mentions_weather(&words) || mentions_desktop(&words) {
+        return true;
+    }
+    // "reload", "switch to my mail tab": navigation is a request of its own.
+    if super::navigation::read(text).is_some() {
         return true;
     }
     let reading = utterance::read(text);
@@ -662,6 +671,14 @@ mod tests {
                 false,
             ),
             ("scroll down", NewRequest, Some(Goal::Browser), None, false),
+            ("reload", NewRequest, Some(Goal::Browser), None, false),
+            (
+                "switch to my mail tab",
+                NewRequest,
+                Some(Goal::Browser),
+                None,
+                false,
+            ),
             (
                 "what's the weather in Pune",
                 NewRequest,
@@ -829,6 +846,12 @@ mod tests {
             ("what's the weather in Rivel", Goal::Weather, false),
             ("in Rivvl, check the weather widget", Goal::Coding, false),
             ("upvote the third story", Goal::Browser, false),
+            // A project's name inside a navigation request is the request's words.
+            ("search YouTube for Rivvl", Goal::Browser, false),
+            ("open youtube in a new tab", Goal::Browser, false),
+            ("in Rivvl, open the README", Goal::Coding, false),
+            ("in Rivvl, switch to the main branch", Goal::Coding, false),
+            ("open Rivvl", Goal::Browser, false),
         ];
         for (words, goal, asks) in table {
             let p = voice(words, Phase::Finished, &none);

@@ -197,11 +197,13 @@ fn the_cookie_banner_blocks_what_it_covers_until_it_is_accepted() {
     assert_eq!(sites.actions().len(), 3);
 }
 
+/// Searching the page in front types into its search box (naming a site instead goes to that
+/// site's own search address: tests/it/navigation.rs).
 #[test]
-fn search_youtube_for_lo_fi_beats() {
+fn search_for_lo_fi_beats_types_into_the_pages_search_box() {
     let (sites, d, _b) = setup("/video/index.html");
     let before = sites.gets().len();
-    let v = say(&d, "search YouTube for lo-fi beats");
+    let v = say(&d, "search for lo-fi beats");
     assert_eq!(status(&v), "completed", "{v:#}");
     let gets = gets_since(&sites, before);
     assert!(

@@ -132,6 +132,203 @@ impl Sites {
     }
 }
 
+/// The real sites' names, served over TLS from the fixture directory on 127.0.0.1: what a test
+/// Chromium reaches when a request names YouTube, Wikipedia or a configured site. Chromium maps
+/// these names (and nothing else but loopback) to this server with `--host-resolver-rules`, and
+/// trusts exactly this server's test certificate by its key (`--ignore-certificate-errors-spki-list`,
+/// which takes effect only with `--user-data-dir`, as every test Chromium has): the addresses stay
+/// the real `https://` ones, and every other certificate is still checked.
+pub struct RealSites {
+    pub port: u16,
+    /// The base64 SHA-256 of the test certificate's SubjectPublicKeyInfo.
+    pub spki: String,
+    /// Every request: `"<host> <path and query>"`.
+    pub record: Arc<Mutex<Vec<String>>>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+/// The names `RealSites` answers to, and the fixture directory each is served from (a path with
+/// no file extension is that name plus `.html`; `/` is `index.html`; `/wiki/Main_Page` is the
+/// wiki's front page; anything not found there is looked up from the fixture root).
+pub const REAL_HOSTS: &[(&str, &str)] = &[
+    ("www.youtube.com", "video"),
+    ("en.wikipedia.org", "wiki"),
+    ("shop.circe.test", ""),
+];
+
+impl RealSites {
+    pub fn start() -> RealSites {
+        use axum::http::{header, HeaderMap, StatusCode};
+        use axum::response::IntoResponse;
+        use rcgen::PublicKeyData as _;
+        use sha2::Digest as _;
+        use tower_service::Service as _;
+
+        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sites"));
+        let record: Arc<Mutex<Vec<String>>> = Arc::default();
+        // A test certificate for the mapped names, valid for a day either side of now.
+        let names: Vec<String> = REAL_HOSTS.iter().map(|(h, _)| h.to_string()).collect();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(names).unwrap();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64;
+        params.not_before = time::OffsetDateTime::from_unix_timestamp(now - 86_400).unwrap();
+        params.not_after = time::OffsetDateTime::from_unix_timestamp(now + 86_400).unwrap();
+        let cert = params.self_signed(&key).unwrap();
+        let spki = {
+            use base64::Engine as _;
+            base64::engine::general_purpose::STANDARD
+                .encode(sha2::Sha256::digest(key.subject_public_key_info()))
+        };
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![cert.der().clone()],
+                rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+            )
+            .unwrap();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+
+        type S = (PathBuf, Arc<Mutex<Vec<String>>>);
+        async fn get(
+            axum::extract::State((root, record)): axum::extract::State<S>,
+            headers: HeaderMap,
+            uri: axum::http::Uri,
+        ) -> axum::response::Response {
+            let host = headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or("")
+                .split(':')
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let pq = uri
+                .path_and_query()
+                .map(|p| p.as_str().to_string())
+                .unwrap_or_default();
+            record.lock().unwrap().push(format!("{host} {pq}"));
+            let Some((_, dir)) = REAL_HOSTS.iter().find(|(h, _)| *h == host) else {
+                return StatusCode::MISDIRECTED_REQUEST.into_response();
+            };
+            let path = uri.path();
+            if path.contains("..") {
+                return StatusCode::FORBIDDEN.into_response();
+            }
+            let rel = match path {
+                "/" => "index.html".to_string(),
+                "/wiki/Main_Page" => "index.html".to_string(),
+                p if !p.rsplit('/').next().unwrap_or("").contains('.') => {
+                    format!("{}.html", p.trim_start_matches('/'))
+                }
+                p => p.trim_start_matches('/').to_string(),
+            };
+            let candidates = [root.join(dir).join(&rel), root.join(&rel)];
+            let Some(file) = candidates.iter().find(|c| c.is_file()) else {
+                return StatusCode::NOT_FOUND.into_response();
+            };
+            let kind = match file.extension().and_then(|e| e.to_str()) {
+                Some("html") => "text/html; charset=utf-8",
+                Some("js") => "text/javascript; charset=utf-8",
+                Some("css") => "text/css; charset=utf-8",
+                Some("json") => "application/json",
+                Some("svg") => "image/svg+xml",
+                _ => "application/octet-stream",
+            };
+            (
+                [
+                    (header::CONTENT_TYPE, kind),
+                    (header::CACHE_CONTROL, "no-store"),
+                ],
+                std::fs::read(file).unwrap(),
+            )
+                .into_response()
+        }
+        let app = axum::Router::new()
+            .fallback(axum::routing::get(get))
+            .with_state((root, record.clone()));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let port = listener.local_addr().unwrap().port();
+        runtime.spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    continue;
+                };
+                let (acceptor, app) = (acceptor.clone(), app.clone());
+                tokio::spawn(async move {
+                    let Ok(tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let service = hyper::service::service_fn(
+                        move |request: axum::http::Request<hyper::body::Incoming>| {
+                            app.clone().call(request.map(axum::body::Body::new))
+                        },
+                    );
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                        .await;
+                });
+            }
+        });
+        RealSites {
+            port,
+            spki,
+            record,
+            _runtime: runtime,
+        }
+    }
+
+    /// The requests so far, `"<host> <path and query>"`.
+    pub fn requests(&self) -> Vec<String> {
+        self.record.lock().unwrap().clone()
+    }
+
+    /// The resolver rules that send the real names here and resolve nothing else but loopback.
+    pub fn resolver_rules(&self) -> String {
+        resolver_rules(
+            &REAL_HOSTS
+                .iter()
+                .map(|(h, _)| (*h, self.port))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// The Chromium flags for these sites: the resolver rules and the test certificate's key.
+    pub fn flags(&self) -> Vec<String> {
+        vec![
+            format!("--host-resolver-rules={}", self.resolver_rules()),
+            format!("--ignore-certificate-errors-spki-list={}", self.spki),
+        ]
+    }
+}
+
+/// The loopback-only rule of [`TEST_FLAGS`]: every name fails to resolve but 127.0.0.1 and localhost.
+pub const LOOPBACK_ONLY: &str = "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost";
+
+/// `--host-resolver-rules` mapping each `(name, port)` to 127.0.0.1 on that port, before the
+/// loopback-only rule (the first MAP that matches wins; the EXCLUDEs keep loopback itself).
+pub fn resolver_rules(maps: &[(&str, u16)]) -> String {
+    let mut rules: Vec<String> = maps
+        .iter()
+        .map(|(host, port)| format!("MAP {host} 127.0.0.1:{port}"))
+        .collect();
+    rules.push(LOOPBACK_ONLY.to_string());
+    rules.join(" , ")
+}
+
 /// Headless Chromium with the Circe extension, in its own profile and process group.
 pub struct Browser {
     child: Option<Child>,
@@ -141,6 +338,12 @@ pub struct Browser {
 impl Browser {
     /// Start Chromium on `url` with the extension; its native host reaches `daemon`.
     pub fn start(daemon: &Daemon, url: &str) -> Browser {
+        Browser::start_with(daemon, url, &[])
+    }
+
+    /// [`Browser::start`] with extra flags; a `--host-resolver-rules` among them replaces the
+    /// loopback-only one (it must end with [`LOOPBACK_ONLY`]: tests reach only this machine).
+    pub fn start_with(daemon: &Daemon, url: &str, extra: &[String]) -> Browser {
         require_chromium();
         let profile = tempfile::Builder::new()
             .prefix("circe-chromium")
@@ -166,22 +369,36 @@ impl Browser {
         let extension = concat!(env!("CARGO_MANIFEST_DIR"), "/chrome-extension");
         let log = std::fs::File::create(daemon.dir.path().join("chromium.log")).unwrap();
         let d = daemon.dir.path();
+        let rules = extra
+            .iter()
+            .find(|f| f.starts_with("--host-resolver-rules="));
+        if let Some(rules) = rules {
+            assert!(
+                rules.ends_with(LOOPBACK_ONLY),
+                "{rules} must keep the loopback-only rule"
+            );
+        }
         let mut cmd = Command::new(CHROMIUM);
-        cmd.args(TEST_FLAGS)
-            .args(["--window-size=1280,900", "--enable-logging=stderr", "--v=0"])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg(format!("--load-extension={extension}"))
-            .arg(format!("--disable-extensions-except={extension}"))
-            .arg(url)
-            // Chrome and the native host it starts see the daemon's XDG dirs; HOME stays private.
-            .env("HOME", profile.path())
-            .env("XDG_CONFIG_HOME", d.join("config"))
-            .env("XDG_DATA_HOME", d.join("data"))
-            .env("XDG_RUNTIME_DIR", d.join("run"))
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log);
+        cmd.args(
+            TEST_FLAGS
+                .iter()
+                .filter(|f| rules.is_none() || !f.starts_with("--host-resolver-rules=")),
+        )
+        .args(extra)
+        .args(["--window-size=1280,900", "--enable-logging=stderr", "--v=0"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--load-extension={extension}"))
+        .arg(format!("--disable-extensions-except={extension}"))
+        .arg(url)
+        // Chrome and the native host it starts see the daemon's XDG dirs; HOME stays private.
+        .env("HOME", profile.path())
+        .env("XDG_CONFIG_HOME", d.join("config"))
+        .env("XDG_DATA_HOME", d.join("data"))
+        .env("XDG_RUNTIME_DIR", d.join("run"))
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log);
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let child = cmd.spawn().expect("start chromium");
         Browser {

@@ -77,6 +77,14 @@ fn a_german_page_is_glossed_and_an_english_one_is_not() {
         "{:?}",
         glosses.words.get("nettokreditbetrag")
     );
+    // The other direction: an English word said, in the page's language.
+    assert!(g.translate("de", "insurance").contains(&"versicherung"));
+    let said = g.glosses_for(&german, "compare now").unwrap();
+    assert!(
+        said.words["vergleichen"].contains(&"compare".to_string()),
+        "{:?}",
+        said.words.get("vergleichen")
+    );
     let english = circe::eval::load_observation(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/grounding/observations/forge-github.json"

@@ -18,6 +18,7 @@ mod mesh;
 mod mesh_browser;
 mod mesh_tls;
 mod multistep;
+mod navigation;
 pub mod nodes;
 mod planner;
 mod realtime;

@@ -31,6 +31,7 @@ const PURE: &[&str] = &[
     "src/mesh/pairing.rs",
     "src/mesh/policy.rs",
     "src/browser/lifecycle.rs",
+    "src/browser/navigation.rs",
     "src/desktop/translate.rs",
     "src/desktop/task.rs",
 ];
