@@ -13,8 +13,53 @@ pub struct Config {
     pub mesh: MeshConfig,
     pub voice: VoiceConfig,
     pub store: StoreConfig,
+    /// `[[projects]]`: the project catalog coding requests are routed to (seed 002).
+    pub projects: Vec<ProjectConfig>,
     pub browser: BrowserConfig,
     pub planner: PlannerConfig,
+}
+
+/// The longest project name.
+pub const MAX_PROJECT_NAME_CHARS: usize = 64;
+
+/// One `[[projects]]` entry: a project a coding request may name, where it lives, and the
+/// provider command that works on it. Validated on load ([`Config::parse`]): every problem names
+/// the entry.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectConfig {
+    /// What a person says ("Rivvl"); unique on its node, case-insensitively.
+    pub name: String,
+    /// The node that holds it; this node when left out.
+    #[serde(default)]
+    pub node: Option<String>,
+    /// Its directory (absolute; on this node it must exist and be a directory). The command
+    /// starts there.
+    pub path: PathBuf,
+    /// The provider command, as an argument list (no shell): `["claude", "-p"]`. The objective
+    /// is its last argument, or its standard input when `objective = "stdin"`.
+    pub command: Vec<String>,
+    /// How the command gets the objective: `"argument"` (the default) or `"stdin"`.
+    #[serde(default)]
+    pub objective: ObjectiveVia,
+}
+
+/// `[[projects]] objective`: how the provider command receives the objective.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjectiveVia {
+    /// As the command's last argument.
+    #[default]
+    Argument,
+    /// On its standard input (then closed).
+    Stdin,
+}
+
+impl ProjectConfig {
+    /// The node that holds it, given this node's name.
+    pub fn node_or<'a>(&'a self, this: &'a str) -> &'a str {
+        self.node.as_deref().unwrap_or(this)
+    }
 }
 
 /// `[browser]`: the Chrome connector. `[[browser.sites]]` adds sites to the navigation fast
@@ -312,7 +357,80 @@ impl Config {
         let config: Config =
             toml::from_str(text).map_err(|e| e.to_string().trim().replace('\n', " "))?;
         config.browser.sites()?;
+        config.check_projects()?;
         Ok(config)
+    }
+
+    /// The `[[projects]]` entries make sense: a name (unique on its node), a node when one is
+    /// given, a command, and on this node a directory that exists. The error names the entry.
+    pub fn check_projects(&self) -> Result<(), String> {
+        let this = self.node.name.as_str();
+        let mut seen: Vec<(String, String)> = Vec::new();
+        for (i, p) in self.projects.iter().enumerate() {
+            let entry = format!("[[projects]] entry {} ({:?})", i + 1, p.name);
+            let name = p.name.trim();
+            if name.is_empty() {
+                return Err(format!("[[projects]] entry {}: name is empty", i + 1));
+            }
+            if name != p.name
+                || name.chars().count() > MAX_PROJECT_NAME_CHARS
+                || name.contains('/')
+                || name.chars().any(char::is_control)
+                || !name.chars().any(char::is_alphanumeric)
+            {
+                return Err(format!(
+                    "{entry}: name must be 1 to {MAX_PROJECT_NAME_CHARS} characters with a letter or digit, no '/', no control characters and no spaces around it"
+                ));
+            }
+            if p.node.as_deref().is_some_and(|n| n.trim().is_empty()) {
+                return Err(format!(
+                    "{entry}: node is empty; leave it out for this node ({this:?})"
+                ));
+            }
+            let node = p.node_or(this).to_string();
+            let key = (node.clone(), name.to_lowercase());
+            if seen.contains(&key) {
+                return Err(format!(
+                    "{entry}: another entry on node {node:?} is already named {name:?}"
+                ));
+            }
+            seen.push(key);
+            match p.command.first() {
+                None => {
+                    return Err(format!(
+                        "{entry}: command is empty; give the provider command as a list, e.g. [\"claude\", \"-p\"]"
+                    ))
+                }
+                Some(program) if program.trim().is_empty() => {
+                    return Err(format!("{entry}: command's program (its first item) is empty"))
+                }
+                Some(_) => {}
+            }
+            if !p.path.is_absolute() {
+                return Err(format!(
+                    "{entry}: path {} is not absolute",
+                    p.path.display()
+                ));
+            }
+            if node == this {
+                match std::fs::metadata(&p.path) {
+                    Ok(m) if m.is_dir() => {}
+                    Ok(_) => {
+                        return Err(format!(
+                            "{entry}: path {} is not a directory",
+                            p.path.display()
+                        ))
+                    }
+                    Err(e) => {
+                        return Err(format!(
+                            "{entry}: path {} cannot be used ({e})",
+                            p.path.display()
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -479,6 +597,87 @@ mod tests {
         assert_eq!((r.per_operation, r.total, r.max_age_ms), (2, 1, 0));
         let err = Config::parse("[store]\nkeep_observation = 3\n").unwrap_err();
         assert!(err.contains("keep_observation"), "{err}");
+    }
+
+    /// A `[[projects]]` entry with `path` and `extra` lines, after `[node] name = "desk"`.
+    fn projects(entries: &[(&str, &str, &str)]) -> String {
+        let mut out = "[node]\nname = \"desk\"\n".to_string();
+        for (name, path, extra) in entries {
+            out.push_str(&format!(
+                "[[projects]]\nname = {name:?}\npath = {path:?}\ncommand = [\"/bin/echo\"]\n{extra}\n"
+            ));
+        }
+        out
+    }
+
+    #[test]
+    fn project_entries_are_checked_on_load_and_named_in_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let here = dir.path().to_str().unwrap().to_string();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "").unwrap();
+        let file = file.to_str().unwrap().to_string();
+        let c = Config::parse(&projects(&[
+            ("Rivvl", &here, ""),
+            (
+                "Notes",
+                "/does/not/matter",
+                "node = \"laptop\"\nobjective = \"stdin\"",
+            ),
+        ]))
+        .unwrap();
+        assert_eq!(c.projects.len(), 2);
+        assert_eq!(c.projects[0].node_or("desk"), "desk");
+        assert_eq!(c.projects[0].objective, ObjectiveVia::Argument);
+        assert_eq!(c.projects[1].node_or("desk"), "laptop");
+        assert_eq!(c.projects[1].objective, ObjectiveVia::Stdin);
+        // (entries, what the error must say)
+        type Entries<'a> = Vec<(&'a str, &'a str, &'a str)>;
+        let table: Vec<(Entries, &[&str])> = vec![
+            (
+                vec![("Rivvl", "/does/not/exist", "")],
+                &["entry 1", "\"Rivvl\"", "/does/not/exist"],
+            ),
+            (vec![("Rivvl", &file, "")], &["entry 1", "not a directory"]),
+            (
+                vec![("Rivvl", "relative/dir", "")],
+                &["entry 1", "not absolute"],
+            ),
+            (vec![("", &here, "")], &["entry 1", "name is empty"]),
+            (vec![("a/b", &here, "")], &["entry 1", "'/'"]),
+            (
+                vec![("Rivvl", &here, ""), ("rivvl", &here, "")],
+                &["entry 2", "already named"],
+            ),
+            (
+                vec![("Rivvl", &here, "node = \"\"")],
+                &["entry 1", "node is empty"],
+            ),
+            (
+                vec![("Rivvl", &here, "objective = \"pipe\"")],
+                &["objective", "stdin"],
+            ),
+            (vec![("Rivvl", &here, "cmd = 1")], &["cmd"]),
+        ];
+        for (entries, says) in table {
+            let err = Config::parse(&projects(&entries)).unwrap_err();
+            for s in says {
+                assert!(err.contains(s), "{entries:?}: {err:?} does not say {s:?}");
+            }
+        }
+        // An empty command, and a command whose program is empty.
+        let text = format!("[[projects]]\nname = \"X\"\npath = {here:?}\ncommand = []\n");
+        assert!(Config::parse(&text)
+            .unwrap_err()
+            .contains("command is empty"));
+        let text = format!("[[projects]]\nname = \"X\"\npath = {here:?}\ncommand = [\" \"]\n");
+        assert!(Config::parse(&text).unwrap_err().contains("program"));
+        // The same name on two nodes is two projects.
+        assert!(Config::parse(&projects(&[
+            ("Rivvl", &here, ""),
+            ("Rivvl", "/elsewhere", "node = \"laptop\""),
+        ]))
+        .is_ok());
     }
 
     #[test]

@@ -110,6 +110,30 @@ pub struct Proposal {
     /// For an answer: why the words do not fit what the question expects. `dispose` refuses it
     /// with this reason and changes nothing.
     pub misfit: Option<String>,
+    /// The question to ask for a slot the request leaves open, when the reader already knows it
+    /// (the Director's "Did you mean Rivvl?" with its candidates); otherwise a generic one is
+    /// asked.
+    pub ask: Option<Ask>,
+    /// Pronunciations the person confirmed with this input, stored with its change.
+    pub learned: Vec<Learned>,
+}
+
+/// A question the reader composed for one slot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ask {
+    pub slot: String,
+    pub kind: QuestionKind,
+    pub prompt: String,
+    pub choices: Vec<Choice>,
+}
+
+/// A confirmed pronunciation: when `heard` (lower case) is said, it means project `project` on
+/// node `node`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Learned {
+    pub heard: String,
+    pub node: String,
+    pub project: String,
 }
 
 /// One durable fact about an interaction. The log of these is the source of truth.
@@ -137,6 +161,10 @@ pub enum InteractionEvent {
         slot: String,
         value: String,
         input: InputId,
+        /// Arguments the answer settles beside its slot (a confirmed project's objective, read
+        /// from the request's own words); empty for most answers.
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        arguments: BTreeMap<String, String>,
     },
     Corrected {
         arguments: BTreeMap<String, String>,
@@ -216,6 +244,8 @@ pub struct Change {
     /// The interaction whose pending question this new request set aside, committed in the same
     /// transaction; its waiting operation is in `stop`.
     pub set_aside: Option<Box<Change>>,
+    /// Pronunciations confirmed by this input, stored in the same commit.
+    pub learned: Vec<Learned>,
 }
 
 /// An operation this change stops, and why.
@@ -263,7 +293,8 @@ pub fn required_slots(goal: Goal) -> &'static [&'static str] {
         Goal::Weather => &["place"],
         Goal::Browser => &["request"],
         Goal::NativeApp => &["heading"],
-        Goal::Coding | Goal::Conversation => &[],
+        Goal::Coding => &["project", "objective"],
+        Goal::Conversation => &[],
     }
 }
 
@@ -299,6 +330,10 @@ pub fn dispose(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Result<C
         Relation::Correction => correction(cx, input, proposal, phase)?,
         Relation::Cancel => cancel(cx, input, phase),
     };
+    draft.ask = proposal.ask.clone();
+    if relation == Relation::Answer {
+        draft.learned = proposal.learned.clone();
+    }
     let aside = (relation == Relation::NewRequest)
         .then(|| set_aside(cx, input, phase))
         .flatten();
@@ -334,6 +369,8 @@ struct Draft {
     start: Option<OperationPlan>,
     stop: Option<Stop>,
     resume: Option<(OperationId, BTreeMap<String, String>)>,
+    ask: Option<Ask>,
+    learned: Vec<Learned>,
 }
 
 impl Draft {
@@ -346,6 +383,8 @@ impl Draft {
             start: None,
             stop: None,
             resume: None,
+            ask: None,
+            learned: Vec::new(),
         }
     }
 
@@ -366,6 +405,7 @@ impl Draft {
             stop: self.stop,
             resume: self.resume,
             set_aside: None,
+            learned: self.learned,
         }
     }
 }
@@ -421,6 +461,7 @@ fn answer(
             slot: q.slot.clone(),
             value: answer_value(q, input, proposal)?,
             input: input.id,
+            arguments: proposal.arguments.clone(),
         },
         (Pending::Approval(_), Phase::Approving) => {
             let value = proposal.value.as_deref().unwrap_or(input.text.as_str());
@@ -429,6 +470,7 @@ fn answer(
                     slot: "approval".into(),
                     value: "yes".into(),
                     input: input.id,
+                    arguments: BTreeMap::new(),
                 },
                 Some(false) => InteractionEvent::Cancelled { input: input.id },
                 None => {
@@ -557,7 +599,18 @@ fn advance(cx: &Context<'_>, draft: &mut Draft) {
     }
     let event = match missing {
         Some(slot) => InteractionEvent::Asked {
-            question: question_for(cx, &i, slot),
+            question: match draft.ask.as_ref().filter(|a| a.slot == *slot) {
+                Some(ask) => Question {
+                    kind: ask.kind,
+                    slot: ask.slot.clone(),
+                    prompt: ask.prompt.clone(),
+                    known_arguments: i.arguments.clone(),
+                    choices: ask.choices.clone(),
+                    owner: cx.node.to_string(),
+                    expires_at: cx.now + QUESTION_TTL_MS,
+                },
+                None => question_for(cx, &i, slot),
+            },
         },
         None => {
             let plan = plan_for(cx, &i);
@@ -583,6 +636,10 @@ fn question_for(cx: &Context<'_>, i: &Interaction, slot: &str) -> Question {
     let prompt = match (i.goal, slot) {
         (Goal::Weather, "place") => "Which city?".to_string(),
         (Goal::NativeApp, "heading") => "What should the new heading say?".to_string(),
+        (Goal::Coding, "objective") => format!(
+            "What should I do in {}?",
+            i.arguments.get("project").map_or("that project", |s| s)
+        ),
         (_, slot) => format!("What {slot}?"),
     };
     Question {
@@ -616,6 +673,15 @@ fn plan_for(cx: &Context<'_>, i: &Interaction) -> OperationPlan {
             format!(
                 "\"{}\" done in the browser",
                 i.arguments.get("request").map_or("", |s| s)
+            ),
+        ),
+        Goal::Coding => (
+            "coding-provider",
+            "coding:run",
+            format!(
+                "\"{}\" done in {}, as its provider command reports",
+                i.arguments.get("objective").map_or("", |s| s),
+                i.arguments.get("project").map_or("", |s| s)
             ),
         ),
         other => ("unresolved", "none", format!("a {} task", other.as_str())),
@@ -694,10 +760,16 @@ pub fn apply(
     match event {
         InteractionEvent::Created { .. } => {}
         InteractionEvent::Asked { question } => i.pending = Pending::Question(question.clone()),
-        InteractionEvent::Answered { slot, value, .. } => {
+        InteractionEvent::Answered {
+            slot,
+            value,
+            arguments,
+            ..
+        } => {
             if slot != "approval" {
                 i.arguments.insert(slot.clone(), value.clone());
             }
+            i.arguments.extend(arguments.clone());
             i.pending = Pending::None;
         }
         InteractionEvent::Corrected { arguments, .. } => {
@@ -1187,6 +1259,124 @@ mod tests {
                 reason: StopReason::SetAside,
                 ..stop
             })
+        );
+    }
+
+    /// A coding request the reader could not route asks the reader's own question; the answer
+    /// settles the objective beside its slot and carries the pronunciation it confirmed; one
+    /// routed but with nothing to do asks for the objective.
+    #[test]
+    fn a_coding_request_asks_the_readers_question_and_the_answer_settles_the_objective() {
+        let choice = Choice {
+            key: "desk/Rivvl".into(),
+            label: "Rivvl".into(),
+        };
+        let asking = Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::Coding),
+            arguments: [(
+                "request".to_string(),
+                "in Rivel, check out branch Zivil".to_string(),
+            )]
+            .into(),
+            ask: Some(Ask {
+                slot: "project".into(),
+                kind: QuestionKind::YesNo,
+                prompt: "Did you mean Rivvl?".into(),
+                choices: vec![choice.clone()],
+            }),
+            ..Proposal::default()
+        };
+        let asked = dispose(
+            &cx(None, None),
+            &input("in Rivel, check out branch Zivil"),
+            &asking,
+        )
+        .unwrap();
+        assert!(asked.start.is_none(), "nothing runs before the answer");
+        let Pending::Question(q) = &asked.interaction.pending else {
+            panic!("no question: {asked:?}")
+        };
+        assert_eq!(
+            (q.kind, q.slot.as_str(), q.prompt.as_str()),
+            (QuestionKind::YesNo, "project", "Did you mean Rivvl?")
+        );
+        assert_eq!(q.choices, [choice]);
+        assert_eq!(
+            q.known_arguments["request"],
+            "in Rivel, check out branch Zivil"
+        );
+
+        let learned = Learned {
+            heard: "rivel".into(),
+            node: "desk".into(),
+            project: "Rivvl".into(),
+        };
+        let yes = Proposal {
+            relation: Some(Relation::Answer),
+            value: Some("desk/Rivvl".into()),
+            arguments: [
+                ("project", "Rivvl"),
+                ("node", "desk"),
+                ("objective", "check out branch Zivil"),
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into(),
+            learned: vec![learned.clone()],
+            ..Proposal::default()
+        };
+        let answered = dispose(&cx(Some(&asked.interaction), None), &input("yes"), &yes).unwrap();
+        assert_eq!(answered.learned, [learned]);
+        let plan = answered.start.clone().expect("the request runs");
+        assert_eq!(plan.goal, Goal::Coding);
+        assert_eq!(plan.arguments["project"], "Rivvl");
+        assert_eq!(plan.arguments["objective"], "check out branch Zivil");
+        assert_eq!(plan.authorized_scope, ["coding:run"]);
+        // The log replays to the projection, the answer's arguments included.
+        let mut state = None;
+        for (change, rev) in [(&asked, 1), (&answered, 2)] {
+            for e in &change.events {
+                state = Some(apply(state.as_ref(), e, rev, NOW));
+            }
+        }
+        assert_eq!(state.unwrap(), answered.interaction);
+        // An answer stored before answers carried arguments still reads.
+        let old: InteractionEvent = serde_json::from_str(
+            r#"{"type":"answered","slot":"place","value":"Pune","input":"00000000-0000-0000-0000-000000000007"}"#,
+        )
+        .unwrap();
+        assert!(
+            matches!(old, InteractionEvent::Answered { ref arguments, .. } if arguments.is_empty())
+        );
+        // A "no" that cancels confirms nothing, and a misfit answer is refused.
+        let misfit = Proposal {
+            misfit: Some("Gone is no longer in the project catalog".into()),
+            learned: yes.learned.clone(),
+            ..yes.clone()
+        };
+        let err = dispose(&cx(Some(&asked.interaction), None), &input("yes"), &misfit).unwrap_err();
+        assert!(err.to_string().contains("no longer in the project catalog"));
+
+        // Routed, but nothing to do: the objective is asked for, naming the project.
+        let bare = Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::Coding),
+            arguments: [("project", "Rivvl"), ("node", "desk"), ("request", "Rivvl")]
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .into(),
+            ..Proposal::default()
+        };
+        let asked = dispose(&cx(None, None), &input("Rivvl"), &bare).unwrap();
+        let Pending::Question(q) = &asked.interaction.pending else {
+            panic!("no question: {asked:?}")
+        };
+        assert_eq!(
+            (q.kind, q.slot.as_str(), q.prompt.as_str()),
+            (
+                QuestionKind::Text,
+                "objective",
+                "What should I do in Rivvl?"
+            )
         );
     }
 

@@ -6,7 +6,8 @@
 //! - `director`, `decider`, `eval`: the one reader of every input and grounding (pure), the decider
 //!   seam, the corpus runner;
 //! - `store`: SQLite, the only module that knows SQL; `private`: files only this user can read;
-//! - `executor`, `weather`: the executor seam and the weather connector;
+//! - `executor`, `weather`, `coding`: the executor seam, the weather connector and the coding
+//!   provider command;
 //! - `protocol`, `client`: the control API's wire format and its client;
 //! - `mesh`: paired devices, the HTTP + WebSocket listener and the phone client;
 //! - `accept`: what every accept loop does when `accept` fails (pause, log rarely);
@@ -17,6 +18,7 @@ pub mod browser;
 pub mod cli;
 pub mod client;
 pub mod clock;
+pub mod coding;
 pub mod config;
 pub mod daemon;
 pub mod decider;

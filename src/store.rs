@@ -7,7 +7,7 @@
 //!   on its revision, so a stale writer loses with `RevisionConflict` and changes nothing;
 //! - migrations are embedded, numbered and append-only: a shipped one that changed is refused.
 
-use crate::interaction::{Change, InteractionEvent};
+use crate::interaction::{Change, InteractionEvent, Learned};
 use crate::model::{Interaction, InteractionId, Millis, Operation, OperationId, OperationStatus};
 use crate::operation::{self, OperationEvent};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -26,6 +26,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0005_voice_latency",
         include_str!("../migrations/0005_voice_latency.sql"),
+    ),
+    (
+        "0006_aliases",
+        include_str!("../migrations/0006_aliases.sql"),
     ),
 ];
 
@@ -510,8 +514,9 @@ impl Store {
     /// Commit what one input did, in one durable transaction: the interaction change and its
     /// events, the accepted operation (if any), and the input with its reply.
     /// Commit what an input did: its interaction change (and the one it set aside), the operation
-    /// it accepted, the events of the operation it stops (`stopped`), and the input's reply for
-    /// deduplication, in one transaction. Returns the stopped operation as it now is.
+    /// it accepted, the events of the operation it stops (`stopped`), the pronunciations it
+    /// confirmed (`change.learned`), and the input's reply for deduplication, in one transaction.
+    /// Returns the stopped operation as it now is.
     pub fn commit_input(
         &mut self,
         change: &Change,
@@ -527,6 +532,14 @@ impl Store {
             write_change(&tx, old, now)?;
         }
         write_change(&tx, change, now)?;
+        for alias in &change.learned {
+            tx.execute(
+                "INSERT INTO aliases (heard, node, project, confirmed_at) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(heard) DO UPDATE SET node = excluded.node,
+                    project = excluded.project, confirmed_at = excluded.confirmed_at",
+                params![alias.heard, alias.node, alias.project, now as i64],
+            )?;
+        }
         if let Some(op) = accepted {
             write_accepted(&tx, op, now)?;
         }
@@ -717,6 +730,21 @@ impl Store {
             state = Some(operation::apply(state.as_ref(), &event, at));
         }
         Ok(state)
+    }
+
+    /// The pronunciations people confirmed ("rivel" means Rivvl), oldest first.
+    pub fn aliases(&self) -> Result<Vec<Learned>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT heard, node, project FROM aliases ORDER BY confirmed_at, heard")?;
+        let rows = st.query_map([], |r| {
+            Ok(Learned {
+                heard: r.get(0)?,
+                node: r.get(1)?,
+                project: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Record one voice latency: `ms` from the end of `utterance`'s speech to `phase`.

@@ -7,7 +7,7 @@
 
 use crate::clock;
 use crate::config::Limits;
-use crate::director::reader;
+use crate::director::{coding, reader};
 use crate::executor::{
     BoxFuture, ExecOutcome, Executors, Journal, JournalError, RunContext, StepStart,
 };
@@ -43,6 +43,8 @@ pub struct Engine {
     cancels: Mutex<HashMap<OperationId, CancellationToken>>,
     queue: mpsc::Sender<Queued>,
     runners: TaskTracker,
+    /// The project catalog (`[[projects]]`): words that name one are a coding request.
+    projects: Arc<Vec<coding::Entry>>,
 }
 
 struct Queued {
@@ -98,6 +100,18 @@ impl Engine {
         limits: Limits,
         retention: Retention,
     ) -> Result<Arc<Engine>, StoreError> {
+        Engine::start_with_projects(node, store, executors, limits, retention, Vec::new())
+    }
+
+    /// As `start_with`, with the project catalog coding requests are read against.
+    pub fn start_with_projects(
+        node: String,
+        store: Store,
+        executors: Executors,
+        limits: Limits,
+        retention: Retention,
+        projects: Vec<coding::Entry>,
+    ) -> Result<Arc<Engine>, StoreError> {
         let (queue, rx) = mpsc::channel(limits.input_queue_depth.max(1));
         let (notify, _) = broadcast::channel(NOTIFY_CAPACITY);
         let engine = Arc::new(Engine {
@@ -110,6 +124,7 @@ impl Engine {
             cancels: Mutex::new(HashMap::new()),
             queue,
             runners: TaskTracker::new(),
+            projects: Arc::new(projects),
         });
         engine.recover()?;
         tokio::spawn(Engine::take_inputs(engine.clone(), rx));
@@ -215,8 +230,9 @@ impl Engine {
             .for_goal(crate::model::Goal::Browser)
             .is_some();
         let notify = self.notify.clone();
+        let projects = self.projects.clone();
         let (submitted, stop, resume, set_aside) = self
-            .db(move |store| take_input(store, &notify, &node, &input, browser))
+            .db(move |store| take_input(store, &notify, &node, &input, browser, &projects))
             .await?;
         if submitted.replayed {
             return Ok(submitted);
@@ -758,6 +774,7 @@ fn take_input(
     node: &str,
     input: &Input,
     browser: bool,
+    projects: &[coding::Entry],
 ) -> Result<Taken, ApiError> {
     let hash = params_hash(input);
     if let Some(stored) = store.stored_input(&input.device, &input.id.to_string())? {
@@ -794,24 +811,40 @@ fn take_input(
     };
     let now = clock::now();
     let phase = Phase::of(current.as_ref(), operation_status, now);
-    let proposal = if input.choice.is_some() && input.text.trim().is_empty() {
-        Proposal {
-            relation: Some(Relation::Answer),
-            ..Proposal::default()
-        }
+    let pending = current
+        .as_ref()
+        .map_or(&crate::model::Pending::None, |i| &i.pending);
+    // The catalog as it is now, with every alias confirmed so far: grounded at dequeue.
+    let snapshot = if projects.is_empty() {
+        None
     } else {
-        let pending = current
-            .as_ref()
-            .map_or(&crate::model::Pending::None, |i| &i.pending);
-        reader::read(
-            &input.text,
-            &reader::Situation {
-                phase,
-                pending,
-                browser,
-            },
-        )
+        Some(coding::snapshot(node, projects, &store.aliases()?))
     };
+    // A choice by number for a coding request's question is read like its words ("2"), so the
+    // request resumes with its objective.
+    let coding_choice = input
+        .choice
+        .filter(|_| input.text.trim().is_empty())
+        .filter(|_| matches!(pending, crate::model::Pending::Question(q) if coding::asks(q)))
+        .map(|n| n.to_string());
+    let proposal =
+        if input.choice.is_some() && input.text.trim().is_empty() && coding_choice.is_none() {
+            Proposal {
+                relation: Some(Relation::Answer),
+                ..Proposal::default()
+            }
+        } else {
+            reader::read(
+                coding_choice.as_deref().unwrap_or(&input.text),
+                &reader::Situation {
+                    phase,
+                    pending,
+                    browser,
+                    mode: input.mode,
+                    projects: snapshot.as_ref(),
+                },
+            )
+        };
     let cx = Context {
         node,
         current: current.as_ref(),

@@ -10,6 +10,7 @@ pub mod voice;
 
 use crate::browser::bridge::{self, Bridge};
 use crate::browser::executor::{BrowserExecutor, Remote};
+use crate::coding::CodingExecutor;
 use crate::config::{Config, Paths};
 use crate::decider::remote::{DecisionsApi, OpenAiChat};
 use crate::desktop::executor::DesktopExecutor;
@@ -74,7 +75,7 @@ pub fn build_with_bridge(
             .context("cannot read the stored preferences")?,
     ));
     let bridge = start_browser_bridge(paths)?;
-    let executors = Executors::default()
+    let mut executors = Executors::default()
         .with(Box::new(
             WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?,
         ))
@@ -99,11 +100,29 @@ pub fn build_with_bridge(
             crate::desktop::platform_session(&config.node.name),
             config.node.name.clone(),
         )));
-    let engine = Engine::start(
+    // The project catalog (`[[projects]]`, checked when the config was read): turns that name a
+    // project are coding requests, run by the project's provider command.
+    if !config.projects.is_empty() {
+        executors = executors.with(Box::new(CodingExecutor::new(
+            &config.node.name,
+            &config.projects,
+        )));
+    }
+    let projects = config
+        .projects
+        .iter()
+        .map(|p| crate::director::coding::Entry {
+            node: p.node_or(&config.node.name).to_string(),
+            name: p.name.clone(),
+        })
+        .collect();
+    let engine = Engine::start_with_projects(
         config.node.name.clone(),
         store,
         executors,
         config.limits.clone(),
+        crate::config::StoreConfig::default().retention(),
+        projects,
     )?;
     Ok((engine, preferences, bridge))
 }

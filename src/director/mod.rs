@@ -14,6 +14,7 @@
 //! the [`Decider`] seam; [`prepare`] and [`Prepared::conclude`] let an async
 //! caller put them to a remote decider without this module knowing.
 
+pub mod coding;
 pub mod decider;
 pub mod language;
 pub mod lexicon;

@@ -15,11 +15,13 @@
 
 use std::collections::BTreeMap;
 
+use super::coding;
 use super::lexicon::{self, is_in};
 use super::text;
+use super::types::Snapshot;
 use super::utterance::{self, Cue, Verb};
 use crate::interaction::{Phase, Proposal};
-use crate::model::{Choice, Goal, Pending, Question, QuestionKind, Relation};
+use crate::model::{Choice, Goal, InputMode, Pending, Question, QuestionKind, Relation};
 
 /// The longest place name accepted as an answer (a sentence is not a city).
 pub const MAX_PLACE_CHARS: usize = 80;
@@ -36,6 +38,11 @@ pub struct Situation<'a> {
     pub pending: &'a Pending,
     /// True when this node has a browser connector to send screen requests to.
     pub browser: bool,
+    /// How the words arrived: spoken words may name a project by a confirmed alias or by sound.
+    pub mode: InputMode,
+    /// The project catalog and confirmed aliases, when this node has projects: words that name
+    /// one are a coding request ([`coding`]).
+    pub projects: Option<&'a Snapshot>,
 }
 
 impl Default for Situation<'_> {
@@ -44,6 +51,8 @@ impl Default for Situation<'_> {
             phase: Phase::Empty,
             pending: &Pending::None,
             browser: false,
+            mode: InputMode::Typed,
+            projects: None,
         }
     }
 }
@@ -59,6 +68,11 @@ pub fn read(text: &str, s: &Situation<'_>) -> Proposal {
 
     if s.phase != Phase::Empty && is_cancel(&words) {
         return relation(Relation::Cancel);
+    }
+    if let Some(q) = question.filter(|q| coding::asks(q)) {
+        if let Some(p) = coding::answer(text, q, s.projects) {
+            return p;
+        }
     }
     if let Some(rest) = strip_correction(text) {
         if !matches!(s.phase, Phase::Empty | Phase::Closed) {
@@ -81,6 +95,18 @@ pub fn read(text: &str, s: &Situation<'_>) -> Proposal {
                 value: Some(if yes { "yes" } else { "no" }.into()),
                 ..Proposal::default()
             };
+        }
+    }
+    // A navigation request ("search YouTube for Rivvl") is the browser's, whatever it names.
+    let coding = s
+        .projects
+        .filter(|_| super::navigation::read(text).is_none())
+        .and_then(|p| coding::request(text, s.mode, p));
+    if let Some(request) = coding {
+        // A name that only sounds like a project does not outweigh words about the weather or
+        // the desktop.
+        if request.ask.is_none() || !(mentions_weather(&words) || mentions_desktop(&words)) {
+            return request;
         }
     }
     if let Some(request) = request_of_its_own(text, s.browser) {
@@ -355,7 +381,7 @@ fn is_cancel(words: &[String]) -> bool {
     )
 }
 
-fn yes_or_no(text: &str) -> Option<bool> {
+pub(crate) fn yes_or_no(text: &str) -> Option<bool> {
     let t = words(text).join(" ");
     match t.as_str() {
         "yes" | "yeah" | "yep" | "sure" | "ok" | "okay" | "do it" | "go ahead" | "confirm"
@@ -390,7 +416,7 @@ fn mentions_weather(words: &[String]) -> bool {
 }
 
 /// "Actually, in Pune" / "no, I meant Pune" / "I meant Pune": the text after the marker.
-fn strip_correction(text: &str) -> Option<&str> {
+pub(crate) fn strip_correction(text: &str) -> Option<&str> {
     let t = text.trim_start();
     let lower = t.to_lowercase();
     const MARKERS: [&str; 8] = [
@@ -591,6 +617,7 @@ mod tests {
                 phase,
                 pending,
                 browser: true,
+                ..Situation::default()
             },
         )
     }
@@ -764,6 +791,7 @@ mod tests {
                 phase: Phase::Finished,
                 pending: &none,
                 browser: false,
+                ..Situation::default()
             },
         );
         assert_eq!(p.goal, Some(Goal::Conversation));
@@ -785,6 +813,91 @@ mod tests {
         assert_eq!(p.value, None);
         assert!(p.misfit.is_some());
         assert!(read_in("  ?! ", Phase::Asking, &q).value.is_none());
+    }
+
+    /// With a project catalog: words that name a project are a coding request before anything
+    /// else; a sound-alike does not outweigh weather words; the project question takes yes, no
+    /// and a pick, and lets a request of its own through.
+    #[test]
+    fn coding_turns_with_a_catalog() {
+        use crate::director::coding::{self, Entry};
+        let entries = [Entry {
+            node: "desk".into(),
+            name: "Rivvl".into(),
+        }];
+        let snapshot = coding::snapshot("desk", &entries, &[]);
+        let voice = |text: &str, phase: Phase, pending: &Pending| {
+            read(
+                text,
+                &Situation {
+                    phase,
+                    pending,
+                    browser: true,
+                    mode: InputMode::Voice,
+                    projects: Some(&snapshot),
+                },
+            )
+        };
+        let none = Pending::None;
+        // (words, goal, asks)
+        let table: &[(&str, Goal, bool)] = &[
+            ("in Rivvl, check out branch Zivil", Goal::Coding, false),
+            ("in Rivel, check out branch Zivil", Goal::Coding, true),
+            ("what's the weather in Rivel", Goal::Weather, false),
+            ("in Rivvl, check the weather widget", Goal::Coding, false),
+            ("upvote the third story", Goal::Browser, false),
+            // A project's name inside a navigation request is the request's words.
+            ("search YouTube for Rivvl", Goal::Browser, false),
+            ("open youtube in a new tab", Goal::Browser, false),
+            ("in Rivvl, open the README", Goal::Coding, false),
+            ("in Rivvl, switch to the main branch", Goal::Coding, false),
+            ("open Rivvl", Goal::Browser, false),
+        ];
+        for (words, goal, asks) in table {
+            let p = voice(words, Phase::Finished, &none);
+            assert_eq!(p.relation, Some(Relation::NewRequest), "{words}");
+            assert_eq!(p.goal, Some(*goal), "{words}: {p:?}");
+            assert_eq!(p.ask.is_some(), *asks, "{words}: {p:?}");
+        }
+        // Without a catalog nothing is a coding request.
+        let p = read_in("in Rivvl, check out branch Zivil", Phase::Empty, &none);
+        assert_eq!(p.goal, Some(Goal::Browser));
+
+        let asking = voice("in Rivel, check out branch Zivil", Phase::Empty, &none)
+            .ask
+            .unwrap();
+        let q = Pending::Question(Question {
+            kind: asking.kind,
+            slot: asking.slot,
+            prompt: asking.prompt,
+            known_arguments: [(
+                "request".to_string(),
+                "in Rivel, check out branch Zivil".to_string(),
+            )]
+            .into(),
+            choices: asking.choices,
+            owner: "desk".into(),
+            expires_at: u64::MAX,
+        });
+        // (said, relation, value)
+        let table: &[(&str, Relation, Option<&str>)] = &[
+            ("yes", Relation::Answer, Some("desk/Rivvl")),
+            ("no", Relation::Cancel, None),
+            ("never mind", Relation::Cancel, None),
+            ("what's the weather in Pune", Relation::NewRequest, None),
+            ("the purple one", Relation::Answer, None),
+        ];
+        for (said, relation, value) in table {
+            let p = voice(said, Phase::Asking, &q);
+            assert_eq!(p.relation, Some(*relation), "{said}: {p:?}");
+            assert_eq!(p.value.as_deref(), *value, "{said}: {p:?}");
+            if *relation == Relation::Answer {
+                assert_eq!(p.misfit.is_some(), value.is_none(), "{said}: {p:?}");
+            }
+        }
+        let yes = voice("yes", Phase::Asking, &q);
+        assert_eq!(yes.arguments["objective"], "check out branch Zivil");
+        assert_eq!(yes.learned.len(), 1);
     }
 
     #[test]

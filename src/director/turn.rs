@@ -272,6 +272,40 @@ pub fn decide_turn(envelope: &Envelope, snapshot: &Snapshot) -> Decision {
     })
 }
 
+/// Whether the words name a catalog project: exactly (unless as literal content, "branch
+/// Rivvl"), or, for spoken words only, by a confirmed alias or a sound-alike. Only such a turn
+/// routes work: a caller asks [`decide_turn`] about it, and reads any other turn as something
+/// else (so a request that names no project is never asked "which project?").
+pub fn names_project(envelope: &Envelope, snapshot: &Snapshot) -> bool {
+    let catalogs = &snapshot.catalogs;
+    if !catalogs.loaded || catalogs.projects.is_empty() {
+        return false;
+    }
+    let tokens = text::tokens(&envelope.text);
+    let literal = literal_positions(&tokens);
+    if catalogs
+        .projects
+        .iter()
+        .any(|p| find_name(&tokens, &p.name, &literal).is_some())
+    {
+        return true;
+    }
+    if envelope.mode != InputMode::Voice {
+        return false;
+    }
+    let known = |r: &ProjectRef| {
+        catalogs
+            .projects
+            .iter()
+            .any(|p| p.node == r.node && p.id == r.project)
+    };
+    let alias = snapshot.aliases.iter().any(|a| {
+        matches!(&a.entity, EntityRef::Project(r) if known(r))
+            && find_name(&tokens, &a.heard, &literal).is_some()
+    });
+    alias || !sound_alike(&tokens, &literal, &catalogs.projects).is_empty()
+}
+
 /// Resumes a request after the user picked a project: the same request,
 /// once, with the heard span replaced and its pronunciation learned.
 pub fn resume_with_project(

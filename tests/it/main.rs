@@ -3,6 +3,7 @@
 mod browser;
 mod browser_util;
 mod chaos;
+mod coding;
 mod daemon;
 mod desktop;
 mod desktop_util;
