@@ -30,6 +30,9 @@ pub enum ExecOutcome {
     /// It cannot go on without an answer; the question goes on the interaction, and the answer
     /// resumes this same operation (with the answer in its arguments, under the question's slot).
     NeedsInput { question: Question },
+    /// A step that cannot be undone waits for an explicit yes (`Pending::Approval`); the yes
+    /// resumes this same operation with `approved` naming what was approved.
+    NeedsApproval { approval: crate::model::Approval },
 }
 
 /// A step about to run.

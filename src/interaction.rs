@@ -6,9 +6,9 @@
 //! projection of the event log (`apply`).
 
 use crate::model::{
-    Choice, Goal, Heard, Input, InputId, InputMode, Interaction, InteractionId, Millis, NodeId,
-    Operation, OperationId, OperationStatus, Outcome, Pending, Question, QuestionKind, Relation,
-    Target, TargetRef,
+    Approval, Choice, Goal, Heard, Input, InputId, InputMode, Interaction, InteractionId, Millis,
+    NodeId, Operation, OperationId, OperationStatus, Outcome, Pending, Question, QuestionKind,
+    Relation, Target, TargetRef,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -56,7 +56,7 @@ impl Phase {
             return Phase::Closed;
         }
         let waiting = operation == Some(OperationStatus::NeedsInput)
-            && matches!(i.pending, Pending::Question(_));
+            && matches!(i.pending, Pending::Question(_) | Pending::Approval(_));
         if operation.is_some_and(|s| s.is_active()) && !waiting {
             return Phase::Running;
         }
@@ -152,6 +152,10 @@ pub enum InteractionEvent {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         heard: Vec<Heard>,
         arguments: BTreeMap<String, String>,
+    },
+    /// A step that cannot be undone waits for an explicit yes.
+    ApprovalAsked {
+        approval: Approval,
     },
     Asked {
         question: Question,
@@ -463,14 +467,15 @@ fn answer(
             input: input.id,
             arguments: proposal.arguments.clone(),
         },
-        (Pending::Approval(_), Phase::Approving) => {
+        (Pending::Approval(a), Phase::Approving) => {
             let value = proposal.value.as_deref().unwrap_or(input.text.as_str());
             match yes_or_no(value) {
+                // The yes names what it approves: the waiting step runs on that only.
                 Some(true) => InteractionEvent::Answered {
                     slot: "approval".into(),
                     value: "yes".into(),
                     input: input.id,
-                    arguments: BTreeMap::new(),
+                    arguments: [("approved".to_string(), a.key.clone())].into(),
                 },
                 Some(false) => InteractionEvent::Cancelled { input: input.id },
                 None => {
@@ -482,6 +487,10 @@ fn answer(
         }
         _ => unreachable!("phase Asking/Approving matches the pending kind"),
     };
+    // "No" to an approval withdraws it: the operation that waited for it ends with it.
+    if matches!(event, InteractionEvent::Cancelled { .. }) {
+        draft.stop = stop_for(cx, phase, StopReason::Cancel);
+    }
     draft.events.push(event);
     Ok(draft)
 }
@@ -709,6 +718,15 @@ pub fn ask(current: &Interaction, question: Question, now: Millis) -> Change {
     draft.finish()
 }
 
+/// An operation's step waits for an approval: it goes on the interaction, one new revision.
+pub fn ask_approval(current: &Interaction, approval: Approval, now: Millis) -> Change {
+    let mut draft = Draft::from(Some(current), now);
+    draft
+        .events
+        .push(InteractionEvent::ApprovalAsked { approval });
+    draft.finish()
+}
+
 /// Record an operation's outcome on its interaction: one change, one new revision.
 pub fn record_outcome(current: &Interaction, outcome: Outcome, now: Millis) -> Change {
     let mut draft = Draft::from(Some(current), now);
@@ -760,6 +778,9 @@ pub fn apply(
     match event {
         InteractionEvent::Created { .. } => {}
         InteractionEvent::Asked { question } => i.pending = Pending::Question(question.clone()),
+        InteractionEvent::ApprovalAsked { approval } => {
+            i.pending = Pending::Approval(approval.clone())
+        }
         InteractionEvent::Answered {
             slot,
             value,
@@ -932,6 +953,7 @@ mod tests {
                 i.pending = Pending::Approval(crate::model::Approval {
                     prompt: "Send it?".into(),
                     expires_at: NOW + 1000,
+                    key: "0:r1".into(),
                 });
                 (Some(i), None)
             }
@@ -1150,6 +1172,57 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("there are 2 choices"), "{err}");
+    }
+
+    /// A step waiting for approval: "yes" resumes that operation with `approved` naming the
+    /// step; "no" closes the interaction and stops it; a stale revision loses.
+    #[test]
+    fn an_approval_names_what_it_approves_and_no_withdraws_it() {
+        let mut c = cx(None, None);
+        let browse = Proposal {
+            relation: Some(Relation::NewRequest),
+            goal: Some(Goal::Browser),
+            arguments: [("request".to_string(), "place order".to_string())].into(),
+            ..Proposal::default()
+        };
+        let started = dispose(&c, &input("place order"), &browse).unwrap();
+        let op = started.start.unwrap().id;
+        let approval = Approval {
+            prompt: "Click \"Place order\"? It cannot be undone.".into(),
+            expires_at: NOW + 1000,
+            key: "0:r7".into(),
+        };
+        let asked = ask_approval(&started.interaction, approval.clone(), NOW);
+        assert_eq!(asked.interaction.pending, Pending::Approval(approval));
+        c.current = Some(&asked.interaction);
+        c.operation_status = Some(OperationStatus::NeedsInput);
+        assert_eq!(
+            Phase::of(c.current, c.operation_status, NOW),
+            Phase::Approving
+        );
+        let yes = dispose(
+            &c,
+            &input("yes"),
+            &relation(Relation::Answer, Some("yes"), None),
+        )
+        .unwrap();
+        let (resumed, args) = yes.resume.expect("the same operation resumes");
+        assert_eq!((resumed, args["approved"].as_str()), (op, "0:r7"));
+        let no = dispose(
+            &c,
+            &input("no"),
+            &relation(Relation::Answer, Some("no"), None),
+        )
+        .unwrap();
+        assert!(no.interaction.closed);
+        assert_eq!(no.stop.map(|s| (s.operation, s.waiting)), Some((op, true)));
+        let mut stale = input("yes");
+        stale.interaction = Some(asked.interaction.id);
+        stale.expected_revision = Some(asked.interaction.revision - 1);
+        assert!(matches!(
+            dispose(&c, &stale, &relation(Relation::Answer, Some("yes"), None)),
+            Err(Refusal::RevisionConflict { .. })
+        ));
     }
 
     #[test]

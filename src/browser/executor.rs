@@ -216,14 +216,54 @@ pub(super) fn target_slot(k: usize) -> String {
 
 /// Where a run starts: the latest step whose candidate the person chose, with that choice.
 fn resume_point(op: &Operation, steps: usize) -> (usize, Option<String>) {
-    (0..steps)
-        .rev()
-        .find_map(|k| {
-            op.arguments
-                .get(&target_slot(k))
-                .map(|c| (k, Some(c.clone())))
-        })
-        .unwrap_or((0, None))
+    let clarified = (0..steps).rev().find_map(|k| {
+        op.arguments
+            .get(&target_slot(k))
+            .map(|c| (k, Some(c.clone())))
+    });
+    // An approved step ("<step>:<element>") resumes at that step, on that element.
+    let approved = approved(op).filter(|(k, _)| *k < steps);
+    match (clarified, approved) {
+        // A clarification of a later step than the approved one is the newer question.
+        (Some(c), Some((k, _))) if k < c.0 => c,
+        (_, Some((k, id))) => (k, Some(id)),
+        (c, None) => c.unwrap_or((0, None)),
+    }
+}
+
+/// The step and element an approval was given for (`approved` = "<step>:<element>").
+fn approved(op: &Operation) -> Option<(usize, String)> {
+    let (k, id) = op.arguments.get("approved")?.split_once(':')?;
+    Some((k.parse().ok()?, id.to_string()))
+}
+
+/// A click on a control that cannot be undone ("Place order", "Send", "Delete") that was not
+/// approved for this very step and element: the approval to ask for, naming what will happen.
+fn approval_needed(
+    op: &Operation,
+    k: usize,
+    action: &Action,
+    observation: &Observation,
+) -> Option<crate::model::Approval> {
+    let Action::Click { target } = action else {
+        return None;
+    };
+    let element = observation.elements.iter().find(|e| &e.id == target)?;
+    if !director::lexicon::cannot_be_undone(&element.label) {
+        return None;
+    }
+    if approved(op).is_some_and(|(step, id)| step == k && &id == target) {
+        return None;
+    }
+    Some(crate::model::Approval {
+        prompt: format!(
+            "Click \"{}\" on \"{}\"? It cannot be undone. Say yes to go ahead.",
+            element.label.trim(),
+            observation.title
+        ),
+        expires_at: clock::now() + QUESTION_TTL_MS,
+        key: format!("{k}:{target}"),
+    })
 }
 
 const OBSERVE: &str = "observe the page";
@@ -513,6 +553,10 @@ impl BrowserExecutor {
                 let outcome = self.plan_run(op, cx, &goal, seen).await?;
                 return Ok(partial(outcome, &said, &[]));
             }
+            // A step that cannot be undone waits for an explicit yes naming exactly it.
+            if let Some(approval) = approval_needed(op, k, &action, &observation) {
+                return Ok(ExecOutcome::NeedsApproval { approval });
+            }
             // Act, then verify by what the page shows. "… and press enter" right after typing
             // is part of the typing.
             let enter = matches!(action, Action::Type { .. })
@@ -722,6 +766,14 @@ impl BrowserExecutor {
             Decision::Clarify(c) => return Ok(not_grounded(format!("ambiguous: {}", c.question))),
             Decision::Reject(r) => return Ok(not_grounded(r.message)),
         };
+        if approval_needed(op, usize::MAX, &action, &seen.observation).is_some() {
+            return Ok(Event::Stepped {
+                outcome: StepOutcome::Blocked,
+                note: format!(
+                    "\"{words}\" acts on a control that cannot be undone; the planner does not take such a step (say it yourself, and Circe asks for your approval)"
+                ),
+            });
+        }
         let acts = match plan_acts(&action, &seen.observation, words, false) {
             Ok(acts) => acts,
             Err(reason) => return Ok(not_grounded(reason)),

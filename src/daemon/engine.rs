@@ -474,7 +474,14 @@ impl Engine {
         outcome: ExecOutcome,
     ) -> Result<(), StoreError> {
         if let ExecOutcome::NeedsInput { question } = outcome {
-            return self.wait_for_answer(id, from, question).await;
+            return self
+                .wait_for_answer(id, from, Asking::Question(question))
+                .await;
+        }
+        if let ExecOutcome::NeedsApproval { approval } = outcome {
+            return self
+                .wait_for_answer(id, from, Asking::Approval(approval))
+                .await;
         }
         let (transition, summary, data) = match outcome {
             ExecOutcome::Completed { summary, data } => (Transition::Complete, summary, data),
@@ -485,7 +492,9 @@ impl Engine {
                 serde_json::Value::Null,
             ),
             ExecOutcome::Unknown { reason } => (Transition::Lose, reason, serde_json::Value::Null),
-            ExecOutcome::NeedsInput { .. } => unreachable!("handled above"),
+            ExecOutcome::NeedsInput { .. } | ExecOutcome::NeedsApproval { .. } => {
+                unreachable!("handled above")
+            }
         };
         let status = match operation::next(from, transition) {
             Ok(s) => s,
@@ -527,8 +536,12 @@ impl Engine {
         &self,
         id: OperationId,
         from: OperationStatus,
-        question: Question,
+        question: Asking,
     ) -> Result<(), StoreError> {
+        let prompt = match &question {
+            Asking::Question(q) => q.prompt.clone(),
+            Asking::Approval(a) => a.prompt.clone(),
+        };
         let status =
             operation::next(from, Transition::NeedInput).unwrap_or(OperationStatus::NeedsInput);
         let notify = self.notify.clone();
@@ -566,8 +579,7 @@ impl Engine {
                     .as_ref()
                     .map_or("its interaction let go of it", |s| s.requested_by.as_str());
                 events.extend(operation::confirmed_stop(format!(
-                    "Stopped ({by}) before it could ask \"{}\"; nothing ran after that.",
-                    question.prompt
+                    "Stopped ({by}) before it could ask \"{prompt}\"; nothing ran after that."
                 )));
                 let op = s.record(id, &events, now)?;
                 publish_events(&notify, &op, &events);
@@ -575,7 +587,10 @@ impl Engine {
             }
             // The operation waits and the question goes on its interaction: one commit.
             let (op, asked) = s.record_with_change(id, &events, now, |op, current| {
-                (current.operation == Some(op.id)).then(|| interaction::ask(current, question, now))
+                (current.operation == Some(op.id)).then(|| match question {
+                    Asking::Approval(a) => interaction::ask_approval(current, a, now),
+                    Asking::Question(q) => interaction::ask(current, q, now),
+                })
             })?;
             publish_events(&notify, &op, &events);
             if let Some(interaction) = asked {
@@ -894,6 +909,12 @@ fn take_input(
     }
     let set_aside = change.set_aside.as_ref().map(|c| c.interaction.clone());
     Ok((submitted, change.stop, change.resume, set_aside))
+}
+
+/// What a waiting operation puts on its interaction.
+enum Asking {
+    Question(Question),
+    Approval(crate::model::Approval),
 }
 
 /// The journal an executor writes its steps to: each step is durable before it acts.

@@ -934,6 +934,51 @@ pub enum RoleNoun {
     Menu,
 }
 
+/// Words of a control's label that say its effect cannot be undone or costs money: buying,
+/// paying, sending, deleting (English, German, French, Spanish; folded).
+pub const CANNOT_BE_UNDONE: &[&str] = &[
+    "buy",
+    "purchase",
+    "pay",
+    "send",
+    "delete",
+    "erase",
+    "destroy",
+    "donate",
+    "kaufen",
+    "bestellen",
+    "zahlungspflichtig",
+    "bezahlen",
+    "senden",
+    "loschen",
+    "acheter",
+    "commander",
+    "payer",
+    "envoyer",
+    "supprimer",
+    "comprar",
+    "pagar",
+    "enviar",
+    "eliminar",
+    "borrar",
+];
+
+/// "Order" is a commitment only with a word that commits ("Place order", "Order now"): an
+/// "Order form" or "Orders" link is not.
+const COMMITS: &[&str] = &["place", "submit", "confirm", "complete", "now"];
+
+/// A control labelled `label` does something that cannot be undone ("Place order", "Buy now",
+/// "Send", "Delete", "Jetzt kaufen"); its words or their stems say so.
+pub fn cannot_be_undone(label: &str) -> bool {
+    let tokens = super::text::tokens(label);
+    let has = |list: &[&str]| {
+        tokens
+            .iter()
+            .any(|t| is_in(list, &t.norm) || is_in(list, &t.stem))
+    };
+    has(CANNOT_BE_UNDONE) || (has(&["order", "checkout"]) && has(COMMITS))
+}
+
 /// Words that never carry the content of a reference.
 pub const STOPWORDS: &[&str] = &[
     "what", "whatever", "the", "a", "an", "this", "that", "these", "those", "my", "your", "our",
@@ -1078,6 +1123,33 @@ pub fn concept_name(id: usize) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_that_cannot_be_undone() {
+        for label in [
+            "Place order",
+            "Order now",
+            "Buy now",
+            "Send",
+            "Delete message",
+            "Jetzt kaufen",
+            "Pay $12.00",
+            "Envoyer",
+        ] {
+            assert!(cannot_be_undone(label), "{label}");
+        }
+        for label in [
+            "Add to cart",
+            "Save",
+            "Sort by",
+            "Reject all",
+            "Next page",
+            "Order form",
+            "Orders",
+        ] {
+            assert!(!cannot_be_undone(label), "{label}");
+        }
+    }
     use crate::director::text::tokens;
 
     #[test]

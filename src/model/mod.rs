@@ -89,8 +89,14 @@ pub struct Question {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Approval {
+    /// What will happen, exactly, in words ("Click \"Place order\" on Checkout: it cannot be
+    /// undone. Go ahead?").
     pub prompt: String,
     pub expires_at: Millis,
+    /// What the approval is for: the element the step acts on, as the operation knows it. A
+    /// "yes" puts it in the operation's arguments as `approved`; the step runs only on it.
+    #[serde(default)]
+    pub key: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

@@ -237,18 +237,62 @@ fn without_a_planner_questions_about_the_page_say_they_need_one() {
 }
 
 #[test]
-fn a_tab_closed_during_the_operation_is_never_reported_done() {
+fn placing_an_order_waits_for_approval_and_a_tab_closed_by_it_is_never_reported_done() {
     let (sites, d, _b) = setup("/lab/index.html");
     let v = say(&d, "open the order form");
     assert_eq!(status(&v), "completed", "{v:#}");
-    // The form is now the active tab; placing the order closes it before any change shows.
-    let v = say(&d, "place order");
+    // "Place order" cannot be undone: the operation waits for an approval naming it.
+    let asked = say(&d, "place order");
+    assert_eq!(status(&asked), "needsInput", "{asked:#}");
+    let state: serde_json::Value =
+        serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
+    let pending = &state["interaction"]["pending"];
+    assert_eq!(pending["type"], "approval", "{state:#}");
+    assert!(
+        pending["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("Click \"Place order\""),
+        "{pending:#}"
+    );
+    assert!(sites.actions().is_empty(), "nothing before the yes");
+    // "no" withdraws it: the waiting operation is stopped and nothing is clicked.
+    let no = d.cli(&["say", "--json", "no"]);
+    let no: serde_json::Value = serde_json::from_slice(&no.stdout).unwrap();
+    assert_eq!(no["relation"], "answer", "{no:#}");
+    assert_eq!(no["interaction"]["closed"], true, "{no:#}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(sites.actions().is_empty(), "{:?}", sites.actions());
+    let refused: serde_json::Value =
+        serde_json::from_slice(&d.cli(&["ops", "--json"]).stdout).unwrap();
+    let refused = refused
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == asked["operation"]["id"])
+        .unwrap()
+        .clone();
+    assert_eq!(refused["status"], "stopped", "{refused:#}");
+
+    // Asked again and approved: the click happens; placing the order closes its tab before any
+    // change shows, so it is never reported done.
+    let asked = say(&d, "place order");
+    assert_eq!(status(&asked), "needsInput", "{asked:#}");
+    let v = serde_json::from_slice::<serde_json::Value>(
+        &d.cli(&["say", "--json", "--wait", "yes"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(v["relation"], "answer", "{v:#}");
+    assert_eq!(
+        v["operation"]["id"], asked["operation"]["id"],
+        "the same operation"
+    );
     let s = status(&v);
     assert!(s == "outcomeUnknown" || s == "blocked", "{v:#}");
     assert_eq!(
         sites.actions(),
         vec![json!({"site": "lab", "action": "order", "item": 1})],
-        "the click did happen"
+        "the click did happen, once"
     );
     let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
     eprintln!("tab closed mid-operation: {s}: {summary}");

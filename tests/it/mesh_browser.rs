@@ -534,3 +534,44 @@ fn the_phone_page_ends_a_waiting_operation_by_cancel_new_request_and_stop() {
         "{actions:?}"
     );
 }
+
+/// Issue 14, approval from the phone page: a step that cannot be undone shows what will happen
+/// with Yes and No; No leaves it undone; Yes, on the same revision, runs exactly that step.
+#[test]
+fn the_phone_page_approves_or_refuses_a_step_that_cannot_be_undone() {
+    let (sites, d, _b) = crate::browser_util::setup("/lab/index.html");
+    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
+    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
+    phone.goto(started["url"].as_str().unwrap());
+    phone.wait("!document.getElementById('pairing').hidden", 10);
+    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    phone.say("open the order form");
+    phone.wait(
+        "document.getElementById('outcome-class').textContent === 'done'",
+        30,
+    );
+
+    phone.say("place order");
+    phone.wait("!document.getElementById('question-box').hidden && document.querySelector('[data-approval=no]') !== null", 20);
+    assert!(
+        text_of(&mut phone, "question").contains("Place order"),
+        "{}",
+        text_of(&mut phone, "question")
+    );
+    phone.eval("document.querySelector('[data-approval=no]').click(); true");
+    phone.wait("document.getElementById('question-box').hidden", 10);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(sites.actions().is_empty(), "{:?}", sites.actions());
+
+    phone.say("place order");
+    phone.wait("!document.getElementById('question-box').hidden && document.querySelector('[data-approval=yes]') !== null", 20);
+    phone.eval("document.querySelector('[data-approval=yes]').click(); true");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while sites.actions().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        sites.actions(),
+        vec![serde_json::json!({"site": "lab", "action": "order", "item": 1})]
+    );
+}

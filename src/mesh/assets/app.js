@@ -293,9 +293,24 @@ function render() {
   const op = state.operation;
   $("heard").textContent = heard || (i ? i.request : "—");
   const q = i && !i.closed && i.pending && i.pending.type === "question" ? i.pending : null;
-  $("question-box").hidden = !q;
+  // A step that cannot be undone waits for an explicit yes, on this very revision.
+  const a = i && !i.closed && i.pending && i.pending.type === "approval" ? i.pending : null;
+  $("question-box").hidden = !q && !a;
   const list = $("choices");
   list.replaceChildren();
+  if (a) {
+    $("question").textContent = a.prompt;
+    for (const [word, label] of [["yes", "Yes, go ahead"], ["no", "No"]]) {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.approval = word;
+      b.textContent = label;
+      b.onclick = () => answerApproval(word);
+      li.append(b);
+      list.append(li);
+    }
+  }
   if (q) {
     $("question").textContent = q.prompt;
     (q.choices || []).forEach((c, n) => {
@@ -373,6 +388,12 @@ function answerChoice(n) {
   const i = state.interaction;
   showBanner("");
   request({ verb: "submit", input: { id: uuid(), device: "phone", text: "", choice: n, mode: "typed", interaction: i.id, expectedRevision: i.revision } });
+}
+
+function answerApproval(word) {
+  const i = state.interaction;
+  showBanner("");
+  request({ verb: "submit", input: { id: uuid(), device: "phone", text: word, mode: "typed", interaction: i.id, expectedRevision: i.revision } });
 }
 
 function stop() {
