@@ -354,3 +354,76 @@ fn a_step_the_model_flags_as_irreversible_is_not_taken() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(sites.actions().is_empty(), "{:?}", sites.actions());
 }
+
+/// A correction while the planner waits on its model replaces the goal: the old run is stopped
+/// before any step, and only the corrected goal's steps run.
+#[test]
+fn a_correction_mid_run_replaces_the_goal_and_no_stale_step_runs() {
+    let (sites, d, _b, state) = desk(
+        "/shop/index.html?q=desk",
+        vec![
+            Reply::Slow,
+            Reply::Content("{\"step\": \"reject all cookies\"}"),
+            Reply::Content("{\"step\": \"add the LINNMON Small desk to the cart\"}"),
+            Reply::Content("{\"done\": \"added\"}"),
+        ],
+    );
+    let first: Value = serde_json::from_str(&crate::util::stdout(&d.cli(&[
+        "say",
+        "--json",
+        "find the most expensive desk and add it to my cart",
+    ])))
+    .unwrap();
+    let old = first["operation"]["id"].as_str().unwrap().to_string();
+    // Wait until the first run is asking its model.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while state.lock().unwrap().seen.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the model was never asked"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let corrected: Value = serde_json::from_str(&crate::util::stdout(&d.cli(&[
+        "say",
+        "--json",
+        "--wait",
+        "no, I meant the cheapest desk",
+    ])))
+    .unwrap();
+    assert_eq!(corrected["relation"], "correction", "{corrected:#}");
+    assert_ne!(
+        corrected["operation"]["id"],
+        old.as_str(),
+        "a new operation"
+    );
+    assert_eq!(
+        crate::browser_util::status(&corrected),
+        "completed",
+        "{corrected:#}\n{}",
+        d.log()
+    );
+    let ops: Value = serde_json::from_slice(&d.cli(&["ops", "--json"]).stdout).unwrap();
+    let stale = ops
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == old.as_str())
+        .unwrap();
+    assert_eq!(stale["status"], "stopped", "{stale:#}");
+    assert!(
+        stale["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["action"] == "observe the page"),
+        "no step of the old goal ran: {stale:#}"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while sites.actions().len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let actions = sites.actions();
+    assert_eq!(actions.len(), 2, "{actions:?}");
+    assert_eq!(actions[1]["item"], "LINNMON Small desk", "{actions:?}");
+}
