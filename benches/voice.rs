@@ -98,9 +98,8 @@ fn rtf(clips: &[PathBuf]) {
     for clip in clips {
         let samples = audio::parse_wav(&std::fs::read(clip).unwrap()).unwrap();
         for seg in vad::segments(&samples, vad::Config::default()) {
-            let pcm = audio::to_f32(&seg.samples);
             let t = Instant::now();
-            let r = w.recognize(&pcm, "").unwrap();
+            let r = w.recognize(&seg.samples, &[]).unwrap();
             let secs = t.elapsed().as_secs_f64();
             let audio_secs = seg.samples.len() as f64 / 16_000.0;
             rtfs.push(secs / audio_secs);

@@ -50,11 +50,15 @@ impl StoreConfig {
     }
 }
 
-/// `[voice]`: the voice providers' settings. `[voice.realtime]` is the OpenAI Realtime adapter
-/// (docs/VOICE-REALTIME.md); the offline recogniser's settings belong beside it.
+/// `[voice]`: which recogniser hears speech, and the voice providers' settings.
+/// `[voice.realtime]` is the OpenAI Realtime adapter (docs/VOICE-REALTIME.md).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct VoiceConfig {
+    /// `whisper` (the default), `grammar` (pocketsphinx with the screen's command grammar) or
+    /// `realtime` (`[voice.realtime]`), for every audio source; read only by
+    /// `voice::backend::Backend::chosen`.
+    pub recogniser: crate::voice::backend::Recogniser,
     pub realtime: crate::voice::realtime::RealtimeConfig,
 }
 

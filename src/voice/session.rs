@@ -32,12 +32,40 @@ pub struct Recognition {
     pub tokens: usize,
     /// The decode stopped at the token limit.
     pub max_tokens: bool,
+    /// The recogniser's own refusal: speech, but nothing it accepts (the grammar backend's
+    /// rejection check, a failed cloud transcription). The guards make it "not understood".
+    pub rejected: Option<String>,
 }
 
-/// The seam between the session and a speech recogniser.
+impl Recognition {
+    /// Words heard by a recogniser that gives a confidence (0..1) rather than Whisper's
+    /// probabilities: no-speech 0, the confidence as the mean log-probability.
+    pub fn words(text: &str, confidence: Option<f32>) -> Recognition {
+        Recognition {
+            text: text.trim().to_string(),
+            no_speech: 0.0,
+            avg_logprob: confidence.map_or(f32::NAN, |c| c.clamp(1e-6, 1.0).ln()),
+            tokens: text.split_whitespace().count(),
+            max_tokens: false,
+            rejected: None,
+        }
+    }
+
+    /// Speech the recogniser refused, with its reason.
+    pub fn rejected(reason: &str) -> Recognition {
+        Recognition {
+            rejected: Some(reason.to_string()),
+            ..Recognition::words("", None)
+        }
+    }
+}
+
+/// The seam between the session and a speech recogniser (Whisper, the grammar backend, the
+/// Realtime adapter: `voice::backend` chooses one).
 pub trait Recognizer: Send {
-    /// Recognise 16 kHz mono samples in [-1, 1], biased toward the words in `prompt`.
-    fn recognize(&mut self, samples: &[f32], prompt: &str) -> anyhow::Result<Recognition>;
+    /// Recognise one finished segment of 16 kHz mono samples, biased toward what is on the
+    /// screen (`labels`, empty for no bias).
+    fn recognize(&mut self, samples: &[i16], labels: &[String]) -> anyhow::Result<Recognition>;
 }
 
 /// Whisper's own silence rule: a no-speech probability over this...
@@ -120,6 +148,9 @@ pub fn is_stop(text: &str) -> bool {
 
 /// The guards on what the recogniser returned.
 pub fn judge(r: &Recognition) -> Verdict {
+    if let Some(reason) = &r.rejected {
+        return Verdict::NotUnderstood(reason.clone());
+    }
     let text = without_tags(&r.text);
     let w = words(&text);
     if w.is_empty() {
@@ -324,7 +355,8 @@ pub enum Outcome {
     Ignored { text: String },
 }
 
-type Loader = Box<dyn Fn() -> anyhow::Result<Box<dyn Recognizer>> + Send + Sync>;
+/// Makes the recogniser on first use (called on a blocking thread, inside the runtime).
+pub type Loader = Box<dyn Fn() -> anyhow::Result<Box<dyn Recognizer>> + Send + Sync>;
 
 /// One daemon's voice session: the recogniser (loaded on first use), the tracker, the screen.
 pub struct VoiceSession {
@@ -537,9 +569,16 @@ impl VoiceSession {
         {
             return Ok(());
         }
-        let loaded = (*self.load)()
+        // Loading reads a model or connects to a server: off the async threads.
+        let load = self.load.clone();
+        let loaded = tokio::task::spawn_blocking(move || (*load)())
+            .await
+            .unwrap_or_else(|e| Err(anyhow::anyhow!("loading the recogniser panicked: {e}")))
             .map_err(|e| ApiError::new(ErrorCode::VoiceUnavailable, e.to_string()))?;
-        *self.recognizer.lock().unwrap_or_else(|p| p.into_inner()) = Some(loaded);
+        let mut slot = self.recognizer.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(loaded);
+        }
         Ok(())
     }
 
@@ -583,12 +622,11 @@ impl VoiceSession {
         let prompt_text = prompt(&labels);
         let started = Instant::now();
         let recognizer = self.recognizer.clone();
-        let samples = audio::to_f32(&segment.samples);
-        let p = prompt_text.clone();
+        let samples = segment.samples.clone();
         let recognized = tokio::task::spawn_blocking(move || {
             let mut guard = recognizer.lock().unwrap_or_else(|p| p.into_inner());
             match guard.as_mut() {
-                Some(r) => r.recognize(&samples, &p),
+                Some(r) => r.recognize(&samples, &labels),
                 None => Err(anyhow::anyhow!("the recogniser is not loaded")),
             }
         })
@@ -952,6 +990,7 @@ mod tests {
             avg_logprob,
             tokens: text.split_whitespace().count(),
             max_tokens: false,
+            rejected: None,
         }
     }
 
@@ -1009,6 +1048,20 @@ mod tests {
             (
                 rec("(coughs) Scroll up.", 0.0, -0.3),
                 heard("Scroll up.", -0.3),
+            ),
+            // Recognisers with a confidence (the grammar backend, Realtime) and their refusals.
+            (
+                Recognition::words(" scroll down ", Some(0.5)),
+                Heard(crate::model::Heard::new("scroll down", Some(0.5))),
+            ),
+            (
+                Recognition::words("scroll down", None),
+                Heard(crate::model::Heard::new("scroll down", None)),
+            ),
+            (Recognition::words("stop", Some(0.9)), Stop),
+            (
+                Recognition::rejected("closest: \"add the desk to my cart\""),
+                NotUnderstood("closest: \"add the desk to my cart\"".into()),
             ),
         ];
         for (r, want) in table {
@@ -1123,8 +1176,8 @@ mod tests {
     struct Scripted(std::collections::VecDeque<Recognition>);
 
     impl Recognizer for Scripted {
-        fn recognize(&mut self, _: &[f32], prompt: &str) -> anyhow::Result<Recognition> {
-            assert_eq!(prompt, "", "no screen, no prompt");
+        fn recognize(&mut self, _: &[i16], labels: &[String]) -> anyhow::Result<Recognition> {
+            assert!(labels.is_empty(), "no screen, no labels");
             self.0
                 .pop_front()
                 .ok_or_else(|| anyhow::anyhow!("nothing scripted"))

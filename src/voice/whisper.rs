@@ -83,8 +83,9 @@ fn quiet_logs() {
 }
 
 impl Recognizer for Whisper {
-    fn recognize(&mut self, samples: &[f32], prompt: &str) -> anyhow::Result<Recognition> {
-        let mut audio = samples.to_vec();
+    fn recognize(&mut self, samples: &[i16], labels: &[String]) -> anyhow::Result<Recognition> {
+        let prompt = super::session::prompt(labels);
+        let mut audio = super::audio::to_f32(samples);
         if audio.len() < MIN_SAMPLES {
             audio.resize(MIN_SAMPLES, 0.0);
         }
@@ -104,7 +105,7 @@ impl Recognizer for Whisper {
         p.set_temperature(0.0);
         p.set_temperature_inc(0.0);
         if !prompt.trim().is_empty() {
-            p.set_initial_prompt(prompt);
+            p.set_initial_prompt(&prompt);
         }
         self.state
             .full(p, &audio)
@@ -135,6 +136,7 @@ impl Recognizer for Whisper {
             },
             tokens,
             max_tokens: tokens >= MAX_TOKENS as usize,
+            rejected: None,
         })
     }
 }
