@@ -242,7 +242,10 @@ fn semantic(paths: &Paths) -> Check {
 /// The chosen recogniser (`[voice] recogniser`) and whether it is ready, with the always-on
 /// stop spotter beside it (optional: without them voice input is refused with the fix, and
 /// "stop" is heard by the recogniser alone).
-fn voice(kind: crate::voice::backend::Recogniser, readiness: crate::voice::backend::Readiness) -> Check {
+fn voice(
+    kind: crate::voice::backend::Recogniser,
+    readiness: crate::voice::backend::Readiness,
+) -> Check {
     let spotter = match crate::voice::sphinx::Model::locate() {
         Ok(_) => "stop spotter ready (pocketsphinx)".to_string(),
         Err(e) => format!("no stop spotter ({e})"),

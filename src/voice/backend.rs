@@ -110,9 +110,7 @@ impl Backend {
         match self.kind {
             Recogniser::Whisper => {
                 let dir = self.whisper_dir.clone();
-                Box::new(move || {
-                    Ok(Box::new(whisper::Whisper::load(&dir)?) as Box<dyn Recognizer>)
-                })
+                Box::new(move || Ok(Box::new(whisper::Whisper::load(&dir)?) as Box<dyn Recognizer>))
             }
             Recogniser::Grammar => Box::new(|| {
                 let backend = sphinx::grammar_backend().map_err(|e| {
@@ -149,7 +147,12 @@ fn realtime_readiness(c: &RealtimeConfig) -> Readiness {
     let url = c
         .session_url()
         .and_then(|u| c.check().map(|()| u))
-        .map_err(|e| (e.to_string(), "correct [voice.realtime] in the config".to_string()))?;
+        .map_err(|e| {
+            (
+                e.to_string(),
+                "correct [voice.realtime] in the config".to_string(),
+            )
+        })?;
     ApiKey::from_env(&c.api_key_env).map_err(|e| {
         (
             e.to_string(),
@@ -423,7 +426,9 @@ mod tests {
             .unwrap_err();
         assert!(why.contains("CIRCE_TEST_NO_SUCH_KEY_VAR"), "{why}");
         assert!(fix.contains("CIRCE_TEST_NO_SUCH_KEY_VAR"), "{fix}");
-        let c = Config::parse("[voice.realtime]\nbase_url = \"http://x\"\n[voice]\nrecogniser = \"realtime\"\n");
+        let c = Config::parse(
+            "[voice.realtime]\nbase_url = \"http://x\"\n[voice]\nrecogniser = \"realtime\"\n",
+        );
         // A bad URL is refused by the readiness check with the setting to correct.
         let (why, fix) = Backend::chosen(&c.unwrap().voice, Path::new("/nonexistent"))
             .readiness()
