@@ -383,6 +383,17 @@ pub type StopFactory = Arc<dyn Fn() -> Option<Box<dyn super::sphinx::StopDetecto
 /// How long after the detector's stop the recogniser's "stop" is the same words.
 const SPOTTED_WINDOW: Duration = Duration::from_secs(8);
 
+/// A file's audio is heard in chunks of this many samples (100 ms, the stop detector's own).
+const FILE_CHUNK: usize = 1600;
+
+/// How audio arrives: as it is spoken (a microphone, a file played in real time), or all at
+/// once (a file): where the end of speech is on the clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arrival {
+    Live,
+    AtOnce,
+}
+
 /// Where latencies go (the store, in the daemon).
 pub trait LatencyLog: Send + Sync {
     fn record(&self, utterance: &str, phase: Phase, ms: u64);
@@ -541,7 +552,8 @@ impl VoiceSession {
             .clone()
     }
 
-    /// Hear a whole recording (a WAV file's bytes): every utterance in it, in order.
+    /// Hear a whole recording (a WAV file's bytes): every utterance in it, in order, with the
+    /// stop detector beside the recogniser as on a live stream (unless only transcribing).
     /// Bad audio is refused with the reason and changes nothing.
     pub async fn hear_wav(
         self: &Arc<Self>,
@@ -551,10 +563,20 @@ impl VoiceSession {
         let samples = audio::parse_wav(bytes)
             .map_err(|e| ApiError::new(ErrorCode::BadAudio, e.to_string()))?;
         self.ensure_recognizer().await?;
+        // The file in the chunks a microphone would give, all queued at once.
+        let chunks: Vec<Vec<i16>> = samples.chunks(FILE_CHUNK).map(<[i16]>::to_vec).collect();
+        let (frames_tx, frames) = tokio::sync::mpsc::channel(chunks.len().max(1));
+        // At most one stop per chunk and one utterance per chunk, so the report never waits.
+        let (report, mut hearings) = tokio::sync::mpsc::channel(2 * chunks.len() + 2);
+        for chunk in chunks {
+            frames_tx.try_send(chunk).expect("room for every chunk");
+        }
+        drop(frames_tx);
+        self.hear_chunks(frames, options, report, Arrival::AtOnce)
+            .await;
         let mut out = Vec::new();
-        for segment in vad::segments(&samples, vad::Config::default()) {
-            // A file arrives at once: its end of speech is now.
-            out.push(self.hear_segment(segment, options, Instant::now()).await);
+        while let Ok(h) = hearings.try_recv() {
+            out.push(h);
         }
         Ok(out)
     }
@@ -919,17 +941,33 @@ impl VoiceSession {
     /// Segments of a live stream: feed samples, get each utterance handled as it ends.
     pub async fn hear_stream(
         self: &Arc<Self>,
-        mut frames: tokio::sync::mpsc::Receiver<Vec<i16>>,
+        frames: tokio::sync::mpsc::Receiver<Vec<i16>>,
         options: HearOptions,
         report: tokio::sync::mpsc::Sender<Hearing>,
     ) -> Result<(), ApiError> {
         self.ensure_recognizer().await?;
+        self.hear_chunks(frames, options, report, Arrival::Live)
+            .await;
+        Ok(())
+    }
+
+    /// The one loop over audio, a file's or a stream's: each chunk goes to the stop detector
+    /// (its "stop" takes the stop path at once) and to the VAD (each finished utterance is
+    /// recognised and carried out), in order. Ends with the chunks or when `report` is closed.
+    async fn hear_chunks(
+        self: &Arc<Self>,
+        mut frames: tokio::sync::mpsc::Receiver<Vec<i16>>,
+        options: HearOptions,
+        report: tokio::sync::mpsc::Sender<Hearing>,
+        arrival: Arrival,
+    ) {
         let make = self
             .stop_detector
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let mut spotter = make.and_then(|make| make());
+        // Transcribing only acts on nothing, a stop included.
+        let mut spotter = make.filter(|_| !options.transcribe).and_then(|make| make());
         let mut vad = vad::Vad::new(vad::Config::default());
         let end_silence = Duration::from_millis(vad::Config::default().end_silence_ms);
         let mut done = false;
@@ -948,7 +986,7 @@ impl VoiceSession {
                     if stop {
                         let hearing = self.spotted_stop().await;
                         if report.send(hearing).await.is_err() {
-                            return Ok(());
+                            return;
                         }
                     }
                     vad.push(&chunk)
@@ -963,19 +1001,22 @@ impl VoiceSession {
                     VadEvent::SpeechStarted { .. } => self.speech_started(),
                     VadEvent::Dropped { .. } => {}
                     VadEvent::Segment(segment) => {
-                        // The speech ended one end-of-utterance silence ago.
-                        let ended = Instant::now()
-                            .checked_sub(end_silence)
-                            .unwrap_or_else(Instant::now);
+                        let ended = match arrival {
+                            // The speech ended one end-of-utterance silence ago.
+                            Arrival::Live => Instant::now()
+                                .checked_sub(end_silence)
+                                .unwrap_or_else(Instant::now),
+                            // A file arrives at once: its end of speech is now.
+                            Arrival::AtOnce => Instant::now(),
+                        };
                         let hearing = self.hear_segment(segment, options, ended).await;
                         if report.send(hearing).await.is_err() {
-                            return Ok(());
+                            return;
                         }
                     }
                 }
             }
         }
-        Ok(())
     }
 }
 

@@ -361,37 +361,89 @@ fn a_proper_noun_on_screen_is_heard_only_with_the_screens_bias_and_acted_on() {
     }
 }
 
+/// Issue 13 items 3 and (this branch) 2: "stop" or "cancel" in a recorded file (`say --audio`)
+/// during a running operation takes the stop path once: the always-on stop detector (pocketsphinx's
+/// keyword spotter) runs over a file as over a live stream, and the recogniser's own "stop" for
+/// the same words is not a second one. Measured (docs/VOICE-SPHINX.md): the spotter hears flite's
+/// "stop" and "cancel" and espeak-ng's "stop", and misses espeak-ng's "cancel"; then Whisper's
+/// "cancel" is the stop path's only way in.
 #[test]
 fn stop_said_during_a_running_operation_stops_it() {
     let mut env = voice_env();
+    crate::sphinx_util::require_packages();
     env.push(("RUST_LOG".into(), "info".into()));
     let (_weather, d) = slow_forecast_daemon(env);
     let dir = tempfile::tempdir().unwrap();
     let stop = synth(dir.path(), "stop", Voice::Flite, "stop");
-    // Nothing running: the stop says so and changes nothing.
+    // Nothing running: the stop says so once and changes nothing.
     let idle = hear(&d, &stop, &[]);
-    assert_eq!(kind(&idle[0]), "nothingToStop", "{idle:#?}");
-    let said = d.cli(&["say", "weather in Pune"]);
+    let kinds: Vec<&str> = idle.iter().map(kind).collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "nothingToStop").count(),
+        1,
+        "{idle:#?}"
+    );
     assert!(
-        stdout(&said).contains("accepted operation"),
-        "{}",
-        stdout(&said)
+        kinds
+            .iter()
+            .all(|k| ["nothingToStop", "ignored"].contains(k)),
+        "{idle:#?}"
     );
-    let heard = hear(&d, &stop, &[]);
-    assert_eq!(heard.len(), 1, "{heard:#?}");
-    assert_eq!(kind(&heard[0]), "stopped", "{heard:#?}");
-    assert_eq!(
-        heard[0]["outcome"]["interrupted"]["confirmed"], true,
-        "{heard:#?}"
-    );
-    assert_eq!(
-        heard[0]["outcome"]["interrupted"]["operation"]["status"],
-        "stopped"
-    );
-    assert_eq!(
-        heard[0]["outcome"]["interrupted"]["stop"]["requestedBy"],
-        "voice"
-    );
+    let mut report = Vec::new();
+    // (voice, word, heard by the stop detector: measured, docs/VOICE-SPHINX.md)
+    for (voice, word, spotted) in [
+        (Voice::Flite, "stop", true),
+        (Voice::Flite, "cancel", true),
+        (Voice::Espeak, "stop", true),
+        (Voice::Espeak, "cancel", false),
+    ] {
+        let clip = synth(dir.path(), &format!("{voice:?}-{word}"), voice, word);
+        let said = d.cli(&["say", "weather in Pune"]);
+        assert!(
+            stdout(&said).contains("accepted operation"),
+            "{}",
+            stdout(&said)
+        );
+        let heard = hear(&d, &clip, &[]);
+        let summary: Vec<String> = heard
+            .iter()
+            .map(|h| format!("{} {}", kind(h), h["recognized"]))
+            .collect();
+        report.push(format!("{voice:?} {word:?}: {summary:?}"));
+        let stops: Vec<&Value> = heard.iter().filter(|h| kind(h) == "stopped").collect();
+        let by_detector = stops
+            .iter()
+            .any(|h| h["recognized"] == "stop (the stop detector)");
+        assert_eq!(by_detector, spotted, "{voice:?} {word}: {heard:#?}");
+        if !spotted {
+            // The known miss: the recogniser alone decides (Whisper heard espeak-ng's "cancel"
+            // as "cancelled" here: not a stop). Never two stops; end the operation by hand.
+            assert!(stops.len() <= 1, "{heard:#?}");
+            let _ = d.cli(&["stop"]);
+            continue;
+        }
+        assert_eq!(stops.len(), 1, "{voice:?} {word}: {heard:#?}\n{}", d.log());
+        assert_eq!(
+            stops[0]["outcome"]["interrupted"]["confirmed"], true,
+            "{heard:#?}"
+        );
+        assert_eq!(
+            stops[0]["outcome"]["interrupted"]["operation"]["status"],
+            "stopped"
+        );
+        assert_eq!(
+            stops[0]["outcome"]["interrupted"]["stop"]["requestedBy"],
+            "voice"
+        );
+        // The recogniser's own "stop" for the same words is not a second one.
+        assert!(
+            heard
+                .iter()
+                .all(|h| ["stopped", "ignored"].contains(&kind(h))),
+            "{heard:#?}"
+        );
+    }
+    eprintln!("{}", report.join("\n"));
     // It went the stop path: no input was stored for it.
     let db = rusqlite::Connection::open(d.database()).unwrap();
     let inputs: i64 = db
