@@ -70,7 +70,7 @@ fn model_dir() -> PathBuf {
     dir
 }
 
-fn voice_env() -> Vec<(String, String)> {
+pub fn voice_env() -> Vec<(String, String)> {
     require("flite", "flite");
     require("espeak-ng", "espeak-ng");
     require("sox", "sox");
@@ -586,7 +586,7 @@ fn bad_audio_is_refused_with_the_reason_and_changes_nothing() {
 }
 
 /// The daemon's child processes (a recorder while a microphone is open).
-fn children(pid: u32) -> Vec<String> {
+pub fn children(pid: u32) -> Vec<String> {
     let mut out = Vec::new();
     for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
         let path = task.unwrap().path().join("children");
