@@ -119,8 +119,14 @@ fn without_tags(text: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Some words repeated [`REPEATS`] times in a row (a decoding loop).
+/// A decoding loop: some words repeated [`REPEATS`] times in a row, or a phrase of three words
+/// or more said twice in a row (a command decoded twice over: acting on it would act twice).
 fn loops(words: &[String]) -> bool {
+    for n in 3..=words.len() / 2 {
+        if (0..=words.len() - 2 * n).any(|i| words[i..i + n] == words[i + n..i + 2 * n]) {
+            return true;
+        }
+    }
     for n in 1..=4 {
         let mut i = 0;
         while i + n * REPEATS <= words.len() {
@@ -132,6 +138,16 @@ fn loops(words: &[String]) -> bool {
         }
     }
     false
+}
+
+/// Whether a recogniser's text repeats itself (a decoding loop, as [`judge`] sees one).
+pub fn repeats(text: &str) -> bool {
+    loops(&words(&without_tags(text)))
+}
+
+/// Whether a recogniser's text has no words at all once its non-speech tags are dropped.
+pub fn no_words(text: &str) -> bool {
+    words(&without_tags(text)).is_empty()
 }
 
 /// Whether the words are a stop: "stop", "cancel", "stop that", "cancel it", "stop stop".
@@ -1072,6 +1088,23 @@ mod tests {
             (
                 rec("Scroll down. Scroll down. Scroll down. Scroll", 0.0, -0.3),
                 NotUnderstood("the recogniser repeated itself".into()),
+            ),
+            (
+                rec(
+                    "Go back to the previous page. Go back to the previous page.",
+                    0.0,
+                    -0.3,
+                ),
+                NotUnderstood("the recogniser repeated itself".into()),
+            ),
+            // Words said twice that are not a phrase of three: a person may.
+            (
+                rec("Scroll down, scroll down.", 0.0, -0.3),
+                heard("Scroll down, scroll down.", -0.3),
+            ),
+            (
+                rec("Open the the comments", 0.0, -0.3),
+                heard("Open the the comments", -0.3),
             ),
             (
                 Recognition {
