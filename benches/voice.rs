@@ -99,8 +99,17 @@ fn main() {
         levers(&clips(&COMMANDS, "w"), &COMMANDS);
     }
     if run("admission") {
-        admission(&clips(&COMMANDS, "w"), "whisper");
-        admission(&clips(&GRAMMAR_COMMANDS, "g"), "grammar");
+        admission(
+            &clips(&COMMANDS, "w"),
+            &[
+                ("whisper, 2 threads (before)", "[voice]\nthreads = 2\n"),
+                ("whisper, the default threads", ""),
+            ],
+        );
+        admission(
+            &clips(&GRAMMAR_COMMANDS, "g"),
+            &[("grammar", "[voice]\nrecogniser = \"grammar\"\n")],
+        );
     }
     if run("stop") {
         stop(dir.path(), n);
@@ -224,46 +233,68 @@ fn env() -> Vec<(String, String)> {
     ]
 }
 
-/// `circe say --audio` on each clip: the daemon's recorded end of speech → admission.
-fn admission(clips: &[PathBuf], recogniser: &str) {
-    let d = util::Daemon::start_with_env(
-        &format!("[node]\nname = \"desk\"\n[voice]\nrecogniser = \"{recogniser}\"\n"),
-        env(),
-    );
-    // Load the recogniser once first (its load is not a per-utterance cost).
-    let _ = d.cli(&["say", "--audio", clips[0].to_str().unwrap(), "--transcribe"]);
-    let mut wall = Vec::new();
-    let mut admitted = 0;
-    for clip in clips {
-        let t = Instant::now();
-        let out = d.cli(&["say", "--json", "--audio", clip.to_str().unwrap()]);
-        wall.push(t.elapsed().as_secs_f64() * 1e3);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let heard: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        admitted += heard
+/// `circe say --audio` on each clip, through one daemon per configuration, the daemons taking
+/// turns on each clip (so the machine's load falls on each alike): each daemon's recorded end of
+/// speech → admission, and the CLI's wall time.
+fn admission(clips: &[PathBuf], configs: &[(&str, &str)]) {
+    let daemons: Vec<util::Daemon> = configs
+        .iter()
+        .map(|(_, extra)| {
+            util::Daemon::start_with_env(&format!("[node]\nname = \"desk\"\n{extra}"), env())
+        })
+        .collect();
+    for d in &daemons {
+        // Load the recogniser once first (its load is not a per-utterance cost).
+        let _ = d.cli(&["say", "--audio", clips[0].to_str().unwrap(), "--transcribe"]);
+    }
+    let mut wall = vec![Vec::new(); daemons.len()];
+    let mut admitted = vec![0; daemons.len()];
+    for (k, clip) in clips.iter().enumerate() {
+        for i in 0..daemons.len() {
+            let v = (i + k) % daemons.len();
+            let t = Instant::now();
+            let out = daemons[v].cli(&["say", "--json", "--audio", clip.to_str().unwrap()]);
+            wall[v].push(t.elapsed().as_secs_f64() * 1e3);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let heard: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            admitted[v] += heard
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|h| h["outcome"]["kind"] == "admitted")
+                .count();
+            // Let the operation end before the next (no browser: it is blocked at once).
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+    for (v, (name, _)) in configs.iter().enumerate() {
+        let out = daemons[v].cli(&["metrics", "--json"]);
+        let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let admission = m
             .as_array()
             .into_iter()
             .flatten()
-            .filter(|h| h["outcome"]["kind"] == "admitted")
-            .count();
-        // Let the operation end before the next (no browser: it is blocked at once).
-        std::thread::sleep(Duration::from_millis(200));
+            .find(|r| r["phase"] == "admission")
+            .cloned()
+            .unwrap_or_default();
+        println!(
+            "{name}: {} of {} admitted; end of speech -> admission (daemon, nearest rank): n={} p50={} ms p95={} ms",
+            admitted[v],
+            clips.len(),
+            admission["count"],
+            admission["p50Ms"],
+            admission["p95Ms"]
+        );
+        report(
+            &format!("{name}: say --audio wall time (file read, VAD, recognition, admission)"),
+            wall[v].clone(),
+            " ms",
+        );
     }
-    let out = d.cli(&["metrics", "--json"]);
-    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    println!(
-        "{recogniser}: {admitted} of {} admitted; daemon metrics (nearest-rank p50/p95): {m}",
-        clips.len()
-    );
-    report(
-        &format!("{recogniser}: say --audio wall time (file read, VAD, recognition, admission)"),
-        wall,
-        " ms",
-    );
 }
 
 /// "stop" into a live stream while a weather lookup is held: end of the word in the stream →
@@ -378,6 +409,11 @@ fn levers(clips: &[PathBuf], said: &[&str]) {
     use whisper::Options;
     let labels: Vec<String> = LABELS.iter().map(|s| s.to_string()).collect();
     let two = Options::default().threads;
+    let sized = |margin: i32, threads: i32| Options {
+        sized_context: Some(margin),
+        threads,
+        ..Options::default()
+    };
     let variants: Vec<(String, Options)> = vec![
         (
             format!("whole window, {two} threads (before)"),
@@ -391,42 +427,22 @@ fn levers(clips: &[PathBuf], said: &[&str]) {
             },
         ),
         (
-            "whole window, flash attention".into(),
-            Options {
-                flash_attn: true,
-                ..Options::default()
-            },
+            format!("sized window +64 (1.3 s), {two} threads"),
+            sized(64, two),
         ),
         (
-            "sized window +0".into(),
-            Options {
-                sized_context: Some(0),
-                ..Options::default()
-            },
+            format!("sized window +150 (3 s), {two} threads"),
+            sized(150, two),
         ),
         (
-            "sized window +64 (1.3 s)".into(),
-            Options {
-                sized_context: Some(64),
-                ..Options::default()
-            },
+            format!("sized window +250 (5 s), {two} threads"),
+            sized(250, two),
         ),
         (
-            "sized window +64, flash attention".into(),
-            Options {
-                sized_context: Some(64),
-                flash_attn: true,
-                ..Options::default()
-            },
+            format!("sized window +400 (8 s), {two} threads"),
+            sized(400, two),
         ),
-        (
-            "sized window +64, 1 thread".into(),
-            Options {
-                sized_context: Some(64),
-                threads: 1,
-                ..Options::default()
-            },
-        ),
+        ("sized window +250 (5 s), 1 thread".into(), sized(250, 1)),
     ];
     let mut models: Vec<whisper::Whisper> = variants
         .iter()

@@ -56,6 +56,7 @@ pub type Readiness = Result<String, (String, String)>;
 pub struct Backend {
     pub kind: Recogniser,
     whisper_dir: PathBuf,
+    whisper: whisper::Options,
     realtime: RealtimeConfig,
 }
 
@@ -69,9 +70,14 @@ const REALTIME_CHUNK: usize = 16_000;
 impl Backend {
     /// The one reading of `[voice] recogniser`.
     pub fn chosen(voice: &crate::config::VoiceConfig, data_dir: &Path) -> Backend {
+        let mut options = whisper::Options::default();
+        if voice.threads > 0 {
+            options.threads = voice.threads.min(64) as i32;
+        }
         Backend {
             kind: voice.recogniser,
             whisper_dir: whisper::model_dir(data_dir),
+            whisper: options,
             realtime: voice.realtime.clone(),
         }
     }
@@ -83,7 +89,11 @@ impl Backend {
             Recogniser::Whisper => {
                 let file = self.whisper_dir.join(whisper::MODEL_FILE);
                 if file.is_file() {
-                    Ok(format!("Whisper tiny.en at {}", file.display()))
+                    Ok(format!(
+                        "Whisper tiny.en at {} ({} decoding threads)",
+                        file.display(),
+                        self.whisper.threads
+                    ))
                 } else {
                     Err((
                         format!("no Whisper model at {}", file.display()),
@@ -110,7 +120,11 @@ impl Backend {
         match self.kind {
             Recogniser::Whisper => {
                 let dir = self.whisper_dir.clone();
-                Box::new(move || Ok(Box::new(whisper::Whisper::load(&dir)?) as Box<dyn Recognizer>))
+                let options = self.whisper;
+                Box::new(move || {
+                    Ok(Box::new(whisper::Whisper::load_with(&dir, options)?)
+                        as Box<dyn Recognizer>)
+                })
             }
             Recogniser::Grammar => Box::new(|| {
                 let backend = sphinx::grammar_backend().map_err(|e| {
@@ -408,6 +422,13 @@ mod tests {
             let c = Config::parse(toml).unwrap();
             assert_eq!(Backend::chosen(&c.voice, dir).kind, want, "{toml:?}");
         }
+        let c = Config::parse("[voice]\nthreads = 2\n").unwrap();
+        assert_eq!(Backend::chosen(&c.voice, dir).whisper.threads, 2);
+        let c = Config::parse("").unwrap();
+        assert_eq!(
+            Backend::chosen(&c.voice, dir).whisper,
+            whisper::Options::default()
+        );
         let err = Config::parse("[voice]\nrecogniser = \"vosk\"\n").unwrap_err();
         assert!(
             err.contains("vosk") && err.contains("whisper") && err.contains("grammar"),

@@ -46,13 +46,20 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            threads: std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .min(4) as i32,
+            threads: default_threads(std::thread::available_parallelism().map_or(1, |n| n.get())),
             sized_context: None,
             flash_attn: false,
         }
     }
+}
+
+/// Decoding threads on a machine with `cores`: all but one (the daemon, the browser and the
+/// audio keep a core), at least one, at most four. whisper.cpp's threads wait for each other
+/// by spinning, so one that loses its core stalls the rest: on this 2-core machine with other
+/// work, 2 threads took p50 4.0 s / p95 10.0 s an utterance and 1 thread 2.1 s / 2.5 s
+/// (docs/VOICE.md).
+pub fn default_threads(cores: usize) -> i32 {
+    cores.saturating_sub(1).clamp(1, 4) as i32
 }
 
 /// Encoder frames in whisper's 30 s window (one per 20 ms of audio).
@@ -211,6 +218,13 @@ impl Recognizer for Whisper {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whisper_leaves_a_core_for_the_rest() {
+        for (cores, want) in [(1, 1), (2, 1), (3, 2), (4, 3), (8, 4), (64, 4)] {
+            assert_eq!(default_threads(cores), want, "{cores} cores");
+        }
+    }
 
     #[test]
     fn the_window_is_sized_to_the_utterance() {
