@@ -102,8 +102,8 @@ fn main() {
         admission(
             &clips(&COMMANDS, "w"),
             &[
-                ("whisper, 2 threads (before)", "[voice]\nthreads = 2\n"),
-                ("whisper, the default threads", ""),
+                ("whisper, the default threads (every core)", ""),
+                ("whisper, threads = 1", "[voice]\nthreads = 1\n"),
             ],
         );
         admission(

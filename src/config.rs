@@ -59,7 +59,8 @@ pub struct VoiceConfig {
     /// `realtime` (`[voice.realtime]`), for every audio source; read only by
     /// `voice::backend::Backend::chosen`.
     pub recogniser: crate::voice::backend::Recogniser,
-    /// Whisper's decoding threads; 0 (the default): all cores but one, at most four.
+    /// Whisper's decoding threads; 0 (the default): every core, at most four. On a machine
+    /// other work keeps busy, 1 has the shorter tail (docs/VOICE.md).
     pub threads: u32,
     pub realtime: crate::voice::realtime::RealtimeConfig,
 }

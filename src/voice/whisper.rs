@@ -53,13 +53,14 @@ impl Default for Options {
     }
 }
 
-/// Decoding threads on a machine with `cores`: all but one (the daemon, the browser and the
-/// audio keep a core), at least one, at most four. whisper.cpp's threads wait for each other
-/// by spinning, so one that loses its core stalls the rest: on this 2-core machine with other
-/// work, 2 threads took p50 4.0 s / p95 10.0 s an utterance and 1 thread 2.1 s / 2.5 s
-/// (docs/VOICE.md).
+/// Decoding threads on a machine with `cores`: all of them, at most four (`[voice] threads`
+/// overrides). Measured on this 2-core machine (docs/VOICE.md): with the cores free, 2 threads
+/// admit in p50 1.0 s / p95 1.3 s against 1.9 s / 2.0 s with 1; while other work takes the
+/// cores, whisper.cpp's threads (they wait for each other by spinning) stall, and 2 threads took
+/// p50 4.0 s / p95 10.0 s an utterance against 2.1 s / 2.5 s with 1. A machine that is busy
+/// most of the time is better served by `threads = 1`.
 pub fn default_threads(cores: usize) -> i32 {
-    cores.saturating_sub(1).clamp(1, 4) as i32
+    cores.clamp(1, 4) as i32
 }
 
 /// Encoder frames in whisper's 30 s window (one per 20 ms of audio).
@@ -220,8 +221,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn whisper_leaves_a_core_for_the_rest() {
-        for (cores, want) in [(1, 1), (2, 1), (3, 2), (4, 3), (8, 4), (64, 4)] {
+    fn whisper_takes_the_cores_up_to_four() {
+        for (cores, want) in [(0, 1), (1, 1), (2, 2), (3, 3), (4, 4), (8, 4), (64, 4)] {
             assert_eq!(default_threads(cores), want, "{cores} cores");
         }
     }
