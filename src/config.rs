@@ -121,11 +121,18 @@ impl StoreConfig {
     }
 }
 
-/// `[voice]`: the voice providers' settings. `[voice.realtime]` is the OpenAI Realtime adapter
-/// (docs/VOICE-REALTIME.md); the offline recogniser's settings belong beside it.
+/// `[voice]`: which recogniser hears speech, and the voice providers' settings.
+/// `[voice.realtime]` is the OpenAI Realtime adapter (docs/VOICE-REALTIME.md).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct VoiceConfig {
+    /// `whisper` (the default), `grammar` (pocketsphinx with the screen's command grammar) or
+    /// `realtime` (`[voice.realtime]`), for every audio source; read only by
+    /// `voice::backend::Backend::chosen`.
+    pub recogniser: crate::voice::backend::Recogniser,
+    /// Whisper's decoding threads; 0 (the default): every core, at most four. On a machine
+    /// other work keeps busy, 1 has the shorter tail (docs/VOICE.md).
+    pub threads: u32,
     pub realtime: crate::voice::realtime::RealtimeConfig,
 }
 

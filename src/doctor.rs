@@ -229,7 +229,16 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
     }
     checks.push(semantic(paths));
     checks.push(glossary(paths));
-    checks.push(voice(paths));
+    if let Ok(config) = &config {
+        let backend = crate::voice::backend::Backend::chosen(&config.voice, &paths.data_dir);
+        let readiness = {
+            let b = backend.clone();
+            tokio::task::spawn_blocking(move || b.readiness())
+                .await
+                .unwrap_or_else(|e| Err((e.to_string(), "report this".into())))
+        };
+        checks.push(voice(backend.kind, readiness));
+    }
     Report { checks }
 }
 
@@ -283,22 +292,28 @@ fn glossary(paths: &Paths) -> Check {
     c
 }
 
-/// The offline recogniser's model (optional: without it voice input is refused with this fix).
-fn voice(paths: &Paths) -> Check {
-    let dir = crate::voice::whisper::model_dir(&paths.data_dir);
-    let file = dir.join(crate::voice::whisper::MODEL_FILE);
+/// The chosen recogniser (`[voice] recogniser`) and whether it is ready, with the always-on
+/// stop spotter beside it (optional: without them voice input is refused with the fix, and
+/// "stop" is heard by the recogniser alone).
+fn voice(
+    kind: crate::voice::backend::Recogniser,
+    readiness: crate::voice::backend::Readiness,
+) -> Check {
+    let spotter = match crate::voice::sphinx::Model::locate() {
+        Ok(_) => "stop spotter ready (pocketsphinx)".to_string(),
+        Err(e) => format!("no stop spotter ({e})"),
+    };
     let mut c = check(
         "voice",
-        if file.is_file() {
-            Ok(format!("Whisper tiny.en at {}", file.display()))
-        } else {
-            Err((
-                format!("voice input off: no recogniser model at {}", file.display()),
+        match readiness {
+            Ok(what) => Ok(format!("recogniser {}: ready: {what}; {spotter}", kind.as_str())),
+            Err((why, fix)) => Err((
                 format!(
-                    "scripts/install-whisper {} (or set CIRCE_WHISPER_DIR to a directory it filled)",
-                    dir.display()
+                    "recogniser {} ([voice] recogniser) is not ready, voice input is off: {why}; {spotter}",
+                    kind.as_str()
                 ),
-            ))
+                fix,
+            )),
         },
     );
     c.optional = true;

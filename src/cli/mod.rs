@@ -140,8 +140,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::NativeHost { origin } => Ok(crate::browser::host::run(origin).await),
         Command::Doctor { .. } => commands::doctor(&paths, &socket, json).await,
         Command::Tray { mic_on } => {
-            // The voice session reads the microphone switch; with none attached yet the tray
-            // keeps the receiver alive so toggles are never lost.
+            // The tray carries out its microphone switch itself (the daemon's `listen`); the
+            // receiver kept here keeps the switch alive for the life of the tray.
             let (mic, _microphone) = tokio::sync::watch::channel(mic_on);
             crate::voice::tray::run(&socket, mic_on, mic).await?;
             Ok(0)

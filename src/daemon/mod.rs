@@ -127,19 +127,18 @@ pub fn build_with_bridge(
     Ok((engine, preferences, bridge))
 }
 
-/// The voice session: Whisper loaded on first use from its model directory, the browser's
-/// labels as the screen, latencies in the store.
+/// The voice session: the recogniser `[voice] recogniser` chose (`voice::backend`), loaded on
+/// first use, for every audio source; the browser's labels as the screen; latencies in the store.
 fn voice_session(
     paths: &Paths,
+    config: &Config,
     engine: &Arc<Engine>,
     bridge: Arc<Bridge>,
 ) -> anyhow::Result<Arc<crate::voice::session::VoiceSession>> {
-    use crate::voice::{session, whisper};
-    let dir = whisper::model_dir(&paths.data_dir);
-    let load: Box<dyn Fn() -> anyhow::Result<Box<dyn session::Recognizer>> + Send + Sync> =
-        Box::new(move || {
-            Ok(Box::new(whisper::Whisper::load(&dir)?) as Box<dyn session::Recognizer>)
-        });
+    use crate::voice::{backend::Backend, session};
+    let backend = Backend::chosen(&config.voice, &paths.data_dir);
+    tracing::info!(recogniser = backend.kind.as_str(), "voice");
+    let load = backend.loader();
     let db = paths.database();
     let store =
         Store::open(&db).with_context(|| format!("cannot open the store {}", db.display()))?;
@@ -298,7 +297,7 @@ pub async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     // One daemon per data directory: recovery must never run under a live daemon.
     let _lock = lock_data_dir(&paths)?;
     let (engine, preferences, bridge) = build_with_bridge(&paths, &config)?;
-    let voice = voice_session(&paths, &engine, bridge)?;
+    let voice = voice_session(&paths, &config, &engine, bridge)?;
     let mesh = start_mesh(&paths, &config, &engine, preferences).await?;
     if let Some(mesh) = &mesh {
         mesh.hear_with(voice.clone());

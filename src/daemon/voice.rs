@@ -199,6 +199,8 @@ async fn listen(
     let (frames_tx, frames_rx) = mpsc::channel::<Vec<i16>>(256);
     // Why the source ended early (the recorder could not open the microphone), if it did.
     let source_error: Arc<Mutex<Option<String>>> = Arc::default();
+    // Dropped when the session ends: the recorder is then killed and reaped.
+    let mut stop_recorder: Option<tokio::sync::oneshot::Sender<()>> = None;
     // The source: a file played in real time, or the microphone.
     let source = match from {
         Some(path) => {
@@ -264,12 +266,18 @@ async fn listen(
             let mut stdout = child.stdout.take().expect("piped");
             let mut stderr = child.stderr.take().expect("piped");
             let error = source_error.clone();
+            let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+            stop_recorder = Some(stop);
             tokio::spawn(async move {
                 let mut child = child;
                 let mut buf = vec![0u8; 640];
                 let mut carry: Option<u8> = None;
                 loop {
-                    let n = match stdout.read(&mut buf).await {
+                    let read = tokio::select! {
+                        read = stdout.read(&mut buf) => read,
+                        _ = &mut stopped => break,
+                    };
+                    let n = match read {
                         Ok(0) | Err(_) => {
                             // The recorder ended by itself: say why (no sound server, no device).
                             let mut why = String::new();
@@ -294,10 +302,17 @@ async fn listen(
                         .chunks_exact(2)
                         .map(|b| i16::from_le_bytes([b[0], b[1]]))
                         .collect();
-                    if frames_tx.send(samples).await.is_err() {
-                        return;
+                    let sent = tokio::select! {
+                        sent = frames_tx.send(samples) => sent.is_ok(),
+                        _ = &mut stopped => false,
+                    };
+                    if !sent {
+                        break;
                     }
                 }
+                // The session is over: the microphone closes, and no recorder is left behind
+                // (killed and waited for, not even a zombie).
+                let _ = child.kill().await;
             })
         }
     };
@@ -344,7 +359,19 @@ async fn listen(
         }
     }
     // The connection is gone or the source ended: close the microphone.
-    source.abort();
     session.abort();
+    match stop_recorder.take() {
+        Some(stop) => {
+            drop(stop);
+            let mut source = source;
+            if tokio::time::timeout(Duration::from_secs(2), &mut source)
+                .await
+                .is_err()
+            {
+                source.abort();
+            }
+        }
+        None => source.abort(),
+    }
     voice.set_speaker(None);
 }

@@ -17,6 +17,7 @@
 //! the operation's state elsewhere.
 
 pub mod audio;
+pub mod backend;
 pub mod playback;
 pub mod realtime;
 pub mod resample;

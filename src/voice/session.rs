@@ -32,12 +32,40 @@ pub struct Recognition {
     pub tokens: usize,
     /// The decode stopped at the token limit.
     pub max_tokens: bool,
+    /// The recogniser's own refusal: speech, but nothing it accepts (the grammar backend's
+    /// rejection check, a failed cloud transcription). The guards make it "not understood".
+    pub rejected: Option<String>,
 }
 
-/// The seam between the session and a speech recogniser.
+impl Recognition {
+    /// Words heard by a recogniser that gives a confidence (0..1) rather than Whisper's
+    /// probabilities: no-speech 0, the confidence as the mean log-probability.
+    pub fn words(text: &str, confidence: Option<f32>) -> Recognition {
+        Recognition {
+            text: text.trim().to_string(),
+            no_speech: 0.0,
+            avg_logprob: confidence.map_or(f32::NAN, |c| c.clamp(1e-6, 1.0).ln()),
+            tokens: text.split_whitespace().count(),
+            max_tokens: false,
+            rejected: None,
+        }
+    }
+
+    /// Speech the recogniser refused, with its reason.
+    pub fn rejected(reason: &str) -> Recognition {
+        Recognition {
+            rejected: Some(reason.to_string()),
+            ..Recognition::words("", None)
+        }
+    }
+}
+
+/// The seam between the session and a speech recogniser (Whisper, the grammar backend, the
+/// Realtime adapter: `voice::backend` chooses one).
 pub trait Recognizer: Send {
-    /// Recognise 16 kHz mono samples in [-1, 1], biased toward the words in `prompt`.
-    fn recognize(&mut self, samples: &[f32], prompt: &str) -> anyhow::Result<Recognition>;
+    /// Recognise one finished segment of 16 kHz mono samples, biased toward what is on the
+    /// screen (`labels`, empty for no bias).
+    fn recognize(&mut self, samples: &[i16], labels: &[String]) -> anyhow::Result<Recognition>;
 }
 
 /// Whisper's own silence rule: a no-speech probability over this...
@@ -91,8 +119,14 @@ fn without_tags(text: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Some words repeated [`REPEATS`] times in a row (a decoding loop).
+/// A decoding loop: some words repeated [`REPEATS`] times in a row, or a phrase of three words
+/// or more said twice in a row (a command decoded twice over: acting on it would act twice).
 fn loops(words: &[String]) -> bool {
+    for n in 3..=words.len() / 2 {
+        if (0..=words.len() - 2 * n).any(|i| words[i..i + n] == words[i + n..i + 2 * n]) {
+            return true;
+        }
+    }
     for n in 1..=4 {
         let mut i = 0;
         while i + n * REPEATS <= words.len() {
@@ -104,6 +138,16 @@ fn loops(words: &[String]) -> bool {
         }
     }
     false
+}
+
+/// Whether a recogniser's text repeats itself (a decoding loop, as [`judge`] sees one).
+pub fn repeats(text: &str) -> bool {
+    loops(&words(&without_tags(text)))
+}
+
+/// Whether a recogniser's text has no words at all once its non-speech tags are dropped.
+pub fn no_words(text: &str) -> bool {
+    words(&without_tags(text)).is_empty()
 }
 
 /// Whether the words are a stop: "stop", "cancel", "stop that", "cancel it", "stop stop".
@@ -120,6 +164,9 @@ pub fn is_stop(text: &str) -> bool {
 
 /// The guards on what the recogniser returned.
 pub fn judge(r: &Recognition) -> Verdict {
+    if let Some(reason) = &r.rejected {
+        return Verdict::NotUnderstood(reason.clone());
+    }
     let text = without_tags(&r.text);
     let w = words(&text);
     if w.is_empty() {
@@ -324,7 +371,8 @@ pub enum Outcome {
     Ignored { text: String },
 }
 
-type Loader = Box<dyn Fn() -> anyhow::Result<Box<dyn Recognizer>> + Send + Sync>;
+/// Makes the recogniser on first use (called on a blocking thread, inside the runtime).
+pub type Loader = Box<dyn Fn() -> anyhow::Result<Box<dyn Recognizer>> + Send + Sync>;
 
 /// One daemon's voice session: the recogniser (loaded on first use), the tracker, the screen.
 pub struct VoiceSession {
@@ -350,6 +398,17 @@ pub type StopFactory = Arc<dyn Fn() -> Option<Box<dyn super::sphinx::StopDetecto
 
 /// How long after the detector's stop the recogniser's "stop" is the same words.
 const SPOTTED_WINDOW: Duration = Duration::from_secs(8);
+
+/// A file's audio is heard in chunks of this many samples (100 ms, the stop detector's own).
+const FILE_CHUNK: usize = 1600;
+
+/// How audio arrives: as it is spoken (a microphone, a file played in real time), or all at
+/// once (a file): where the end of speech is on the clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arrival {
+    Live,
+    AtOnce,
+}
 
 /// Where latencies go (the store, in the daemon).
 pub trait LatencyLog: Send + Sync {
@@ -509,7 +568,8 @@ impl VoiceSession {
             .clone()
     }
 
-    /// Hear a whole recording (a WAV file's bytes): every utterance in it, in order.
+    /// Hear a whole recording (a WAV file's bytes): every utterance in it, in order, with the
+    /// stop detector beside the recogniser as on a live stream (unless only transcribing).
     /// Bad audio is refused with the reason and changes nothing.
     pub async fn hear_wav(
         self: &Arc<Self>,
@@ -519,10 +579,20 @@ impl VoiceSession {
         let samples = audio::parse_wav(bytes)
             .map_err(|e| ApiError::new(ErrorCode::BadAudio, e.to_string()))?;
         self.ensure_recognizer().await?;
+        // The file in the chunks a microphone would give, all queued at once.
+        let chunks: Vec<Vec<i16>> = samples.chunks(FILE_CHUNK).map(<[i16]>::to_vec).collect();
+        let (frames_tx, frames) = tokio::sync::mpsc::channel(chunks.len().max(1));
+        // At most one stop per chunk and one utterance per chunk, so the report never waits.
+        let (report, mut hearings) = tokio::sync::mpsc::channel(2 * chunks.len() + 2);
+        for chunk in chunks {
+            frames_tx.try_send(chunk).expect("room for every chunk");
+        }
+        drop(frames_tx);
+        self.hear_chunks(frames, options, report, Arrival::AtOnce)
+            .await;
         let mut out = Vec::new();
-        for segment in vad::segments(&samples, vad::Config::default()) {
-            // A file arrives at once: its end of speech is now.
-            out.push(self.hear_segment(segment, options, Instant::now()).await);
+        while let Ok(h) = hearings.try_recv() {
+            out.push(h);
         }
         Ok(out)
     }
@@ -537,9 +607,16 @@ impl VoiceSession {
         {
             return Ok(());
         }
-        let loaded = (*self.load)()
+        // Loading reads a model or connects to a server: off the async threads.
+        let load = self.load.clone();
+        let loaded = tokio::task::spawn_blocking(move || (*load)())
+            .await
+            .unwrap_or_else(|e| Err(anyhow::anyhow!("loading the recogniser panicked: {e}")))
             .map_err(|e| ApiError::new(ErrorCode::VoiceUnavailable, e.to_string()))?;
-        *self.recognizer.lock().unwrap_or_else(|p| p.into_inner()) = Some(loaded);
+        let mut slot = self.recognizer.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(loaded);
+        }
         Ok(())
     }
 
@@ -583,12 +660,11 @@ impl VoiceSession {
         let prompt_text = prompt(&labels);
         let started = Instant::now();
         let recognizer = self.recognizer.clone();
-        let samples = audio::to_f32(&segment.samples);
-        let p = prompt_text.clone();
+        let samples = segment.samples.clone();
         let recognized = tokio::task::spawn_blocking(move || {
             let mut guard = recognizer.lock().unwrap_or_else(|p| p.into_inner());
             match guard.as_mut() {
-                Some(r) => r.recognize(&samples, &p),
+                Some(r) => r.recognize(&samples, &labels),
                 None => Err(anyhow::anyhow!("the recogniser is not loaded")),
             }
         })
@@ -881,17 +957,33 @@ impl VoiceSession {
     /// Segments of a live stream: feed samples, get each utterance handled as it ends.
     pub async fn hear_stream(
         self: &Arc<Self>,
-        mut frames: tokio::sync::mpsc::Receiver<Vec<i16>>,
+        frames: tokio::sync::mpsc::Receiver<Vec<i16>>,
         options: HearOptions,
         report: tokio::sync::mpsc::Sender<Hearing>,
     ) -> Result<(), ApiError> {
         self.ensure_recognizer().await?;
+        self.hear_chunks(frames, options, report, Arrival::Live)
+            .await;
+        Ok(())
+    }
+
+    /// The one loop over audio, a file's or a stream's: each chunk goes to the stop detector
+    /// (its "stop" takes the stop path at once) and to the VAD (each finished utterance is
+    /// recognised and carried out), in order. Ends with the chunks or when `report` is closed.
+    async fn hear_chunks(
+        self: &Arc<Self>,
+        mut frames: tokio::sync::mpsc::Receiver<Vec<i16>>,
+        options: HearOptions,
+        report: tokio::sync::mpsc::Sender<Hearing>,
+        arrival: Arrival,
+    ) {
         let make = self
             .stop_detector
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let mut spotter = make.and_then(|make| make());
+        // Transcribing only acts on nothing, a stop included.
+        let mut spotter = make.filter(|_| !options.transcribe).and_then(|make| make());
         let mut vad = vad::Vad::new(vad::Config::default());
         let end_silence = Duration::from_millis(vad::Config::default().end_silence_ms);
         let mut done = false;
@@ -910,7 +1002,7 @@ impl VoiceSession {
                     if stop {
                         let hearing = self.spotted_stop().await;
                         if report.send(hearing).await.is_err() {
-                            return Ok(());
+                            return;
                         }
                     }
                     vad.push(&chunk)
@@ -925,19 +1017,22 @@ impl VoiceSession {
                     VadEvent::SpeechStarted { .. } => self.speech_started(),
                     VadEvent::Dropped { .. } => {}
                     VadEvent::Segment(segment) => {
-                        // The speech ended one end-of-utterance silence ago.
-                        let ended = Instant::now()
-                            .checked_sub(end_silence)
-                            .unwrap_or_else(Instant::now);
+                        let ended = match arrival {
+                            // The speech ended one end-of-utterance silence ago.
+                            Arrival::Live => Instant::now()
+                                .checked_sub(end_silence)
+                                .unwrap_or_else(Instant::now),
+                            // A file arrives at once: its end of speech is now.
+                            Arrival::AtOnce => Instant::now(),
+                        };
                         let hearing = self.hear_segment(segment, options, ended).await;
                         if report.send(hearing).await.is_err() {
-                            return Ok(());
+                            return;
                         }
                     }
                 }
             }
         }
-        Ok(())
     }
 }
 
@@ -952,6 +1047,7 @@ mod tests {
             avg_logprob,
             tokens: text.split_whitespace().count(),
             max_tokens: false,
+            rejected: None,
         }
     }
 
@@ -994,6 +1090,23 @@ mod tests {
                 NotUnderstood("the recogniser repeated itself".into()),
             ),
             (
+                rec(
+                    "Go back to the previous page. Go back to the previous page.",
+                    0.0,
+                    -0.3,
+                ),
+                NotUnderstood("the recogniser repeated itself".into()),
+            ),
+            // Words said twice that are not a phrase of three: a person may.
+            (
+                rec("Scroll down, scroll down.", 0.0, -0.3),
+                heard("Scroll down, scroll down.", -0.3),
+            ),
+            (
+                rec("Open the the comments", 0.0, -0.3),
+                heard("Open the the comments", -0.3),
+            ),
+            (
                 Recognition {
                     max_tokens: true,
                     ..rec("a b c d e f", 0.0, -0.3)
@@ -1009,6 +1122,20 @@ mod tests {
             (
                 rec("(coughs) Scroll up.", 0.0, -0.3),
                 heard("Scroll up.", -0.3),
+            ),
+            // Recognisers with a confidence (the grammar backend, Realtime) and their refusals.
+            (
+                Recognition::words(" scroll down ", Some(0.5)),
+                Heard(crate::model::Heard::new("scroll down", Some(0.5))),
+            ),
+            (
+                Recognition::words("scroll down", None),
+                Heard(crate::model::Heard::new("scroll down", None)),
+            ),
+            (Recognition::words("stop", Some(0.9)), Stop),
+            (
+                Recognition::rejected("closest: \"add the desk to my cart\""),
+                NotUnderstood("closest: \"add the desk to my cart\"".into()),
             ),
         ];
         for (r, want) in table {
@@ -1123,8 +1250,8 @@ mod tests {
     struct Scripted(std::collections::VecDeque<Recognition>);
 
     impl Recognizer for Scripted {
-        fn recognize(&mut self, _: &[f32], prompt: &str) -> anyhow::Result<Recognition> {
-            assert_eq!(prompt, "", "no screen, no prompt");
+        fn recognize(&mut self, _: &[i16], labels: &[String]) -> anyhow::Result<Recognition> {
+            assert!(labels.is_empty(), "no screen, no labels");
             self.0
                 .pop_front()
                 .ok_or_else(|| anyhow::anyhow!("nothing scripted"))

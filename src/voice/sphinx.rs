@@ -89,6 +89,20 @@ pub fn stop_detector() -> Result<Box<dyn StopDetector>, SphinxError> {
     }
 }
 
+/// The installed grammar backend (two pocketsphinx decoders: the screen's grammar and the
+/// rejection check's phone loop), or why there is none.
+pub fn grammar_backend() -> Result<Box<dyn GrammarBackend>, SphinxError> {
+    #[cfg(target_os = "linux")]
+    {
+        let model = Model::locate()?;
+        Ok(Box::new(GrammarRecognizer::new(&model, DEFAULT_REJECTION)?))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Err(SphinxError::Unsupported)
+    }
+}
+
 /// A recogniser of finished utterances biased by the screen.
 pub trait GrammarBackend: Send {
     /// The screen changed: recognise commands about these labels from now on.

@@ -7,7 +7,11 @@
 //! `org.kde.StatusNotifierItem` on the session bus (zbus) and registers with
 //! `org.kde.StatusNotifierWatcher` whenever one is there (the desktop shell's tray owns it).
 //! Activating the item toggles the microphone; the toggle is a `watch` channel
-//! ([`Microphone`]) that the voice session reads: off means no microphone open. Push-to-talk
+//! ([`Microphone`]) that the tray's microphone task carries out: on opens the daemon's desktop
+//! microphone session (the `listen` verb: the daemon's recorder, `parec`/`pw-record`, the same
+//! path as `circe listen`), off closes that connection and the daemon stops the recorder (no
+//! recorder process, no CPU). A microphone that cannot open turns the switch back off and the
+//! item says why ([`TrayView::problem`], `org.circe.Tray1.MicrophoneError`). Push-to-talk
 //! uses the GlobalShortcuts portal (`ashpd`) where the desktop offers it and says plainly when
 //! it does not. On other platforms `circe tray` reports itself unsupported.
 
@@ -94,6 +98,8 @@ impl From<(&Digest, bool)> for TrayState {
 pub struct TrayView {
     pub state: TrayState,
     pub mic_on: bool,
+    /// Why the microphone could not be opened (it is off then), if it could not.
+    pub problem: Option<String>,
     /// The tooltip's title, e.g. "Circe: working".
     pub title: String,
     /// The tooltip's text: what is being done, asked, or how the last operation ended.
@@ -115,14 +121,25 @@ pub fn ended(status: OperationStatus) -> &'static str {
 }
 
 impl TrayView {
-    pub fn of(d: &Digest, mic_on: bool) -> TrayView {
+    /// The view of what the daemon said, the microphone switch, and why the microphone could
+    /// not be opened (`problem`: shown while the switch is off).
+    pub fn of(d: &Digest, mic_on: bool, problem: Option<&str>) -> TrayView {
         let state = TrayState::from((d, mic_on));
-        let mic = if mic_on { "mic on" } else { "mic off" };
+        let problem = problem.filter(|_| !mic_on).map(str::to_string);
+        let mic = match (mic_on, &problem) {
+            (true, _) => "mic on",
+            (false, Some(_)) => "mic unavailable",
+            (false, None) => "mic off",
+        };
         let detail = if !d.connected {
             "circe is not running (start it with `circe serve`)".to_string()
         } else {
             match (state, &d.question, &d.operation) {
                 (TrayState::Asking, Some(q), _) => q.clone(),
+                (TrayState::Idle, _, _) if problem.is_some() => format!(
+                    "the microphone could not be opened: {}",
+                    problem.as_deref().unwrap_or_default()
+                ),
                 (_, _, Some((status, what, outcome))) => {
                     let mut s = format!("{}: {what}", ended(*status));
                     if let Some(o) = outcome.as_ref().filter(|_| !status.is_active()) {
@@ -136,6 +153,7 @@ impl TrayView {
         TrayView {
             state,
             mic_on,
+            problem,
             title: format!("Circe: {} ({mic})", state.as_str()),
             detail,
         }
@@ -226,7 +244,7 @@ impl Seen {
     }
 }
 
-/// The microphone switch the voice session reads: `true` means it may open the microphone.
+/// The microphone switch: `true` means the microphone should be open.
 pub type Microphone = tokio::sync::watch::Receiver<bool>;
 
 /// What `circe tray` says about push-to-talk when the desktop has no GlobalShortcuts portal.
@@ -295,6 +313,16 @@ mod linux {
         #[zbus(property)]
         fn set_microphone(&mut self, on: bool) {
             self.mic.send_replace(on);
+        }
+        /// Why the microphone could not be opened ("" when it could, or was not asked to).
+        #[zbus(property)]
+        fn microphone_error(&self) -> String {
+            self.view
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .problem
+                .clone()
+                .unwrap_or_default()
         }
         /// idle, listening, working or asking.
         #[zbus(property)]
@@ -374,7 +402,7 @@ mod linux {
     /// Serve the item until the process is stopped.
     pub async fn run(socket: &Path, mic_on: bool, mic: watch::Sender<bool>) -> anyhow::Result<()> {
         mic.send_replace(mic_on);
-        let view = Arc::new(Mutex::new(TrayView::of(&Digest::default(), mic_on)));
+        let view = Arc::new(Mutex::new(TrayView::of(&Digest::default(), mic_on, None)));
         let name = format!("org.kde.StatusNotifierItem-{}-1", std::process::id());
         let conn = zbus::connection::Builder::session()
             .map_err(|e| anyhow::anyhow!("no D-Bus session bus ({e}): circe tray needs a desktop session (DBUS_SESSION_BUS_ADDRESS)"))?
@@ -400,10 +428,95 @@ mod linux {
 
         tokio::spawn(register(conn.clone(), name.clone()));
         tokio::spawn(push_to_talk(mic.clone()));
+        let (problem_tx, problem_rx) = watch::channel(None);
+        tokio::spawn(microphone(socket.to_path_buf(), mic.clone(), problem_tx));
 
         let (digest_tx, digest_rx) = watch::channel(Digest::default());
         tokio::spawn(follow(socket.to_path_buf(), digest_tx));
-        publish(conn, view, digest_rx, mic.subscribe()).await
+        publish(conn, view, digest_rx, mic.subscribe(), problem_rx).await
+    }
+
+    /// The microphone switch, carried out: on opens the daemon's desktop microphone session
+    /// (`listen`: its recorder, the same path as `circe listen`, heard by the recogniser the
+    /// daemon chose); off drops that connection, and the daemon stops the recorder. When the
+    /// microphone cannot be opened, or its session ends, the switch goes back off and `problem`
+    /// says why.
+    async fn microphone(
+        socket: PathBuf,
+        mic: watch::Sender<bool>,
+        problem: watch::Sender<Option<String>>,
+    ) {
+        let mut wanted = mic.subscribe();
+        loop {
+            while !*wanted.borrow_and_update() {
+                if wanted.changed().await.is_err() {
+                    return;
+                }
+            }
+            problem.send_replace(None);
+            let ended = tokio::select! {
+                why = listen(&socket) => Some(why),
+                () = until_off(&mut wanted) => None,
+            };
+            // Leaving `listen` closed its connection: the daemon stops its recorder.
+            match ended {
+                Some(why) => {
+                    say(&format!("tray: microphone unavailable: {why}"));
+                    problem.send_replace(Some(why));
+                    mic.send_replace(false);
+                }
+                None => say("tray: microphone closed"),
+            }
+        }
+    }
+
+    async fn until_off(wanted: &mut watch::Receiver<bool>) {
+        loop {
+            if wanted.changed().await.is_err() {
+                // The switch is gone with the tray: keep the session until the process ends.
+                std::future::pending::<()>().await;
+            }
+            if !*wanted.borrow_and_update() {
+                return;
+            }
+        }
+    }
+
+    /// One desktop microphone session; returns why it ended (it runs until dropped otherwise).
+    async fn listen(socket: &Path) -> String {
+        let mut client = match crate::client::Client::connect(socket).await {
+            Ok(c) => c,
+            Err(e) => return e.to_string(),
+        };
+        let verb = crate::protocol::VoiceVerb::Listen {
+            from: None,
+            quiet: false,
+        };
+        if let Err(e) = client.call_voice(verb).await {
+            return e.to_string();
+        }
+        say("tray: microphone open");
+        loop {
+            let line = match client.line().await {
+                Ok(l) => l,
+                Err(e) => return format!("the microphone session was lost: {e}"),
+            };
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+            match v["event"].as_str() {
+                Some("heard") => say(&format!(
+                    "tray: heard {} ({})",
+                    v["hearing"]["recognized"],
+                    v["hearing"]["outcome"]["kind"].as_str().unwrap_or("?")
+                )),
+                Some("ended") => {
+                    return v["error"]
+                        .as_str()
+                        .unwrap_or("the microphone session ended")
+                        .to_string()
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Follow the daemon's notifications for as long as the tray runs, reconnecting.
@@ -440,6 +553,7 @@ mod linux {
         view: Arc<Mutex<TrayView>>,
         mut digest: watch::Receiver<Digest>,
         mut mic: watch::Receiver<bool>,
+        mut problem: watch::Receiver<Option<String>>,
     ) -> anyhow::Result<()> {
         let iface = conn.object_server().interface::<_, Item>(ITEM_PATH).await?;
         let control = conn
@@ -447,7 +561,11 @@ mod linux {
             .interface::<_, Control>(ITEM_PATH)
             .await?;
         loop {
-            let next = TrayView::of(&digest.borrow_and_update(), *mic.borrow_and_update());
+            let next = TrayView::of(
+                &digest.borrow_and_update(),
+                *mic.borrow_and_update(),
+                problem.borrow_and_update().as_deref(),
+            );
             let old = std::mem::replace(
                 &mut *view.lock().unwrap_or_else(|p| p.into_inner()),
                 next.clone(),
@@ -469,6 +587,9 @@ mod linux {
                 if old.mic_on != next.mic_on {
                     let _ = c.microphone_changed(control.signal_emitter()).await;
                 }
+                if old.problem != next.problem {
+                    let _ = c.microphone_error_changed(control.signal_emitter()).await;
+                }
                 if old.state != next.state {
                     let _ = c.state_changed(control.signal_emitter()).await;
                     let _ = Item::new_icon(e).await;
@@ -480,6 +601,7 @@ mod linux {
             tokio::select! {
                 r = digest.changed() => r?,
                 r = mic.changed() => r?,
+                r = problem.changed() => r?,
             }
         }
     }
@@ -710,11 +832,79 @@ mod tests {
             (None, None, false, "Circe: idle (mic off)", "nothing yet"),
         ];
         for (op, q, mic, title, detail) in cases {
-            let v = TrayView::of(&digest(*op, *q), *mic);
+            let v = TrayView::of(&digest(*op, *q), *mic, None);
             assert_eq!((v.title.as_str(), v.detail.as_str()), (*title, *detail));
         }
-        let v = TrayView::of(&Digest::default(), false);
+        let v = TrayView::of(&Digest::default(), false, None);
         assert!(v.detail.contains("not running"), "{v:?}");
+    }
+
+    #[test]
+    fn a_microphone_that_could_not_open_says_why_while_off() {
+        let why =
+            "the microphone could not be read: parec ended (exit status: 1): Connection refused";
+        // (operation, question, mic on, title, detail, problem shown)
+        type Case = (
+            Option<OperationStatus>,
+            Option<&'static str>,
+            bool,
+            &'static str,
+            String,
+            bool,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                None,
+                None,
+                false,
+                "Circe: idle (mic unavailable)",
+                format!("the microphone could not be opened: {why}"),
+                true,
+            ),
+            // Done, and the microphone failed since: the failure is what matters now.
+            (
+                Some(Completed),
+                None,
+                false,
+                "Circe: idle (mic unavailable)",
+                format!("the microphone could not be opened: {why}"),
+                true,
+            ),
+            // Working or asking: that comes first; the title still says the mic is unavailable.
+            (
+                Some(Running),
+                None,
+                false,
+                "Circe: working (mic unavailable)",
+                "working: the weather in Pune".into(),
+                true,
+            ),
+            (
+                None,
+                Some("Which city?"),
+                false,
+                "Circe: asking (mic unavailable)",
+                "Which city?".into(),
+                true,
+            ),
+            // Switched on again: the old problem is not shown.
+            (
+                None,
+                None,
+                true,
+                "Circe: listening (mic on)",
+                "nothing yet".into(),
+                false,
+            ),
+        ];
+        for (op, q, mic, title, detail, shown) in cases {
+            let v = TrayView::of(&digest(op, q), mic, Some(why));
+            assert_eq!(
+                (v.title.as_str(), v.detail.as_str()),
+                (title, detail.as_str())
+            );
+            assert_eq!(v.problem.is_some(), shown, "{v:?}");
+        }
     }
 
     fn op(id: u128, status: OperationStatus, accepted_at: u64, updated_at: u64) -> Notification {

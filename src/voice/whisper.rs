@@ -30,15 +30,65 @@ pub fn model_dir(data_dir: &Path) -> PathBuf {
     }
 }
 
+/// How whisper.cpp runs (the latency levers measured in docs/VOICE.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Decoding threads (whisper.cpp's `n_threads`).
+    pub threads: i32,
+    /// Encode only as much of the 30 s window as the utterance needs (`audio_ctx`), plus this
+    /// many encoder frames (20 ms each); `None`: the whole window. A shortened window can make
+    /// tiny.en repeat itself: such a decode (or one with no words) is redone on the whole window.
+    pub sized_context: Option<i32>,
+    /// whisper.cpp's flash attention.
+    pub flash_attn: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threads: default_threads(std::thread::available_parallelism().map_or(1, |n| n.get())),
+            sized_context: None,
+            flash_attn: false,
+        }
+    }
+}
+
+/// Decoding threads on a machine with `cores`: all of them, at most four (`[voice] threads`
+/// overrides). Measured on this 2-core machine (docs/VOICE.md): with the cores free, 2 threads
+/// admit in p50 1.0 s / p95 1.3 s against 1.9 s / 2.0 s with 1; while other work takes the
+/// cores, whisper.cpp's threads (they wait for each other by spinning) stall, and 2 threads took
+/// p50 4.0 s / p95 10.0 s an utterance against 2.1 s / 2.5 s with 1. A machine that is busy
+/// most of the time is better served by `threads = 1`.
+pub fn default_threads(cores: usize) -> i32 {
+    cores.clamp(1, 4) as i32
+}
+
+/// Encoder frames in whisper's 30 s window (one per 20 ms of audio).
+pub const FULL_CONTEXT: i32 = 1500;
+
+/// The `audio_ctx` for `samples` of 16 kHz audio with `margin` extra frames, at most the
+/// whole window.
+pub fn audio_ctx(samples: usize, margin: i32) -> i32 {
+    let frames = samples.div_ceil(320) as i32;
+    (frames + margin).clamp(1, FULL_CONTEXT)
+}
+
 pub struct Whisper {
     state: whisper_rs::WhisperState,
     eot: i32,
-    threads: i32,
+    options: Options,
+    /// Decodes redone on the whole window (a shortened one looped or heard nothing).
+    pub redone: u64,
 }
 
 impl Whisper {
     /// Load and check the model in `dir`.
     pub fn load(dir: &Path) -> anyhow::Result<Whisper> {
+        Whisper::load_with(dir, Options::default())
+    }
+
+    /// Load and check the model in `dir`, to run with `options`.
+    pub fn load_with(dir: &Path, options: Options) -> anyhow::Result<Whisper> {
         let path = dir.join(MODEL_FILE);
         let bytes = std::fs::read(&path).map_err(|e| {
             anyhow::anyhow!(
@@ -59,37 +109,31 @@ impl Whisper {
         let path_str = path
             .to_str()
             .ok_or_else(|| anyhow::anyhow!("the model path is not UTF-8"))?;
-        let ctx = WhisperContext::new_with_params(path_str, WhisperContextParameters::default())
+        let mut params = WhisperContextParameters::default();
+        params.flash_attn(options.flash_attn);
+        let ctx = WhisperContext::new_with_params(path_str, params)
             .map_err(|e| anyhow::anyhow!("whisper.cpp cannot load {}: {e}", path.display()))?;
         let eot = ctx.token_eot();
         let state = ctx
             .create_state()
             .map_err(|e| anyhow::anyhow!("whisper.cpp cannot make a state: {e}"))?;
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(4) as i32;
         Ok(Whisper {
             state,
             eot,
-            threads,
+            options,
+            redone: 0,
         })
     }
-}
 
-/// whisper.cpp prints to stderr unless its logs are hooked; with no log feature the hooks drop them.
-fn quiet_logs() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(whisper_rs::install_logging_hooks);
-}
-
-impl Recognizer for Whisper {
-    fn recognize(&mut self, samples: &[f32], prompt: &str) -> anyhow::Result<Recognition> {
-        let mut audio = samples.to_vec();
-        if audio.len() < MIN_SAMPLES {
-            audio.resize(MIN_SAMPLES, 0.0);
-        }
+    /// One decode of `audio` with the encoder window `audio_ctx` (0: whole).
+    fn decode(
+        &mut self,
+        audio: &[f32],
+        prompt: &str,
+        audio_ctx: i32,
+    ) -> anyhow::Result<Recognition> {
         let mut p = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
-        p.set_n_threads(self.threads);
+        p.set_n_threads(self.options.threads);
         p.set_language(Some("en"));
         p.set_no_context(true);
         p.set_single_segment(true);
@@ -103,11 +147,12 @@ impl Recognizer for Whisper {
         p.set_max_tokens(MAX_TOKENS);
         p.set_temperature(0.0);
         p.set_temperature_inc(0.0);
+        p.set_audio_ctx(audio_ctx);
         if !prompt.trim().is_empty() {
             p.set_initial_prompt(prompt);
         }
         self.state
-            .full(p, &audio)
+            .full(p, audio)
             .map_err(|e| anyhow::anyhow!("whisper.cpp failed: {e}"))?;
         let mut text = String::new();
         let mut no_speech: f32 = 0.0;
@@ -135,6 +180,98 @@ impl Recognizer for Whisper {
             },
             tokens,
             max_tokens: tokens >= MAX_TOKENS as usize,
+            rejected: None,
         })
+    }
+}
+
+/// Whether a decode on a shortened window went wrong in the way tiny.en does (it repeated
+/// itself, hit the token cap, or heard no words), so the whole window must decide.
+pub fn redo_on_the_whole_window(r: &Recognition) -> bool {
+    r.max_tokens || super::session::repeats(&r.text) || super::session::no_words(&r.text)
+}
+
+/// whisper.cpp prints to stderr unless its logs are hooked; with no log feature the hooks drop them.
+fn quiet_logs() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(whisper_rs::install_logging_hooks);
+}
+
+impl Recognizer for Whisper {
+    fn recognize(&mut self, samples: &[i16], labels: &[String]) -> anyhow::Result<Recognition> {
+        let prompt = super::session::prompt(labels);
+        let mut audio = super::audio::to_f32(samples);
+        if audio.len() < MIN_SAMPLES {
+            audio.resize(MIN_SAMPLES, 0.0);
+        }
+        if let Some(margin) = self.options.sized_context {
+            let r = self.decode(&audio, &prompt, audio_ctx(audio.len(), margin))?;
+            if !redo_on_the_whole_window(&r) {
+                return Ok(r);
+            }
+            self.redone += 1;
+            tracing::debug!(text = %r.text, "whisper: the shortened window went wrong; decoding the whole window");
+        }
+        self.decode(&audio, &prompt, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whisper_takes_the_cores_up_to_four() {
+        for (cores, want) in [(0, 1), (1, 1), (2, 2), (3, 3), (4, 4), (8, 4), (64, 4)] {
+            assert_eq!(default_threads(cores), want, "{cores} cores");
+        }
+    }
+
+    #[test]
+    fn the_window_is_sized_to_the_utterance() {
+        // (samples, margin, audio_ctx): one encoder frame per 320 samples (20 ms), rounded up.
+        for (samples, margin, want) in [
+            (17_600, 0, 55),
+            (17_600, 64, 119),
+            (32_000, 50, 150),
+            (32_001, 0, 101),
+            (20 * 16_000, 0, 1000),
+            (40 * 16_000, 0, FULL_CONTEXT),
+            (0, 0, 1),
+        ] {
+            assert_eq!(audio_ctx(samples, margin), want, "{samples} {margin}");
+        }
+    }
+
+    #[test]
+    fn a_shortened_decode_that_loops_or_hears_nothing_is_redone() {
+        let r = |text: &str, max_tokens: bool| Recognition {
+            text: text.into(),
+            no_speech: 0.0,
+            avg_logprob: -0.2,
+            tokens: 3,
+            max_tokens,
+            rejected: None,
+        };
+        for (rec, redo) in [
+            (r("Scroll down.", false), false),
+            (
+                r("Scroll down. Scroll down. Scroll down. Scroll?", false),
+                true,
+            ),
+            (r("Open the comments on the third story", true), true),
+            (r("[BLANK_AUDIO]", false), true),
+            (r("", false), true),
+            (r("Stop.", false), false),
+            (
+                r(
+                    "Go back to the previous page. Go back to the previous page.",
+                    false,
+                ),
+                true,
+            ),
+        ] {
+            assert_eq!(redo_on_the_whole_window(&rec), redo, "{rec:?}");
+        }
     }
 }

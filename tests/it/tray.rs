@@ -1,6 +1,8 @@
 //! `circe tray` for real: a private session bus (dbus-daemon), a StatusNotifierWatcher stand-in
-//! (the test double of the desktop shell's tray), a real `circe serve`, and the item's properties
-//! following an operation and the microphone toggle.
+//! (the test double of the desktop shell's tray), a private PulseAudio server (null sinks: what
+//! the test plays into one is what the microphone hears), a real `circe serve`, and the item's
+//! properties following an operation and the microphone toggle, which opens and closes the
+//! daemon's recorder.
 
 use crate::util::{stderr, stdout, Daemon, WeatherServer};
 use std::io::{BufRead, BufReader};
@@ -72,6 +74,190 @@ impl Drop for Bus {
     }
 }
 
+/// A private PulseAudio server (its own runtime directory and socket, no configuration, anonymous
+/// clients): a "mic" null sink whose monitor is the default source, so what the test plays into
+/// it is what a microphone hears, and a "speaker" null sink, the default sink, for Circe's spoken
+/// replies (which so never reach the "microphone").
+pub struct Sound {
+    child: Child,
+    server: String,
+    dir: tempfile::TempDir,
+    /// The "microphone": one stream into the "mic" sink for as long as the server runs,
+    /// silence unless the test says something (a null sink's monitor carries sound only while
+    /// something plays, and a real microphone never stops; one stream, because a second one
+    /// starting makes the sink rewind and its monitor lose the new stream's beginning).
+    mic: Option<Child>,
+    said: Arc<Mutex<std::collections::VecDeque<i16>>>,
+}
+
+impl Sound {
+    pub fn start() -> Sound {
+        for (tool, package) in [
+            ("/usr/bin/pulseaudio", "pulseaudio"),
+            ("/usr/bin/parec", "pulseaudio-utils"),
+            ("/usr/bin/pactl", "pulseaudio-utils"),
+        ] {
+            assert!(
+                std::path::Path::new(tool).exists(),
+                "the microphone tests need a private sound server: apt-get install {package} (scripts/test installs it)"
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        let home = dir.path().join("home");
+        for d in [&run, &home] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+                .unwrap();
+        }
+        let socket = dir.path().join("native");
+        let log = std::fs::File::create(dir.path().join("pulse.log")).unwrap();
+        let child = Command::new("pulseaudio")
+            .args([
+                "--daemonize=no",
+                "-n",
+                "--exit-idle-time=-1",
+                "--disallow-exit",
+                "--use-pid-file=no",
+                "--disable-shm=yes",
+                &format!(
+                    "--load=module-native-protocol-unix auth-anonymous=1 socket={}",
+                    socket.display()
+                ),
+                "--load=module-null-sink sink_name=mic",
+                "--load=module-null-sink sink_name=speaker",
+            ])
+            .env("HOME", &home)
+            .env("XDG_RUNTIME_DIR", &run)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start pulseaudio");
+        let server = format!("unix:{}", socket.display());
+        let mut sound = Sound {
+            child,
+            server,
+            dir,
+            mic: None,
+            said: Arc::default(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while !socket.exists() {
+            if let Ok(Some(status)) = sound.child.try_wait() {
+                panic!("pulseaudio ended ({status}): {}", sound.log());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "pulseaudio never made its socket: {}",
+                sound.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        sound.pactl(&["set-default-source", "mic.monitor"]);
+        sound.pactl(&["set-default-sink", "speaker"]);
+        let mut mic = Command::new("pacat")
+            .arg("--server")
+            .arg(&sound.server)
+            .args([
+                "--playback",
+                "--device=mic",
+                "--format=s16le",
+                "--rate=16000",
+                "--channels=1",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start pacat");
+        let mut input = mic.stdin.take().unwrap();
+        let said = sound.said.clone();
+        // 20 ms at a time, in real time: what was said, else silence.
+        std::thread::spawn(move || {
+            use std::io::Write as _;
+            let start = Instant::now();
+            for n in 1u64.. {
+                let chunk: Vec<i16> = {
+                    let mut q = said.lock().unwrap();
+                    (0..320).map(|_| q.pop_front().unwrap_or(0)).collect()
+                };
+                let bytes: Vec<u8> = chunk.iter().flat_map(|s| s.to_le_bytes()).collect();
+                if input.write_all(&bytes).is_err() {
+                    return;
+                }
+                let due = start + Duration::from_millis(20 * n);
+                std::thread::sleep(due.saturating_duration_since(Instant::now()));
+            }
+        });
+        sound.mic = Some(mic);
+        sound
+    }
+
+    /// How many recording streams the server has (a recorder that is really reading).
+    pub fn recording(&self) -> usize {
+        let out = Command::new("pactl")
+            .arg("--server")
+            .arg(&self.server)
+            .args(["list", "short", "source-outputs"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("pulse.log")).unwrap_or_default()
+    }
+
+    fn pactl(&self, args: &[&str]) {
+        let out = Command::new("pactl")
+            .arg("--server")
+            .arg(&self.server)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "pactl {args:?}: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            self.log()
+        );
+    }
+
+    /// Say 16 kHz samples into the "microphone" (returns at once; they play in real time).
+    pub fn say(&self, samples: &[i16]) {
+        self.said.lock().unwrap().extend(samples.iter().copied());
+    }
+
+    /// The environment that points a client (the daemon's recorder) at this server.
+    pub fn env(&self) -> (String, String) {
+        ("PULSE_SERVER".into(), self.server.clone())
+    }
+}
+
+impl Drop for Sound {
+    fn drop(&mut self) {
+        if let Some(mut mic) = self.mic.take() {
+            let _ = mic.kill();
+            let _ = mic.wait();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The daemon's recorder processes (`parec`, `pw-record`) running now.
+fn recorders(daemon: u32) -> Vec<String> {
+    crate::voice::children(daemon)
+        .into_iter()
+        .filter(|pid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            matches!(comm.trim(), "parec" | "pw-record")
+        })
+        .collect()
+}
+
 /// The desktop shell's tray, reduced to what an item talks to.
 #[derive(Clone, Default)]
 struct Watcher {
@@ -115,6 +301,11 @@ struct Tray {
 }
 
 impl Tray {
+    /// The bus name the item is served under.
+    fn name(&self) -> String {
+        format!("org.kde.StatusNotifierItem-{}-1", self.child.id())
+    }
+
     fn start(d: &Daemon, bus: &Bus) -> Tray {
         let mut child = d
             .command()
@@ -199,12 +390,16 @@ async fn until(
 #[test]
 fn tray_item_registers_and_follows_the_operation_and_the_microphone() {
     let bus = Bus::start();
+    let sound = Sound::start();
     let weather = WeatherServer::start();
     weather
         .behaviour
         .forecast_delay_ms
         .store(1000, Ordering::SeqCst);
-    let d = Daemon::start(&weather.config());
+    // The microphone really opens when toggled on: the recogniser's model and a sound server.
+    let mut env = crate::voice::voice_env();
+    env.push(sound.env());
+    let d = Daemon::start_with_env(&weather.config(), env);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -273,6 +468,14 @@ fn tray_item_registers_and_follows_the_operation_and_the_microphone() {
         let listening = until(&item, "listening", |s| s.2 == "Circe: listening (mic on)").await;
         assert_eq!(listening.0, "Active");
         assert_eq!(listening.1, "audio-input-microphone");
+        // Listening is real: the daemon's recorder runs.
+        wait_for(
+            60,
+            "a recorder",
+            || tray.said(),
+            || !recorders(d.pid()).is_empty(),
+        )
+        .await;
 
         // An operation: working while the forecast is held, then done.
         let said = d.cli(&["say", "weather in Ahmedabad"]);
@@ -320,6 +523,13 @@ fn tray_item_registers_and_follows_the_operation_and_the_microphone() {
         let _: () = item.call("Activate", &(0i32, 0i32)).await.unwrap();
         let off = until(&item, "idle again", |s| s.2 == "Circe: idle (mic off)").await;
         assert_eq!(off.0, "Passive");
+        wait_for(
+            10,
+            "the recorder stopped",
+            || tray.said(),
+            || recorders(d.pid()).is_empty(),
+        )
+        .await;
         let on: bool = control.get_property("Microphone").await.unwrap();
         assert!(!on);
         // Set through the property: the same switch.
@@ -340,4 +550,188 @@ fn tray_without_a_watcher_serves_and_says_so() {
     tray.wait_said("no org.kde.StatusNotifierWatcher on the session bus");
     tray.wait_said(circe::voice::tray::NO_PORTAL);
     tray.wait_said("tray: serving org.kde.StatusNotifierItem-");
+}
+
+/// A proxy for the tray's own interface (`org.circe.Tray1`).
+async fn control<'a>(conn: &'a zbus::Connection, tray: &Tray) -> zbus::Proxy<'a> {
+    zbus::proxy::Builder::<zbus::Proxy>::new(conn)
+        .destination(tray.name())
+        .unwrap()
+        .path("/StatusNotifierItem")
+        .unwrap()
+        .interface("org.circe.Tray1")
+        .unwrap()
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .unwrap()
+}
+
+/// Wait (`secs`) until `pred` holds; `what` and `said` explain a timeout.
+async fn wait_for(
+    secs: u64,
+    what: &str,
+    said: impl Fn() -> String,
+    mut pred: impl FnMut() -> bool,
+) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !pred() {
+        assert!(Instant::now() < deadline, "never {what}; {}", said());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Issue 13 item 4(a): the tray's microphone switch opens the desktop microphone (the daemon's
+/// recorder, the same path as `circe listen`), what the microphone hears is admitted through the
+/// one admission path, and switching it off stops the recorder: voice off, no recorder process.
+#[test]
+fn tray_microphone_opens_the_desktop_microphone_and_off_stops_the_recorder() {
+    let bus = Bus::start();
+    let sound = Sound::start();
+    let mut env = crate::voice::voice_env();
+    env.push(sound.env());
+    let d = Daemon::start_with_env("[node]\nname = \"desk\"\n", env);
+    let words = crate::sphinx_util::padded(&crate::sphinx_util::speech(
+        crate::sphinx_util::Voice::Flite,
+        "scroll down",
+    ));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let conn = zbus::connection::Builder::address(bus.address.as_str())
+            .unwrap()
+            .build()
+            .await
+            .unwrap();
+        let tray = Tray::start(&d, &bus);
+        tray.wait_said("tray: serving ");
+        let control = control(&conn, &tray).await;
+        // Voice off: no recorder.
+        assert!(recorders(d.pid()).is_empty(), "{:?}", recorders(d.pid()));
+        control.set_property("Microphone", true).await.unwrap();
+        wait_for(
+            60,
+            "a recorder",
+            || tray.said(),
+            || !recorders(d.pid()).is_empty(),
+        )
+        .await;
+        tray.wait_said("tray: microphone open");
+        wait_for(
+            20,
+            "a recording stream",
+            || sound.log(),
+            || sound.recording() > 0,
+        )
+        .await;
+        let state: String = control.get_property("State").await.unwrap();
+        assert_eq!(state, "listening");
+        // What the microphone hears is heard and admitted as voice input.
+        sound.say(&words);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let heard = loop {
+            if let Some(i) = d.state().await.interaction {
+                break i;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "nothing was admitted from the microphone; tray said:\n{}\n{}",
+                tray.said(),
+                d.log()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert_eq!(heard.mode, circe::model::InputMode::Voice, "{heard:?}");
+        assert!(
+            heard.request.to_lowercase().contains("scroll down"),
+            "{heard:?}"
+        );
+        tray.wait_said("tray: heard ");
+        // Off: the connection closes and the daemon stops the recorder.
+        control.set_property("Microphone", false).await.unwrap();
+        wait_for(
+            10,
+            "the recorder stopped",
+            || format!("{:?}\n{}", recorders(d.pid()), tray.said()),
+            || recorders(d.pid()).is_empty(),
+        )
+        .await;
+        assert_eq!(
+            sound.recording(),
+            0,
+            "the server still has a recording stream"
+        );
+        tray.wait_said("tray: microphone closed");
+        let error: String = control.get_property("MicrophoneError").await.unwrap();
+        assert_eq!(error, "");
+        let state: String = control.get_property("State").await.unwrap();
+        assert_eq!(state, "idle");
+    });
+}
+
+/// No sound server: switching the microphone on says exactly why it could not open (the
+/// recorder's own reason), the switch goes back off, and no recorder is left running.
+#[test]
+fn tray_microphone_without_a_sound_server_says_why_and_runs_no_recorder() {
+    let bus = Bus::start();
+    let mut env = crate::voice::voice_env();
+    env.push(("PULSE_SERVER".into(), "unix:/nonexistent/circe-test".into()));
+    let d = Daemon::start_with_env("[node]\nname = \"desk\"\n", env);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let conn = zbus::connection::Builder::address(bus.address.as_str())
+            .unwrap()
+            .build()
+            .await
+            .unwrap();
+        let tray = Tray::start(&d, &bus);
+        tray.wait_said("tray: serving ");
+        let control = control(&conn, &tray).await;
+        let item = zbus::proxy::Builder::<zbus::Proxy>::new(&conn)
+            .destination(tray.name())
+            .unwrap()
+            .path("/StatusNotifierItem")
+            .unwrap()
+            .interface("org.kde.StatusNotifierItem")
+            .unwrap()
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .unwrap();
+        let _: () = item.call("Activate", &(0i32, 0i32)).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let error = loop {
+            let e: String = control.get_property("MicrophoneError").await.unwrap();
+            if !e.is_empty() {
+                break e;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no error; tray said:\n{}",
+                tray.said()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert!(
+            error.contains("the microphone could not be read: parec ended"),
+            "{error}"
+        );
+        let on: bool = control.get_property("Microphone").await.unwrap();
+        assert!(!on);
+        let shown = until(&item, "the microphone's problem", |s| {
+            s.2 == "Circe: idle (mic unavailable)"
+        })
+        .await;
+        assert!(
+            shown.3.starts_with("the microphone could not be opened: "),
+            "{shown:?}"
+        );
+        tray.wait_said("tray: microphone unavailable: ");
+        assert!(recorders(d.pid()).is_empty(), "{:?}", recorders(d.pid()));
+    });
 }

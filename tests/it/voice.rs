@@ -70,7 +70,7 @@ fn model_dir() -> PathBuf {
     dir
 }
 
-fn voice_env() -> Vec<(String, String)> {
+pub fn voice_env() -> Vec<(String, String)> {
     require("flite", "flite");
     require("espeak-ng", "espeak-ng");
     require("sox", "sox");
@@ -232,8 +232,13 @@ fn edits(a: &[String], b: &[String]) -> usize {
 }
 
 fn shop(env: Vec<(String, String)>) -> (Sites, Daemon, Browser) {
+    shop_with("", env)
+}
+
+/// The shop page in real Chromium, and a daemon with `config` added to its node's.
+fn shop_with(config: &str, env: Vec<(String, String)>) -> (Sites, Daemon, Browser) {
     let sites = Sites::start();
-    let d = Daemon::start_with_env("[node]\nname = \"desk\"\n", env);
+    let d = Daemon::start_with_env(&format!("[node]\nname = \"desk\"\n{config}"), env);
     let b = Browser::start(&d, &format!("{}/shop/index.html?q=desk", sites.url));
     wait_connected(&d, Duration::from_secs(30));
     (sites, d, b)
@@ -356,37 +361,89 @@ fn a_proper_noun_on_screen_is_heard_only_with_the_screens_bias_and_acted_on() {
     }
 }
 
+/// Issue 13 items 3 and (this branch) 2: "stop" or "cancel" in a recorded file (`say --audio`)
+/// during a running operation takes the stop path once: the always-on stop detector (pocketsphinx's
+/// keyword spotter) runs over a file as over a live stream, and the recogniser's own "stop" for
+/// the same words is not a second one. Measured (docs/VOICE-SPHINX.md): the spotter hears flite's
+/// "stop" and "cancel" and espeak-ng's "stop", and misses espeak-ng's "cancel"; then Whisper's
+/// "cancel" is the stop path's only way in.
 #[test]
 fn stop_said_during_a_running_operation_stops_it() {
     let mut env = voice_env();
+    crate::sphinx_util::require_packages();
     env.push(("RUST_LOG".into(), "info".into()));
     let (_weather, d) = slow_forecast_daemon(env);
     let dir = tempfile::tempdir().unwrap();
     let stop = synth(dir.path(), "stop", Voice::Flite, "stop");
-    // Nothing running: the stop says so and changes nothing.
+    // Nothing running: the stop says so once and changes nothing.
     let idle = hear(&d, &stop, &[]);
-    assert_eq!(kind(&idle[0]), "nothingToStop", "{idle:#?}");
-    let said = d.cli(&["say", "weather in Pune"]);
+    let kinds: Vec<&str> = idle.iter().map(kind).collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "nothingToStop").count(),
+        1,
+        "{idle:#?}"
+    );
     assert!(
-        stdout(&said).contains("accepted operation"),
-        "{}",
-        stdout(&said)
+        kinds
+            .iter()
+            .all(|k| ["nothingToStop", "ignored"].contains(k)),
+        "{idle:#?}"
     );
-    let heard = hear(&d, &stop, &[]);
-    assert_eq!(heard.len(), 1, "{heard:#?}");
-    assert_eq!(kind(&heard[0]), "stopped", "{heard:#?}");
-    assert_eq!(
-        heard[0]["outcome"]["interrupted"]["confirmed"], true,
-        "{heard:#?}"
-    );
-    assert_eq!(
-        heard[0]["outcome"]["interrupted"]["operation"]["status"],
-        "stopped"
-    );
-    assert_eq!(
-        heard[0]["outcome"]["interrupted"]["stop"]["requestedBy"],
-        "voice"
-    );
+    let mut report = Vec::new();
+    // (voice, word, heard by the stop detector: measured, docs/VOICE-SPHINX.md)
+    for (voice, word, spotted) in [
+        (Voice::Flite, "stop", true),
+        (Voice::Flite, "cancel", true),
+        (Voice::Espeak, "stop", true),
+        (Voice::Espeak, "cancel", false),
+    ] {
+        let clip = synth(dir.path(), &format!("{voice:?}-{word}"), voice, word);
+        let said = d.cli(&["say", "weather in Pune"]);
+        assert!(
+            stdout(&said).contains("accepted operation"),
+            "{}",
+            stdout(&said)
+        );
+        let heard = hear(&d, &clip, &[]);
+        let summary: Vec<String> = heard
+            .iter()
+            .map(|h| format!("{} {}", kind(h), h["recognized"]))
+            .collect();
+        report.push(format!("{voice:?} {word:?}: {summary:?}"));
+        let stops: Vec<&Value> = heard.iter().filter(|h| kind(h) == "stopped").collect();
+        let by_detector = stops
+            .iter()
+            .any(|h| h["recognized"] == "stop (the stop detector)");
+        assert_eq!(by_detector, spotted, "{voice:?} {word}: {heard:#?}");
+        if !spotted {
+            // The known miss: the recogniser alone decides (Whisper heard espeak-ng's "cancel"
+            // as "cancelled" here: not a stop). Never two stops; end the operation by hand.
+            assert!(stops.len() <= 1, "{heard:#?}");
+            let _ = d.cli(&["stop"]);
+            continue;
+        }
+        assert_eq!(stops.len(), 1, "{voice:?} {word}: {heard:#?}\n{}", d.log());
+        assert_eq!(
+            stops[0]["outcome"]["interrupted"]["confirmed"], true,
+            "{heard:#?}"
+        );
+        assert_eq!(
+            stops[0]["outcome"]["interrupted"]["operation"]["status"],
+            "stopped"
+        );
+        assert_eq!(
+            stops[0]["outcome"]["interrupted"]["stop"]["requestedBy"],
+            "voice"
+        );
+        // The recogniser's own "stop" for the same words is not a second one.
+        assert!(
+            heard
+                .iter()
+                .all(|h| ["stopped", "ignored"].contains(&kind(h))),
+            "{heard:#?}"
+        );
+    }
+    eprintln!("{}", report.join("\n"));
     // It went the stop path: no input was stored for it.
     let db = rusqlite::Connection::open(d.database()).unwrap();
     let inputs: i64 = db
@@ -529,7 +586,7 @@ fn bad_audio_is_refused_with_the_reason_and_changes_nothing() {
 }
 
 /// The daemon's child processes (a recorder while a microphone is open).
-fn children(pid: u32) -> Vec<String> {
+pub fn children(pid: u32) -> Vec<String> {
     let mut out = Vec::new();
     for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
         let path = task.unwrap().path().join("children");
@@ -677,4 +734,248 @@ fn the_phone_page_streams_its_microphone_and_the_node_acts_on_it() {
             .any(|dev| *dev == format!("device:{}", phone_device.id)),
         "{inputs:?}"
     );
+}
+
+/// This daemon's environment without Whisper's model: a test of another recogniser proves that
+/// Whisper is not the one hearing.
+fn without_whisper(mut env: Vec<(String, String)>, dir: &Path) -> Vec<(String, String)> {
+    env.retain(|(k, _)| k != "CIRCE_WHISPER_DIR");
+    env.push((
+        "CIRCE_WHISPER_DIR".into(),
+        dir.join("no-whisper").to_string_lossy().into_owned(),
+    ));
+    env
+}
+
+/// `circe doctor`'s line about voice.
+fn doctor_voice(d: &Daemon) -> String {
+    let out = d.cli(&["doctor"]);
+    let text = stdout(&out);
+    let mut lines = text.lines().skip_while(|l| !l.contains(" voice "));
+    let line = lines.next().unwrap_or_default().to_string();
+    let fix = lines
+        .next()
+        .filter(|l| l.contains("fix:"))
+        .unwrap_or_default();
+    assert!(
+        !line.is_empty(),
+        "no voice line in circe doctor's report:\n{text}"
+    );
+    format!("{line}\n{fix}")
+}
+
+/// Issue 13 item 1: `[voice] recogniser = "grammar"`. The daemon hears with pocketsphinx's
+/// grammar of the shop page's commands (Whisper's model is not even there), admits through the
+/// same path, and the shop acts; out-of-grammar speech is "not understood" and nothing acts.
+#[test]
+fn a_daemon_with_the_grammar_recogniser_acts_on_a_spoken_command() {
+    crate::sphinx_util::require_packages();
+    let dir = tempfile::tempdir().unwrap();
+    let env = without_whisper(voice_env(), dir.path());
+    let (sites, d, _b) = shop_with("[voice]\nrecogniser = \"grammar\"\n", env);
+    let doctor = doctor_voice(&d);
+    assert!(doctor.contains("recogniser grammar: ready"), "{doctor}");
+    let said = synth(
+        dir.path(),
+        "linnmon",
+        Voice::Flite,
+        "add the LINNMON small desk to my cart",
+    );
+    let heard = hear(&d, &said, &["--wait"]);
+    assert_eq!(heard.len(), 1, "{heard:#?}\n{}", d.log());
+    // The grammar's own sentence (lower case, no punctuation: not Whisper's).
+    assert_eq!(
+        heard[0]["recognized"], "add the linnmon small desk to my cart",
+        "{heard:#?}"
+    );
+    assert_eq!(kind(&heard[0]), "admitted", "{heard:#?}");
+    assert_eq!(heard[0]["operation"]["status"], "completed", "{heard:#?}");
+    assert_eq!(heard[0]["operation"]["mode"], "voice");
+    // The rejection check's confidence (1 − phone error rate) reached the operation.
+    let confidence = heard[0]["operation"]["heard"][0]["confidence"].as_u64();
+    assert!(confidence.is_some_and(|c| c > 0 && c <= 1000), "{heard:#?}");
+    assert_eq!(
+        sites.actions(),
+        vec![serde_json::json!({"site": "shop", "action": "add", "item": "LINNMON Small desk"})]
+    );
+    // A sentence the screen's commands do not fit: the rejection check, nothing acts.
+    let other = synth(
+        dir.path(),
+        "garden",
+        Voice::Flite,
+        "my grandmother grew tomatoes in her garden every summer",
+    );
+    let heard = hear(&d, &other, &[]);
+    assert_eq!(heard.len(), 1, "{heard:#?}");
+    assert_eq!(kind(&heard[0]), "notUnderstood", "{heard:#?}");
+    assert!(
+        heard[0]["outcome"]["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("did not sound like any command"),
+        "{heard:#?}"
+    );
+    assert_eq!(sites.actions().len(), 1, "{:?}", sites.actions());
+}
+
+/// A chosen recogniser that cannot load says what to install or configure, in the refusal and in
+/// `circe doctor`; nothing falls back to another recogniser.
+#[test]
+fn a_chosen_recogniser_that_is_missing_says_what_to_install_or_configure() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = without_whisper(voice_env(), dir.path());
+    let said = synth(dir.path(), "scroll", Voice::Flite, "scroll down");
+    // The grammar backend without its model.
+    let mut grammar_env = env.clone();
+    grammar_env.push((
+        "CIRCE_SPHINX_MODEL".into(),
+        dir.path().join("no-model").to_string_lossy().into_owned(),
+    ));
+    let d = Daemon::start_with_env(
+        "[node]\nname = \"desk\"\n[voice]\nrecogniser = \"grammar\"\n",
+        grammar_env,
+    );
+    let out = d.cli(&["say", "--audio", said.to_str().unwrap()]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("recogniser = \"grammar\"") && e.contains("apt-get install pocketsphinx-en-us"),
+        "{e}"
+    );
+    let doctor = doctor_voice(&d);
+    assert!(
+        doctor.contains("recogniser grammar ([voice] recogniser) is not ready")
+            && doctor.contains("fix: apt-get install pocketsphinx"),
+        "{doctor}"
+    );
+    // Realtime with no server at its endpoint.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let mut rt_env = env.clone();
+    rt_env.push(("CIRCE_TEST_REALTIME_KEY".into(), REALTIME_KEY.into()));
+    let d = Daemon::start_with_env(
+        &format!(
+            "[node]\nname = \"desk\"\n[voice]\nrecogniser = \"realtime\"\n[voice.realtime]\nbase_url = \"ws://127.0.0.1:{port}/v1/realtime\"\napi_key_env = \"CIRCE_TEST_REALTIME_KEY\"\nreconnect_min_ms = 100\n"
+        ),
+        rt_env,
+    );
+    let out = d.cli(&["say", "--audio", said.to_str().unwrap()]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("recogniser = \"realtime\" is not ready")
+            && e.contains("[voice.realtime] base_url")
+            && e.contains(&port.to_string()),
+        "{e}"
+    );
+    let doctor = doctor_voice(&d);
+    assert!(
+        doctor.contains("is not reachable")
+            && doctor.contains("fix: check [voice.realtime] base_url"),
+        "{doctor}"
+    );
+    // Realtime without its key: the variable to set, and the key appears nowhere.
+    let d = Daemon::start_with_env(
+        &format!(
+            "[node]\nname = \"desk\"\n[voice]\nrecogniser = \"realtime\"\n[voice.realtime]\nbase_url = \"ws://127.0.0.1:{port}/v1/realtime\"\napi_key_env = \"CIRCE_TEST_REALTIME_KEY\"\n"
+        ),
+        env,
+    );
+    let out = d.cli(&["say", "--audio", said.to_str().unwrap()]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("CIRCE_TEST_REALTIME_KEY"),
+        "{}",
+        stderr(&out)
+    );
+    let doctor = doctor_voice(&d);
+    assert!(
+        doctor.contains("fix: set CIRCE_TEST_REALTIME_KEY"),
+        "{doctor}"
+    );
+    let state: Value = serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
+    assert!(state["interaction"].is_null(), "{state}");
+}
+
+const REALTIME_KEY: &str = "sk-test-CIRCE-VOICE-4b1d";
+
+/// Issue 13 item 1: `[voice] recogniser = "realtime"`. The daemon's VAD cuts the utterance, the
+/// Realtime adapter sends it to the mock server on 127.0.0.1 and commits it (manual turns), and
+/// the completed transcription is admitted through the same path: the weather is looked up.
+#[test]
+fn a_daemon_with_the_realtime_recogniser_transcribes_through_the_mock_server() {
+    use crate::realtime_mock::{Mock, Outcome, Scenario, Turn};
+    let dir = tempfile::tempdir().unwrap();
+    let mut env = without_whisper(voice_env(), dir.path());
+    env.push(("CIRCE_TEST_REALTIME_KEY".into(), REALTIME_KEY.into()));
+    env.push(("RUST_LOG".into(), "debug".into()));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mock = rt.block_on(Mock::start(Scenario {
+        turns: vec![Turn::new(
+            "item_rt_1",
+            0,
+            0,
+            &["What's the", " weather in"],
+            Outcome::Completed("What's the weather in Pune?".into()),
+        )],
+        ..Scenario::default()
+    }));
+    let weather = WeatherServer::start();
+    let d = Daemon::start_with_env(
+        &format!(
+            "{}[voice]\nrecogniser = \"realtime\"\n[voice.realtime]\nbase_url = \"{}\"\napi_key_env = \"CIRCE_TEST_REALTIME_KEY\"\n",
+            weather.config(),
+            mock.base_url()
+        ),
+        env,
+    );
+    let said = synth(
+        dir.path(),
+        "weather",
+        Voice::Flite,
+        "what's the weather in pune",
+    );
+    let heard = hear(&d, &said, &["--wait"]);
+    assert_eq!(heard.len(), 1, "{heard:#?}\n{}", d.log());
+    assert_eq!(kind(&heard[0]), "admitted", "{heard:#?}\n{}", d.log());
+    assert_eq!(text(&heard[0]), "What's the weather in Pune?");
+    assert_eq!(heard[0]["operation"]["goal"], "weather", "{heard:#?}");
+    assert_eq!(heard[0]["operation"]["status"], "completed", "{heard:#?}");
+    assert_eq!(weather.forecasts.load(Ordering::SeqCst), 1);
+    // What the server got: the key, a transcription session with manual turns, the utterance's
+    // audio resampled to 24 kHz, one commit.
+    let conn = mock.conn(0);
+    assert_eq!(
+        conn.authorization.as_deref(),
+        Some(format!("Bearer {REALTIME_KEY}").as_str())
+    );
+    assert!(
+        conn.uri.ends_with("/v1/realtime?intent=transcription"),
+        "{}",
+        conn.uri
+    );
+    assert!(
+        conn.session["audio"]["input"]["turn_detection"].is_null(),
+        "{}",
+        conn.session
+    );
+    assert_eq!(conn.client("input_audio_buffer.commit").len(), 1);
+    let segment_ms =
+        heard[0]["speechEndMs"].as_u64().unwrap() + 200 - heard[0]["startMs"].as_u64().unwrap();
+    let sent_ms = conn.samples.len() as u64 / 24;
+    assert!(
+        sent_ms.abs_diff(segment_ms) <= 40,
+        "sent {sent_ms} ms of audio for a {segment_ms} ms utterance"
+    );
+    // The key went only into the header.
+    assert!(!d.log().contains(REALTIME_KEY), "the key is in the log");
+    // Ready, says the doctor (its probe is the server's second connection).
+    let doctor = doctor_voice(&d);
+    assert!(doctor.contains("recogniser realtime: ready"), "{doctor}");
+    drop(rt);
 }
