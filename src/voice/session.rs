@@ -388,16 +388,18 @@ pub struct VoiceSession {
     speaker: Mutex<Option<Arc<dyn Speaker>>>,
     /// Makes the always-on stop detector a live stream runs beside the recogniser, if any.
     stop_detector: Mutex<Option<StopFactory>>,
-    /// When that detector last took the stop path: the recogniser's own "stop" for the same
-    /// words is then not a second stop.
-    spotted: Mutex<Option<Instant>>,
+    /// Where in the stream (ms of audio) that detector last took the stop path: the
+    /// recogniser's own "stop" for the same words, an utterance around that point, is then not
+    /// a second stop. Audio time, not wall time: a recogniser slowed by a busy machine hears the
+    /// same words late, and they are still the same words.
+    spotted: Mutex<Option<u64>>,
 }
 
 /// Makes a stop detector for one stream (`None`: none can be made here).
 pub type StopFactory = Arc<dyn Fn() -> Option<Box<dyn super::sphinx::StopDetector>> + Send + Sync>;
 
-/// How long after the detector's stop the recogniser's "stop" is the same words.
-const SPOTTED_WINDOW: Duration = Duration::from_secs(8);
+/// The detector fires during the word or up to this long after it ends (ms of audio).
+const SPOTTED_AFTER_MS: u64 = 2000;
 
 /// A file's audio is heard in chunks of this many samples (100 ms, the stop detector's own).
 const FILE_CHUNK: usize = 1600;
@@ -725,7 +727,10 @@ impl VoiceSession {
                 }
                 Effect::Stop => {
                     let spotted = *self.spotted.lock().unwrap_or_else(|p| p.into_inner());
-                    hearing.outcome = if spotted.is_some_and(|t| t.elapsed() < SPOTTED_WINDOW) {
+                    let same_words = spotted.is_some_and(|at| {
+                        hearing.start_ms <= at && at <= hearing.speech_end_ms + SPOTTED_AFTER_MS
+                    });
+                    hearing.outcome = if same_words {
                         // The detector heard these words first and took the stop path.
                         Outcome::Ignored {
                             text: hearing.recognized.clone(),
@@ -935,14 +940,11 @@ impl VoiceSession {
     }
 
     /// The stop detector heard "stop": the stop path at once, before the recogniser has the words.
-    async fn spotted_stop(self: &Arc<Self>) -> Hearing {
+    async fn spotted_stop(self: &Arc<Self>, at_ms: u64) -> Hearing {
         let n = self.next.fetch_add(1, Ordering::SeqCst);
         let id = UtteranceId(format!("kws{n}"));
+        *self.spotted.lock().unwrap_or_else(|p| p.into_inner()) = Some(at_ms);
         let outcome = self.stop(&id, Instant::now()).await;
-        // The recogniser's own "stop" for these words comes after this returns (a stream is
-        // heard in order), so its window counts from the stop's end: the wait for the
-        // confirmation can be long.
-        *self.spotted.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
         Hearing {
             utterance: id.0,
             start_ms: 0,
@@ -987,9 +989,13 @@ impl VoiceSession {
         let mut vad = vad::Vad::new(vad::Config::default());
         let end_silence = Duration::from_millis(vad::Config::default().end_silence_ms);
         let mut done = false;
+        // Audio heard so far in this stream (samples at 16 kHz); a new stream starts at 0.
+        let mut fed: u64 = 0;
+        *self.spotted.lock().unwrap_or_else(|p| p.into_inner()) = None;
         while !done {
             let events = match frames.recv().await {
                 Some(chunk) => {
+                    fed += chunk.len() as u64;
                     let stop = spotter.as_mut().is_some_and(|s| match s.feed(&chunk) {
                         Ok(events) => events
                             .iter()
@@ -1000,7 +1006,9 @@ impl VoiceSession {
                         }
                     });
                     if stop {
-                        let hearing = self.spotted_stop().await;
+                        let hearing = self
+                            .spotted_stop(fed * 1000 / u64::from(super::audio::RATE))
+                            .await;
                         if report.send(hearing).await.is_err() {
                             return;
                         }
