@@ -634,7 +634,19 @@ impl BrowserExecutor {
             Some(answer) => format!("{goal} (asked, the person answered: {answer})"),
             None => goal.to_string(),
         };
-        let mut run = Loop::new(&goal, planner.budget, clock::now());
+        // After an answer, the steps this operation already did are the run's history.
+        let history: Vec<crate::planner::Done> = op
+            .steps
+            .iter()
+            .filter(|s| s.action != OBSERVE && s.result == Some(StepResult::Applied))
+            .map(|s| crate::planner::Done {
+                words: s.action.clone(),
+                outcome: crate::planner::StepOutcome::Applied,
+                note: s.action.clone(),
+                screen: 0,
+            })
+            .collect();
+        let mut run = Loop::resume(&goal, planner.budget, clock::now(), history);
         let mut next_seen = Some(first);
         let mut current: Option<Seen> = None;
         let mut effect = run.next(Event::Started, clock::now());
@@ -676,15 +688,18 @@ impl BrowserExecutor {
                     };
                     if cx.cancel.is_cancelled() || !cx.journal.current().await {
                         Event::Cancelled
-                    } else if irreversible {
-                        return Ok(ExecOutcome::Blocked {
-                            reason: format!(
-                                "{}the next step, \"{words}\", cannot be undone, and Circe does not take such a step without an approval, which is not built yet; it was not done",
-                                done_so_far(run.done())
-                            ),
-                        });
                     } else {
-                        self.planned_step(op, cx, &words, seen).await?
+                        match self
+                            .planned_step(op, cx, &words, irreversible, seen)
+                            .await?
+                        {
+                            Planned::Event(event) => event,
+                            // A step that cannot be undone waits for the person's yes; the yes
+                            // resumes this operation, and the run goes on from its history.
+                            Planned::Approve(approval) => {
+                                return Ok(ExecOutcome::NeedsApproval { approval })
+                            }
+                        }
                     }
                 }
                 Effect::Ask { question } => {
@@ -738,12 +753,15 @@ impl BrowserExecutor {
         op: &Operation,
         cx: &RunContext<'_>,
         words: &str,
+        irreversible: bool,
         seen: Seen,
-    ) -> Result<crate::planner::Event, String> {
+    ) -> Result<Planned, String> {
         use crate::planner::{Event, StepOutcome};
-        let not_grounded = |note: String| Event::Stepped {
-            outcome: StepOutcome::NotGrounded,
-            note,
+        let not_grounded = |note: String| {
+            Planned::Event(Event::Stepped {
+                outcome: StepOutcome::NotGrounded,
+                note,
+            })
         };
         let envelope = Envelope::typed(&op.id.to_string(), words);
         let mut grounded = seen.observation.clone();
@@ -766,19 +784,16 @@ impl BrowserExecutor {
             Decision::Clarify(c) => return Ok(not_grounded(format!("ambiguous: {}", c.question))),
             Decision::Reject(r) => return Ok(not_grounded(r.message)),
         };
-        if approval_needed(op, usize::MAX, &action, &seen.observation).is_some() {
-            return Ok(Event::Stepped {
-                outcome: StepOutcome::Blocked,
-                note: format!(
-                    "\"{words}\" acts on a control that cannot be undone; the planner does not take such a step (say it yourself, and Circe asks for your approval)"
-                ),
-            });
+        if let Some(approval) =
+            planner_approval(op, &action, &seen.observation, irreversible, words)
+        {
+            return Ok(Planned::Approve(approval));
         }
         let acts = match plan_acts(&action, &seen.observation, words, false) {
             Ok(acts) => acts,
             Err(reason) => return Ok(not_grounded(reason)),
         };
-        Ok(
+        Ok(Planned::Event(
             match self
                 .perform(cx, &seen.handle, seen.tab, &seen.observed, acts)
                 .await?
@@ -797,8 +812,45 @@ impl BrowserExecutor {
                     note: reason,
                 },
             },
-        )
+        ))
     }
+}
+
+/// What came of one planned step: an event for the loop, or an approval to wait for.
+enum Planned {
+    Event(crate::planner::Event),
+    Approve(crate::model::Approval),
+}
+
+/// A planned click that cannot be undone (its label says so, or the model flagged it) and was
+/// not approved for this element: the approval to ask for (`approved` = "p:<element>").
+fn planner_approval(
+    op: &Operation,
+    action: &Action,
+    observation: &Observation,
+    flagged: bool,
+    words: &str,
+) -> Option<crate::model::Approval> {
+    let Action::Click { target } = action else {
+        return None;
+    };
+    let element = observation.elements.iter().find(|e| &e.id == target)?;
+    if !(flagged || director::lexicon::cannot_be_undone(&element.label)) {
+        return None;
+    }
+    let key = format!("p:{target}");
+    if op.arguments.get("approved") == Some(&key) {
+        return None;
+    }
+    Some(crate::model::Approval {
+        prompt: format!(
+            "Next step: \"{words}\", clicking \"{}\" on \"{}\". It cannot be undone. Say yes to go ahead.",
+            element.label.trim(),
+            observation.title
+        ),
+        expires_at: clock::now() + QUESTION_TTL_MS,
+        key,
+    })
 }
 
 /// What a page showed, for the planner's no-progress check: its address and its elements.

@@ -188,6 +188,15 @@ impl Loop {
         }
     }
 
+    /// A run that goes on after the person answered (an approval, a question): the steps done
+    /// before are its history, so the model sees them.
+    pub fn resume(goal: &str, budget: Budget, now: Millis, done: Vec<Done>) -> Loop {
+        Loop {
+            done,
+            ..Loop::new(goal, budget, now)
+        }
+    }
+
     pub fn goal(&self) -> &str {
         &self.goal
     }
