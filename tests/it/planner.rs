@@ -409,9 +409,10 @@ fn a_purchase_the_planner_reaches_waits_for_yes_and_then_runs_once() {
     let d = crate::util::Daemon::start(&format!(
         "[node]\nname = \"desk\"\n\n[planner]\nurl = \"{url}\"\nmodel = \"scripted\"\ntimeout_ms = 2000\n"
     ));
-    let _b = Browser::start(&d, &format!("{}/lab/index.html", sites.url));
+    // On the order form itself (no new tab to follow: the run's only step is the purchase).
+    let _b = Browser::start(&d, &format!("{}/lab/form.html", sites.url));
     wait_connected(&d, Duration::from_secs(30));
-    let asked = say(&d, "order the cheapest widget on the order form for me");
+    let asked = say(&d, "order the cheapest widget for me");
     assert_eq!(status(&asked), "needsInput", "{asked:#}\n{}", d.log());
     assert!(sites.actions().is_empty(), "nothing ordered before the yes");
     let v: Value =
@@ -435,5 +436,5 @@ fn a_purchase_the_planner_reaches_waits_for_yes_and_then_runs_once() {
         vec![json!({"site": "lab", "action": "order", "item": 1})],
         "ordered once"
     );
-    assert!(state.lock().unwrap().seen.len() >= 3);
+    assert!(state.lock().unwrap().seen.len() >= 2);
 }
