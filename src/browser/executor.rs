@@ -237,11 +237,20 @@ fn approved(op: &Operation) -> Option<(usize, String)> {
     Some((k.parse().ok()?, id.to_string()))
 }
 
-/// A click on a control that cannot be undone ("Place order", "Send", "Delete") that was not
-/// approved for this very step and element: the approval to ask for, naming what will happen.
+/// Where an approval belongs: a step of the request the person said, or a planner run's step.
+#[derive(Clone, Copy)]
+enum Approving<'w> {
+    Step(usize),
+    Planned { words: &'w str, flagged: bool },
+}
+
+/// A click on a control that cannot be undone ("Place order", "Send", "Delete"; in a planner run
+/// also one the model flagged) that was not approved for this very step and element: the
+/// approval to ask for, naming what will happen. Its key ("<step>:<element>", "p:<element>") is
+/// what a yes puts in the operation's `approved`.
 fn approval_needed(
     op: &Operation,
-    k: usize,
+    at: Approving<'_>,
     action: &Action,
     observation: &Observation,
 ) -> Option<crate::model::Approval> {
@@ -249,20 +258,28 @@ fn approval_needed(
         return None;
     };
     let element = observation.elements.iter().find(|e| &e.id == target)?;
-    if !director::lexicon::cannot_be_undone(&element.label) {
+    let (scope, flagged) = match at {
+        Approving::Step(k) => (k.to_string(), false),
+        Approving::Planned { flagged, .. } => ("p".to_string(), flagged),
+    };
+    if !(flagged || director::lexicon::cannot_be_undone(&element.label)) {
         return None;
     }
-    if approved(op).is_some_and(|(step, id)| step == k && &id == target) {
+    let key = format!("{scope}:{target}");
+    if op.arguments.get("approved") == Some(&key) {
         return None;
     }
+    let (label, title) = (element.label.trim(), &observation.title);
+    let what = match at {
+        Approving::Step(_) => format!("Click \"{label}\" on \"{title}\"?"),
+        Approving::Planned { words, .. } => {
+            format!("Next step: \"{words}\", clicking \"{label}\" on \"{title}\".")
+        }
+    };
     Some(crate::model::Approval {
-        prompt: format!(
-            "Click \"{}\" on \"{}\"? It cannot be undone. Say yes to go ahead.",
-            element.label.trim(),
-            observation.title
-        ),
+        prompt: format!("{what} It cannot be undone. Say yes to go ahead."),
         expires_at: clock::now() + QUESTION_TTL_MS,
-        key: format!("{k}:{target}"),
+        key,
     })
 }
 
@@ -554,7 +571,7 @@ impl BrowserExecutor {
                 return Ok(partial(outcome, &said, &[]));
             }
             // A step that cannot be undone waits for an explicit yes naming exactly it.
-            if let Some(approval) = approval_needed(op, k, &action, &observation) {
+            if let Some(approval) = approval_needed(op, Approving::Step(k), &action, &observation) {
                 return Ok(ExecOutcome::NeedsApproval { approval });
             }
             // Act, then verify by what the page shows. "… and press enter" right after typing
@@ -784,9 +801,11 @@ impl BrowserExecutor {
             Decision::Clarify(c) => return Ok(not_grounded(format!("ambiguous: {}", c.question))),
             Decision::Reject(r) => return Ok(not_grounded(r.message)),
         };
-        if let Some(approval) =
-            planner_approval(op, &action, &seen.observation, irreversible, words)
-        {
+        let planned = Approving::Planned {
+            words,
+            flagged: irreversible,
+        };
+        if let Some(approval) = approval_needed(op, planned, &action, &seen.observation) {
             return Ok(Planned::Approve(approval));
         }
         let acts = match plan_acts(&action, &seen.observation, words, false) {
@@ -820,37 +839,6 @@ impl BrowserExecutor {
 enum Planned {
     Event(crate::planner::Event),
     Approve(crate::model::Approval),
-}
-
-/// A planned click that cannot be undone (its label says so, or the model flagged it) and was
-/// not approved for this element: the approval to ask for (`approved` = "p:<element>").
-fn planner_approval(
-    op: &Operation,
-    action: &Action,
-    observation: &Observation,
-    flagged: bool,
-    words: &str,
-) -> Option<crate::model::Approval> {
-    let Action::Click { target } = action else {
-        return None;
-    };
-    let element = observation.elements.iter().find(|e| &e.id == target)?;
-    if !(flagged || director::lexicon::cannot_be_undone(&element.label)) {
-        return None;
-    }
-    let key = format!("p:{target}");
-    if op.arguments.get("approved") == Some(&key) {
-        return None;
-    }
-    Some(crate::model::Approval {
-        prompt: format!(
-            "Next step: \"{words}\", clicking \"{}\" on \"{}\". It cannot be undone. Say yes to go ahead.",
-            element.label.trim(),
-            observation.title
-        ),
-        expires_at: clock::now() + QUESTION_TTL_MS,
-        key,
-    })
 }
 
 /// What a page showed, for the planner's no-progress check: its address and its elements.
@@ -1158,7 +1146,7 @@ fn plan_acts(
             irreversible: false,
         }],
         Action::Planner => {
-            return Err("questions about the page and multi-step tasks go to the planner, which is not built yet; nothing was done".into())
+            return Err("questions about the page and tasks of several steps are the planner's (plan_run), not one act; nothing was done".into())
         }
         Action::Dispatch => return Err("that is not something to do in the browser; nothing was done".into()),
     })
@@ -1318,7 +1306,7 @@ mod tests {
         let err = plan_acts(&Action::Planner, &page(), "what is this page about", false)
             .err()
             .unwrap();
-        assert!(err.contains("not built yet"), "{err}");
+        assert!(err.contains("the planner's"), "{err}");
     }
 
     #[test]
