@@ -291,11 +291,13 @@ pub struct Context<'a> {
     pub new_operation_id: OperationId,
 }
 
-/// The slots a goal needs before an operation can run.
-pub fn required_slots(goal: Goal) -> &'static [&'static str] {
+/// The slots a goal needs before an operation can run (the desktop's heading recipe needs its
+/// heading; its general steps only the request).
+pub fn required_slots(goal: Goal, arguments: &BTreeMap<String, String>) -> &'static [&'static str] {
     match goal {
         Goal::Weather => &["place"],
         Goal::Browser => &["request"],
+        Goal::NativeApp if arguments.get("task").is_some_and(|t| t == "steps") => &["request"],
         Goal::NativeApp => &["heading"],
         Goal::Coding => &["project", "objective"],
         Goal::Conversation => &[],
@@ -544,7 +546,10 @@ fn correction(
     if arguments.is_empty() {
         // "No, Pune" while asking: the corrected value fills the slot that was asked; otherwise
         // ("no, I meant Mumbai" while it runs) the goal's one required slot, when it has exactly one.
-        let slot = match (&current.pending, required_slots(current.goal)) {
+        let slot = match (
+            &current.pending,
+            required_slots(current.goal, &current.arguments),
+        ) {
             (Pending::Question(q), _) => Some(q.slot.clone()),
             (_, [only]) => Some(only.to_string()),
             _ => None,
@@ -596,7 +601,7 @@ fn advance(cx: &Context<'_>, draft: &mut Draft) {
     if i.closed || !matches!(i.pending, Pending::None) {
         return;
     }
-    let missing = required_slots(i.goal)
+    let missing = required_slots(i.goal, &i.arguments)
         .iter()
         .find(|s| !i.arguments.contains_key(**s));
     if let (None, Some(op)) = (missing, waiting_operation(cx)) {

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 /// One phase of the recipe: it hands its result on (`Continue`) or ends the operation with an
 /// outcome (`Break`); `Err` is a journal failure, which leaves the outcome unknown.
-type Phase<T> = Result<ControlFlow<ExecOutcome, T>, String>;
+pub(super) type Phase<T> = Result<ControlFlow<ExecOutcome, T>, String>;
 
 /// The result of a phase, or return its outcome from `run_steps`.
 macro_rules! proceed {
@@ -41,17 +41,19 @@ macro_rules! proceed {
 }
 
 /// Quiet period that counts as "settled", and the most one settle may wait.
-const QUIET: Duration = Duration::from_millis(120);
-const SETTLE_CAP: Duration = Duration::from_secs(2);
+pub(super) const QUIET: Duration = Duration::from_millis(120);
+pub(super) const SETTLE_CAP: Duration = Duration::from_secs(2);
 /// How long an app may take to show a window or a result.
-const APPEAR: Duration = Duration::from_secs(8);
+pub(super) const APPEAR: Duration = Duration::from_secs(8);
 
 /// The editor and file manager this recipe knows how to drive.
 const EDITOR: &str = "mousepad";
 const FILE_MANAGER: &str = "Thunar";
 
 pub struct DesktopExecutor {
-    desktop: Arc<dyn DesktopSession>,
+    pub(super) desktop: Arc<dyn DesktopSession>,
+    /// Which apps a request means, and whether Circe may control them.
+    pub(super) apps: super::general::AppRules,
     node: String,
     /// Status as last observed (for `circe state` and `doctor`, which must not block).
     status: Arc<std::sync::Mutex<Value>>,
@@ -71,6 +73,7 @@ impl DesktopExecutor {
         }
         DesktopExecutor {
             desktop,
+            apps: super::general::AppRules::builtin(),
             node,
             status,
         }
@@ -166,6 +169,9 @@ impl DesktopExecutor {
     }
 
     async fn run_steps(&self, op: &Operation, cx: &RunContext<'_>) -> Result<ExecOutcome, String> {
+        if op.arguments.get("task").map(String::as_str) == Some("steps") {
+            return self.run_general(op, cx).await;
+        }
         let want = proceed!(self.preflight(op).await);
         self.desktop.watch_human().await;
         let mut done: Vec<String> = Vec::new();
@@ -244,7 +250,12 @@ impl DesktopExecutor {
     }
 
     /// Right before a mutation: stopped, superseded, or a person using the desktop pauses here.
-    async fn checkpoint(&self, op: &Operation, cx: &RunContext<'_>, done: &[String]) -> Phase<()> {
+    pub(super) async fn checkpoint(
+        &self,
+        op: &Operation,
+        cx: &RunContext<'_>,
+        done: &[String],
+    ) -> Phase<()> {
         Ok(match self.gate(cx).await {
             Some(g) => Break(self.paused(op, g, done)),
             None => Continue(()),
@@ -786,7 +797,7 @@ pub fn files_in(obs: &DesktopObservation) -> Vec<(PathBuf, bool)> {
 }
 
 /// The document's text area: the editable textbox that holds the most text.
-fn document(obs: &DesktopObservation) -> Option<String> {
+pub(super) fn document(obs: &DesktopObservation) -> Option<String> {
     obs.observation
         .elements
         .iter()
@@ -827,7 +838,7 @@ fn outcome_of(e: &DesktopError, what: &str, kept: &str) -> ExecOutcome {
 
 /// What a failed desktop call means for its step: it may have acted (unknown until a read
 /// settles it), or it certainly did not.
-fn failed_step(e: &DesktopError) -> StepResult {
+pub(super) fn failed_step(e: &DesktopError) -> StepResult {
     if e.maybe_applied() {
         StepResult::Unknown
     } else {
@@ -835,7 +846,7 @@ fn failed_step(e: &DesktopError) -> StepResult {
     }
 }
 
-fn sentence(parts: &[String]) -> String {
+pub(super) fn sentence(parts: &[String]) -> String {
     let s = parts.join(", then ");
     let mut c = s.chars();
     match c.next() {

@@ -13,6 +13,7 @@
 //! - Readiness is reported as it is observed; a session never switches to another desktop.
 
 pub mod executor;
+pub mod general;
 pub mod task;
 pub mod translate;
 

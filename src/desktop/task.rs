@@ -130,6 +130,95 @@ pub fn title_shows(title: &str, path: &std::path::Path) -> Option<bool> {
     (shown == path || name == file || name.ends_with(&format!("/{file}"))).then_some(modified)
 }
 
+/// One edit of a document: replace characters `start..end` with `text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextEdit {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+/// The edits (last first, so earlier offsets stay valid) and the whole text after them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextChange {
+    pub edits: Vec<TextEdit>,
+    pub after: String,
+}
+
+/// Add `line` as the document's last line (after a final newline, or on a new line).
+pub fn append_line(text: &str, line: &str) -> TextChange {
+    let len = text.chars().count();
+    let insert = if text.is_empty() || text.ends_with('\n') {
+        format!("{line}\n")
+    } else {
+        format!("\n{line}")
+    };
+    TextChange {
+        edits: vec![TextEdit {
+            start: len,
+            end: len,
+            text: insert.clone(),
+        }],
+        after: format!("{text}{insert}"),
+    }
+}
+
+/// Replace every whole-word occurrence of `old` (case as written) with `new`; `None` when
+/// there is none.
+pub fn replace_words(text: &str, old: &str, new: &str) -> Option<TextChange> {
+    let chars: Vec<char> = text.chars().collect();
+    let pat: Vec<char> = old.chars().collect();
+    if pat.is_empty() {
+        return None;
+    }
+    let word = |c: Option<&char>| c.is_some_and(|c| c.is_alphanumeric() || *c == '_');
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i + pat.len() <= chars.len() {
+        if chars[i..i + pat.len()] == pat[..]
+            && !word(i.checked_sub(1).and_then(|j| chars.get(j)))
+            && !word(chars.get(i + pat.len()))
+        {
+            found.push(i);
+            i += pat.len();
+        } else {
+            i += 1;
+        }
+    }
+    if found.is_empty() {
+        return None;
+    }
+    let mut after = String::new();
+    let mut last = 0;
+    for &at in &found {
+        after.extend(&chars[last..at]);
+        after.push_str(new);
+        last = at + pat.len();
+    }
+    after.extend(&chars[last..]);
+    let edits = found
+        .iter()
+        .rev()
+        .map(|&at| TextEdit {
+            start: at,
+            end: at + pat.len(),
+            text: new.to_string(),
+        })
+        .collect();
+    Some(TextChange { edits, after })
+}
+
+/// Apply edits (in the order given) to a text, as the editor would.
+pub fn apply(text: &str, edits: &[TextEdit]) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for e in edits {
+        let end = e.end.min(chars.len());
+        let start = e.start.min(end);
+        chars.splice(start..end, e.text.chars());
+    }
+    chars.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +316,39 @@ mod tests {
             editor_title("*Untitled 1 - Mousepad"),
             Some(("Untitled 1".into(), true))
         );
+    }
+
+    #[test]
+    fn a_line_is_added_at_the_end() {
+        let cases = [
+            ("a\nb\n", "c", "a\nb\nc\n"),
+            ("a\nb", "c", "a\nb\nc"),
+            ("", "c", "c\n"),
+        ];
+        for (text, line, want) in cases {
+            let change = append_line(text, line);
+            assert_eq!(change.after, want);
+            assert_eq!(apply(text, &change.edits), want);
+        }
+    }
+
+    #[test]
+    fn words_are_replaced_whole_and_everywhere() {
+        let c = replace_words(
+            "draft one, draft two; drafts stay, redraft too",
+            "draft",
+            "final",
+        )
+        .unwrap();
+        assert_eq!(c.after, "final one, final two; drafts stay, redraft too");
+        assert_eq!(
+            apply("draft one, draft two; drafts stay, redraft too", &c.edits),
+            c.after
+        );
+        assert_eq!(c.edits.len(), 2);
+        assert!(c.edits[0].start > c.edits[1].start, "last first");
+        assert_eq!(replace_words("no such word", "draft", "x"), None);
+        let u = replace_words("é draft é", "draft", "fin").unwrap();
+        assert_eq!(apply("é draft é", &u.edits), "é fin é");
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod coding;
 pub mod decider;
+pub mod desktop;
 pub mod language;
 pub mod lexicon;
 pub mod local;

@@ -179,7 +179,7 @@ pub fn request_of_its_own(text: &str, browser: bool) -> Option<Proposal> {
         }
         return Some(p);
     }
-    if mentions_desktop(&words) {
+    if mentions_desktop(&words) || super::desktop::is_desktop(text) {
         let mut p = new(Goal::NativeApp);
         p.arguments = desktop_arguments(text);
         return Some(p);
@@ -191,7 +191,7 @@ pub fn request_of_its_own(text: &str, browser: bool) -> Option<Proposal> {
 /// several steps, or a verb with something to act on.
 pub fn is_request(text: &str) -> bool {
     let words = words(text);
-    if mentions_weather(&words) || mentions_desktop(&words) {
+    if mentions_weather(&words) || mentions_desktop(&words) || super::desktop::is_desktop(text) {
         return true;
     }
     // "reload", "switch to my mail tab": navigation is a request of its own.
@@ -530,6 +530,13 @@ pub fn desktop_arguments(request: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     out.insert("request".to_string(), request.trim().to_string());
     let lower = request.to_lowercase();
+    // The heading recipe, or the general steps (`director::desktop`) read again by the executor.
+    let task = if lower.contains("heading") {
+        "heading"
+    } else {
+        "steps"
+    };
+    out.insert("task".to_string(), task.to_string());
     let mut heading = None;
     if let Some(at) = lower.find("heading to ") {
         let start = at + "heading to ".len();

@@ -6,6 +6,7 @@ mod chaos;
 mod coding;
 mod daemon;
 mod desktop;
+mod desktop_steps;
 mod desktop_util;
 mod director;
 mod director_eval;

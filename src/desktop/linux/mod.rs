@@ -257,26 +257,42 @@ impl AtspiSession {
                         report.calls += 2;
                     }
                     Act::Select => {
-                        // Selection lives on the parent container.
-                        let parent = timed(acc.parent()).await.map_err(DesktopError::Refused)?;
-                        let index = timed(acc.get_index_in_parent())
-                            .await
-                            .map_err(DesktopError::Refused)?;
-                        let pacc = parent
-                            .as_accessible_proxy(conn.a11y.connection())
-                            .await
-                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
-                        let sel = pacc
-                            .proxies()
-                            .await
-                            .map_err(|e| DesktopError::Refused(e.to_string()))?
-                            .selection()
-                            .await
-                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
-                        timed(sel.select_child(index))
-                            .await
-                            .map_err(|e| lost("selecting", e))?;
-                        report.calls += 4;
+                        // Selection lives on a container: the nearest ancestor that offers it
+                        // (a table's cell may sit inside a composite cell), selecting the child
+                        // on the path down to this element.
+                        let mut child = acc.clone();
+                        let mut selected = false;
+                        for _ in 0..4 {
+                            let parent =
+                                timed(child.parent()).await.map_err(DesktopError::Refused)?;
+                            let index = timed(child.get_index_in_parent())
+                                .await
+                                .map_err(DesktopError::Refused)?;
+                            let pacc = parent
+                                .into_accessible_proxy(conn.a11y.connection())
+                                .await
+                                .map_err(|e| DesktopError::Refused(e.to_string()))?;
+                            report.calls += 3;
+                            let sel = pacc
+                                .proxies()
+                                .await
+                                .map_err(|e| DesktopError::Refused(e.to_string()))?
+                                .selection()
+                                .await;
+                            if let Ok(sel) = sel {
+                                timed(sel.select_child(index))
+                                    .await
+                                    .map_err(|e| lost("selecting", e))?;
+                                selected = true;
+                                break;
+                            }
+                            child = pacc;
+                        }
+                        if !selected {
+                            return Err(DesktopError::Refused(
+                                "no container around this element can select it".into(),
+                            ));
+                        }
                     }
                     Act::SetValue(v) => {
                         let val = proxies

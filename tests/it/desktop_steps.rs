@@ -1,0 +1,216 @@
+//! Desktop requests beyond the heading recipe, said in words through the real daemon on a real
+//! headless desktop (Thunar, Mousepad), each verified on disk or in the app's window.
+
+use crate::desktop_util::{write, Desktop};
+use crate::util::Daemon;
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn run(d: &Daemon, verb: &str, text: &str) -> Value {
+    let t = Instant::now();
+    let out = d.cli(&[verb, "--json", "--wait", text]);
+    let took = t.elapsed();
+    eprintln!("{verb} {text:?} took {took:?}");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "{verb}: {} {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            d.log()
+        )
+    })
+}
+
+fn say(d: &Daemon, text: &str) -> Value {
+    run(d, "say", text)
+}
+
+fn daemon(desktop: &Desktop) -> Daemon {
+    Daemon::start_with_env("[node]\nname = \"desk\"\n", desktop.daemon_env())
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The operation's outcome status in a `--wait` reply.
+fn status(v: &Value) -> String {
+    let s = v.to_string();
+    for k in [
+        "completed",
+        "blocked",
+        "outcomeUnknown",
+        "needsInput",
+        "stopped",
+    ] {
+        if s.contains(&format!("\"status\":\"{k}\"")) {
+            return k.into();
+        }
+    }
+    s
+}
+
+/// A folder of files shown in the file manager: notes.md selected, todo.md, Documents/, Archive/.
+fn files(desktop: &Desktop) -> std::path::PathBuf {
+    let docs = desktop.docs.clone();
+    write(
+        &docs.join("notes.md"),
+        "# Notes\n\ndraft one\nthe draft plan\n",
+    );
+    write(&docs.join("todo.md"), "# Todo\n- milk\n");
+    std::fs::create_dir_all(docs.join("Documents")).unwrap();
+    std::fs::create_dir_all(docs.join("Archive")).unwrap();
+    write(&docs.join("Documents/inside.txt"), "inside\n");
+    desktop.select_in_file_manager(&docs.join("notes.md"));
+    docs
+}
+
+#[test]
+fn the_file_manager_opens_a_folder_renames_a_file_and_creates_a_folder() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let d = daemon(&desktop);
+
+    let v = say(&d, "in the file manager, rename todo.md to tasks.md");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert!(!docs.join("todo.md").exists(), "{v:#}");
+    assert_eq!(read(&docs.join("tasks.md")), "# Todo\n- milk\n");
+
+    let v = say(&d, "in the file manager, create a folder called Reports");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert!(docs.join("Reports").is_dir(), "{v:#}");
+
+    let v = say(&d, "in the file manager, open the Documents folder");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    desktop.wait_window("Documents - Thunar");
+
+    // Nothing else changed.
+    assert_eq!(
+        read(&docs.join("notes.md")),
+        "# Notes\n\ndraft one\nthe draft plan\n"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&docs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["Archive", "Documents", "Reports", "notes.md", "tasks.md"]
+    );
+}
+
+#[test]
+fn a_name_the_window_does_not_show_is_refused_and_nothing_changes() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let d = daemon(&desktop);
+    let v = say(&d, "in the file manager, rename budget.xlsx to old.xlsx");
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    assert!(v.to_string().contains("I don't see budget.xlsx"), "{v:#}");
+    assert!(docs.join("todo.md").exists());
+}
+
+#[test]
+fn the_editor_appends_a_line_and_saves() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let d = daemon(&desktop);
+    let v = say(
+        &d,
+        "in the editor, add a line Action items at the end of notes.md and save it",
+    );
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert_eq!(
+        read(&docs.join("notes.md")),
+        "# Notes\n\ndraft one\nthe draft plan\nAction items\n"
+    );
+    assert_eq!(read(&docs.join("todo.md")), "# Todo\n- milk\n");
+}
+
+#[test]
+fn the_editor_replaces_a_word_and_saves_as_a_new_file_in_another_folder() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let d = daemon(&desktop);
+    let v = say(
+        &d,
+        "in the editor, replace draft with final in notes.md and save it as final.md in Archive",
+    );
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert_eq!(
+        read(&docs.join("Archive/final.md")),
+        "# Notes\n\nfinal one\nthe final plan\n"
+    );
+    // The original file on disk is untouched: Save As wrote the new one only.
+    assert_eq!(
+        read(&docs.join("notes.md")),
+        "# Notes\n\ndraft one\nthe draft plan\n"
+    );
+    desktop.wait_window("final.md");
+}
+
+#[test]
+fn overwriting_a_file_waits_for_approval() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    write(&docs.join("Archive/old.md"), "keep me\n");
+    let d = daemon(&desktop);
+    let v = say(
+        &d,
+        "in the editor, open notes.md and save it as old.md in Archive",
+    );
+    assert_eq!(status(&v), "needsInput", "{v:#}\n{}", d.log());
+    assert!(v.to_string().contains("cannot be undone"), "{v:#}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        read(&docs.join("Archive/old.md")),
+        "keep me\n",
+        "nothing before the yes"
+    );
+    let v = run(&d, "answer", "yes");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert_eq!(
+        read(&docs.join("Archive/old.md")),
+        "# Notes\n\ndraft one\nthe draft plan\n"
+    );
+}
+
+#[test]
+fn an_unexpected_dialog_is_described_with_its_choices_and_can_be_closed() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    desktop.open_in_editor(&docs.join("notes.md"));
+    desktop.activate("notes.md");
+    desktop.xdotool(&["key", "--delay", "50", "ctrl+shift+s"]);
+    desktop.wait_window("Save As");
+    let d = daemon(&desktop);
+    let v = say(
+        &d,
+        "in the editor, add a line Action items at the end of notes.md and save it",
+    );
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    let text = v.to_string();
+    assert!(text.contains("Save As"), "{v:#}");
+    assert!(
+        text.contains("Cancel") && text.contains("Save"),
+        "the choices: {v:#}"
+    );
+    assert_eq!(
+        read(&docs.join("notes.md")),
+        "# Notes\n\ndraft one\nthe draft plan\n"
+    );
+
+    let v = say(&d, "in the editor, close the Save As dialog");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    let v = say(
+        &d,
+        "in the editor, add a line Action items at the end of notes.md and save it",
+    );
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert_eq!(
+        read(&docs.join("notes.md")),
+        "# Notes\n\ndraft one\nthe draft plan\nAction items\n"
+    );
+}
