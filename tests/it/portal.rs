@@ -639,3 +639,54 @@ fn x11_keys_stay_on_atspi_even_with_a_portal() {
     assert!(out[1].is_object(), "{out:?}");
     assert!(log(&record).is_empty(), "{:?}", log(&record));
 }
+
+#[test]
+fn circe_doctor_shows_the_portal_route_without_asking_for_consent() {
+    let bus = Bus::start();
+    let rt = crate::util::rt();
+    let (_portal, record) = rt.block_on(portal(
+        &bus,
+        Script {
+            version: 2,
+            devices: 7,
+            answers: vec![Answer::Grant],
+        },
+    ));
+    let env = [
+        ("DBUS_SESSION_BUS_ADDRESS", bus.address.as_str()),
+        (WAYLAND.0, WAYLAND.1),
+        ("DISPLAY", ""),
+        ("XDG_SESSION_TYPE", ""),
+    ];
+    let d = crate::util::Daemon::start_with_env(
+        "[node]\nname = \"desk\"\n",
+        env.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
+    // The desktop's readiness is checked once at start, in the background.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let line = loop {
+        let out = crate::util::stdout(&d.cli(&["doctor"]));
+        let line = out
+            .lines()
+            .find(|l| l.contains("desktop"))
+            .unwrap_or_default()
+            .to_string();
+        if line.starts_with("ok ") || std::time::Instant::now() > deadline {
+            break line;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(
+        line.starts_with("ok ")
+            && line.contains("Linux AT-SPI (Wayland")
+            && line.contains(
+                "Wayland: keys through the RemoteDesktop portal (version 2, keyboard)"
+            ),
+        "{line}\n{}",
+        d.log()
+    );
+    // Readiness only looks: no session, no consent dialog.
+    assert!(log(&record).is_empty(), "{:?}", log(&record));
+}
