@@ -681,9 +681,8 @@ fn circe_doctor_shows_the_portal_route_without_asking_for_consent() {
     assert!(
         line.starts_with("ok ")
             && line.contains("Linux AT-SPI (Wayland")
-            && line.contains(
-                "Wayland: keys through the RemoteDesktop portal (version 2, keyboard)"
-            ),
+            && line
+                .contains("Wayland: keys through the RemoteDesktop portal (version 2, keyboard)"),
         "{line}\n{}",
         d.log()
     );

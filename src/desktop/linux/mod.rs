@@ -1,4 +1,4 @@
-//! The Linux adapter: AT-SPI over D-Bus (`atspi`, `zbus`), for X11 sessions.
+//! The Linux adapter: AT-SPI over D-Bus (`atspi`, `zbus`), for X11 and Wayland sessions.
 //!
 //! - Observation reads the whole app in one `Cache.GetItems` call and keeps the target window's
 //!   subtree plus the app's modal dialog; text values come from one `Text.GetText` per text

@@ -305,10 +305,10 @@ impl PortalKeys {
             match sent {
                 Ok(()) => self.held.lock().unwrap().push(*sym),
                 Err(e) => {
-                    // Before the last key went down the chord did nothing; from then on the
-                    // effect is unknown.
-                    let last = i + 1 == syms.len();
-                    failed = Some(if last {
+                    // Modifiers alone do nothing, and a press the portal answered with an error
+                    // was not made: only a last key whose press went unanswered may have acted.
+                    let unknown = i + 1 == syms.len() && matches!(e, CallError::NoAnswer(_));
+                    failed = Some(if unknown {
                         DesktopError::Lost(format!("the portal, pressing a key: {e}"))
                     } else {
                         DesktopError::Refused(format!(
@@ -360,7 +360,7 @@ impl PortalKeys {
 
     /// CreateSession, SelectDevices(keyboard), Start (the consent dialog).
     async fn start(&self, generation: u64, version: u32) -> DesktopResult<Live> {
-        let failed = |what: &str, e: String| {
+        let failed = |what: &str, e: CallError| {
             DesktopError::Refused(format!("the RemoteDesktop portal {what}: {e}"))
         };
         let portal = within(CALL, RemoteDesktop::new())
@@ -408,6 +408,7 @@ impl PortalKeys {
             ),
         )
         .await
+        .map_err(|e| e.to_string())
         .and_then(|r| r.response().map_err(|e| refusal(&e)))
         .map_err(|e| {
             DesktopError::Refused(format!(
@@ -459,7 +460,7 @@ fn start_error(e: &ashpd::Error) -> DesktopError {
     }
 }
 
-async fn notify(l: &Live, sym: i32, state: KeyState) -> Result<(), String> {
+async fn notify(l: &Live, sym: i32, state: KeyState) -> Result<(), CallError> {
     within(
         super::CALL_TIMEOUT,
         l.portal.notify_keyboard_keysym(&l.session, sym, state),
@@ -471,14 +472,31 @@ async fn close(l: Live) {
     let _ = tokio::time::timeout(super::CALL_TIMEOUT, l.session.close()).await;
 }
 
+/// A portal call that failed: answered with an error (not made), or not answered in time (its
+/// effect unknown).
+#[derive(Debug)]
+enum CallError {
+    Failed(String),
+    NoAnswer(Duration),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Failed(e) => f.write_str(e),
+            CallError::NoAnswer(d) => write!(f, "no answer within {} s", d.as_secs()),
+        }
+    }
+}
+
 async fn within<T>(
     limit: Duration,
     f: impl std::future::Future<Output = ashpd::Result<T>>,
-) -> Result<T, String> {
+) -> Result<T, CallError> {
     match tokio::time::timeout(limit, f).await {
         Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err(format!("no answer within {} s", limit.as_secs())),
+        Ok(Err(e)) => Err(CallError::Failed(e.to_string())),
+        Err(_) => Err(CallError::NoAnswer(limit)),
     }
 }
 
