@@ -118,6 +118,8 @@ struct Script {
     version: u32,
     devices: u32,
     answers: Vec<Answer>,
+    /// The desktop ends the session at this key event (1-based), as a person revoking it would.
+    revoke_at_key: Option<usize>,
 }
 
 #[derive(Default)]
@@ -126,6 +128,7 @@ struct Record {
     started: Vec<String>,
     sessions: u32,
     tokens: u32,
+    keys: usize,
 }
 
 /// The scripted `org.freedesktop.portal.RemoteDesktop`.
@@ -319,6 +322,14 @@ impl RemoteDesktop {
         if !options.is_empty() {
             return Err(zbus::fdo::Error::InvalidArgs("unexpected options".into()));
         }
+        r.keys += 1;
+        if Some(r.keys) == self.script.revoke_at_key {
+            r.started.clear();
+            r.log.push("revoked".into());
+            return Err(zbus::fdo::Error::AccessDenied(
+                "the session is not started".into(),
+            ));
+        }
         r.log.push(format!("key {keysym:#x} {state}"));
         Ok(())
     }
@@ -477,6 +488,7 @@ fn wayland_keys_go_through_the_portal_once_consented_and_the_token_is_kept() {
             version: 2,
             devices: 7,
             answers: vec![Answer::Grant],
+            revoke_at_key: None,
         },
     ));
     let out = run_child(
@@ -543,6 +555,7 @@ fn a_denied_consent_refuses_keys_and_the_next_chord_asks_again() {
             version: 1,
             devices: 3,
             answers: vec![Answer::Deny, Answer::Grant],
+            revoke_at_key: None,
         },
     ));
     let out = run_child(&bus, data.path(), WAYLAND, "keys Control_L s;keys Escape");
@@ -599,6 +612,7 @@ fn wayland_without_a_keyboard_portal_says_so_and_refuses_keys() {
             version: 2,
             devices: 2,
             answers: vec![Answer::Grant],
+            revoke_at_key: None,
         },
     ));
     let out = run_child(&bus, data.path(), WAYLAND, "readiness;keys Return");
@@ -620,6 +634,7 @@ fn x11_keys_stay_on_atspi_even_with_a_portal() {
             version: 2,
             devices: 7,
             answers: vec![Answer::Grant],
+            revoke_at_key: None,
         },
     ));
     // No X server answers at this display; keys go to AT-SPI all the same.
@@ -650,6 +665,7 @@ fn circe_doctor_shows_the_portal_route_without_asking_for_consent() {
             version: 2,
             devices: 7,
             answers: vec![Answer::Grant],
+            revoke_at_key: None,
         },
     ));
     let env = [
@@ -688,4 +704,44 @@ fn circe_doctor_shows_the_portal_route_without_asking_for_consent() {
     );
     // Readiness only looks: no session, no consent dialog.
     assert!(log(&record).is_empty(), "{:?}", log(&record));
+}
+
+#[test]
+fn a_session_the_desktop_ends_is_dropped_and_made_again_for_the_next_chord() {
+    let bus = Bus::start();
+    let data = tempfile::tempdir().unwrap();
+    let rt = crate::util::rt();
+    let (_portal, record) = rt.block_on(portal(
+        &bus,
+        Script {
+            version: 2,
+            devices: 1,
+            answers: vec![Answer::Grant],
+            revoke_at_key: Some(2),
+        },
+    ));
+    let out = run_child(&bus, data.path(), WAYLAND, "keys Control_L s;keys Return");
+    // The press of "s" was answered with an error: it was not made, and Ctrl was let go.
+    let error = out[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with("Refused(\"the portal refused a key press"),
+        "{out:?}"
+    );
+    assert!(out[1]["calls"].is_u64(), "{out:?}");
+    assert_eq!(
+        log(&record),
+        [
+            "CreateSession",
+            "SelectDevices types=1 persist=2 restore=-",
+            "Start Grant",
+            "key 0xffe3 1",
+            "revoked",
+            "Close 1",
+            "CreateSession",
+            "SelectDevices types=1 persist=2 restore=restore-secret-1",
+            "Start Grant",
+            "key 0xff0d 1",
+            "key 0xff0d 0",
+        ]
+    );
 }
