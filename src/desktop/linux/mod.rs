@@ -140,6 +140,7 @@ impl AtspiSession {
             return Err("neither DISPLAY nor WAYLAND_DISPLAY is set: no graphical session".into());
         }
         Ok(match portal::SessionKind::from_env() {
+            portal::SessionKind::Wayland if wayland.is_empty() => "wayland".to_string(),
             portal::SessionKind::Wayland => format!("wayland {wayland}"),
             _ => format!("x11 {display}"),
         })
