@@ -166,11 +166,12 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
                 if desktop["ready"] == true {
                     let r = &desktop["readiness"];
                     Ok(format!(
-                        "{}; session {}; bus {}; {}",
+                        "{}; session {}; bus {}; {}; {}",
                         r["adapter"]["detail"].as_str().unwrap_or("?"),
                         r["session"]["detail"].as_str().unwrap_or("?"),
                         r["bus"]["detail"].as_str().unwrap_or("?"),
-                        r["apps"]["detail"].as_str().unwrap_or("?")
+                        r["apps"]["detail"].as_str().unwrap_or("?"),
+                        r["input"]["detail"].as_str().unwrap_or("?")
                     ))
                 } else {
                     Err((

@@ -97,7 +97,7 @@ pub fn build_with_bridge(
             ),
         ))
         .with(Box::new(DesktopExecutor::new(
-            crate::desktop::platform_session(&config.node.name),
+            crate::desktop::platform_session_in(&config.node.name, &paths.data_dir),
             config.node.name.clone(),
         )));
     // The project catalog (`[[projects]]`, checked when the config was read): turns that name a

@@ -232,6 +232,9 @@ pub struct Readiness {
     pub session: Fact,
     pub bus: Fact,
     pub apps: Fact,
+    /// Where synthesized keys go (X11: AT-SPI; Wayland: the RemoteDesktop portal), or why they
+    /// are refused. Not part of `ready`: semantic actions work without keys.
+    pub input: Fact,
 }
 
 impl Readiness {
@@ -263,6 +266,7 @@ impl Readiness {
             session: no(),
             bus: no(),
             apps: no(),
+            input: no(),
         }
     }
 }
@@ -344,11 +348,25 @@ pub trait DesktopSession: Send + Sync {
     fn release_keys(&self) -> BoxFuture<'_, ()>;
 }
 
-/// The adapter this build has for this OS.
+/// The adapter this build has for this OS, keeping nothing on disk.
 pub fn platform_session(node: &str) -> std::sync::Arc<dyn DesktopSession> {
     #[cfg(target_os = "linux")]
     {
         std::sync::Arc::new(linux::AtspiSession::new(node))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        platform_session_in(node, Path::new(""))
+    }
+}
+
+/// The adapter this build has for this OS; what it keeps (the RemoteDesktop portal's restore
+/// token on Linux) goes in `data_dir`.
+#[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
+pub fn platform_session_in(node: &str, data_dir: &Path) -> std::sync::Arc<dyn DesktopSession> {
+    #[cfg(target_os = "linux")]
+    {
+        std::sync::Arc::new(linux::AtspiSession::in_data_dir(node, data_dir))
     }
     #[cfg(target_os = "macos")]
     {

@@ -144,6 +144,7 @@ impl Desktop {
     }
 
     /// The environment a daemon inside this desktop has (its own XDG dirs are set by `Daemon`).
+    /// The session is X11 even when the tests run inside a Wayland session.
     pub fn daemon_env(&self) -> Vec<(String, String)> {
         self.env
             .iter()
@@ -154,6 +155,10 @@ impl Desktop {
                     || k == "NO_AT_BRIDGE"
             })
             .cloned()
+            .chain([
+                ("WAYLAND_DISPLAY".to_string(), String::new()),
+                ("XDG_SESSION_TYPE".to_string(), "x11".to_string()),
+            ])
             .collect()
     }
 

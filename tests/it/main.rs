@@ -22,6 +22,8 @@ mod multistep;
 mod navigation;
 pub mod nodes;
 mod planner;
+#[cfg(target_os = "linux")]
+mod portal;
 mod realtime;
 mod realtime_mock;
 mod relations;

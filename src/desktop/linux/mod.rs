@@ -1,4 +1,4 @@
-//! The Linux adapter: AT-SPI over D-Bus (`atspi`, `zbus`), for X11 sessions.
+//! The Linux adapter: AT-SPI over D-Bus (`atspi`, `zbus`), for X11 and Wayland sessions.
 //!
 //! - Observation reads the whole app in one `Cache.GetItems` call and keeps the target window's
 //!   subtree plus the app's modal dialog; text values come from one `Text.GetText` per text
@@ -10,10 +10,12 @@
 //! - Human input: while `watch_human` is on, a pointer that moved (X11 position, `pointer.rs`;
 //!   Circe never moves it) and text changes outside this session's own action windows count as
 //!   the person's input.
-//! - Wayland: AT-SPI still reads the tree, but synthesized keys need the RemoteDesktop portal,
-//!   which this build does not use; on a Wayland session key synthesis is refused as unsupported.
+//! - Keys: on X11 through AT-SPI's `GenerateKeyboardEvent`; on Wayland (AT-SPI still reads the
+//!   tree and runs semantic actions) through the RemoteDesktop portal where the compositor offers
+//!   one with a keyboard (`portal.rs`), else refused with the reason. Readiness' `input` says which.
 
 mod observe;
+pub mod portal;
 
 mod pointer;
 use super::{
@@ -86,10 +88,22 @@ pub struct AtspiSession {
     calls: AtomicU64,
     /// The X11 pointer and where it was when watching began (see `pointer.rs`).
     pointer: Mutex<Option<(pointer::Pointer, Option<pointer::Position>)>>,
+    /// Keys on Wayland (see `portal.rs`).
+    portal: portal::PortalKeys,
 }
 
 impl AtspiSession {
+    /// An adapter that keeps no RemoteDesktop restore token (the person is asked each session).
     pub fn new(node: &str) -> AtspiSession {
+        Self::with_token_file(node, None)
+    }
+
+    /// An adapter whose RemoteDesktop restore token lives in `data_dir` (0600).
+    pub fn in_data_dir(node: &str, data_dir: &std::path::Path) -> AtspiSession {
+        Self::with_token_file(node, Some(data_dir.join(portal::TOKEN_FILE)))
+    }
+
+    fn with_token_file(node: &str, token_file: Option<PathBuf>) -> AtspiSession {
         AtspiSession {
             node: node.to_string(),
             conn: tokio::sync::Mutex::new(None),
@@ -100,6 +114,7 @@ impl AtspiSession {
             events: Arc::new(Events::default()),
             calls: AtomicU64::new(0),
             pointer: Mutex::new(None),
+            portal: portal::PortalKeys::new(token_file),
         }
     }
 
@@ -124,11 +139,24 @@ impl AtspiSession {
         if display.is_empty() && wayland.is_empty() {
             return Err("neither DISPLAY nor WAYLAND_DISPLAY is set: no graphical session".into());
         }
-        Ok(if display.is_empty() {
-            format!("wayland {wayland}")
-        } else {
-            format!("x11 {display}")
+        Ok(match portal::SessionKind::from_env() {
+            portal::SessionKind::Wayland if wayland.is_empty() => "wayland".to_string(),
+            portal::SessionKind::Wayland => format!("wayland {wayland}"),
+            _ => format!("x11 {display}"),
         })
+    }
+
+    /// Where keys go now: AT-SPI on X11; on Wayland the portal if it offers a keyboard.
+    async fn input_route(bus: Option<&zbus::Connection>) -> portal::InputRoute {
+        let kind = portal::SessionKind::from_env();
+        let offer = match (kind, bus) {
+            (portal::SessionKind::Wayland, Some(bus)) => Some(portal::probe(bus).await),
+            (portal::SessionKind::Wayland, None) => Some(portal::PortalOffer::Absent(
+                "the session bus is not reachable".into(),
+            )),
+            _ => None,
+        };
+        portal::choose(kind, offer.as_ref())
     }
 
     pub(crate) async fn connection(&self) -> DesktopResult<Arc<Conn>> {
@@ -394,10 +422,13 @@ impl AtspiSession {
 
     /// Keys pressed together, in order, then released in reverse. Names: X keysyms.
     async fn keys(&self, conn: &Conn, keys: &[String]) -> DesktopResult<u32> {
-        if std::env::var("DISPLAY").unwrap_or_default().is_empty() {
-            return Err(DesktopError::Unsupported(
-                "synthesized keys on Wayland need the RemoteDesktop portal, which this build does not use".into(),
-            ));
+        match Self::input_route(Some(&conn.session_bus)).await {
+            portal::InputRoute::Atspi => {}
+            portal::InputRoute::Portal { version } => {
+                let _input = self.input.lock().await;
+                return self.portal.chord(conn.id.generation, version, keys).await;
+            }
+            portal::InputRoute::Refused(why) => return Err(DesktopError::Unsupported(why)),
         }
         let _input = self.input.lock().await;
         let dec = DeviceEventControllerProxy::builder(conn.a11y.connection())
@@ -495,14 +526,12 @@ impl DesktopSession for AtspiSession {
     fn readiness<'a>(&'a self, app: Option<&'a str>) -> BoxFuture<'a, Readiness> {
         Box::pin(async move {
             let policy = Fact::yes("control of this node's desktop is permitted");
-            let wayland_only = std::env::var("DISPLAY").unwrap_or_default().is_empty()
-                && !std::env::var("WAYLAND_DISPLAY")
-                    .unwrap_or_default()
-                    .is_empty();
-            let adapter = if wayland_only {
-                Fact::no("Wayland: AT-SPI reads work, but input needs the RemoteDesktop portal, which this build does not use")
-            } else {
-                Fact::yes("Linux AT-SPI (X11)")
+            let adapter = match portal::SessionKind::from_env() {
+                // Takeover by mouse is read from the X11 pointer, which Wayland does not give.
+                portal::SessionKind::Wayland => Fact::yes(
+                    "Linux AT-SPI (Wayland; a person's pointer is not seen, their text changes are)",
+                ),
+                _ => Fact::yes("Linux AT-SPI (X11)"),
             };
             let session = match Self::login() {
                 Ok(l) => Fact::yes(l),
@@ -516,9 +545,22 @@ impl DesktopSession for AtspiSession {
                     session,
                     bus: skip.clone(),
                     apps: skip,
+                    input: Self::input_route(None).await.fact(),
                 };
             }
-            let (bus, apps) = match self.connection().await {
+            let conn = self.connection().await;
+            let input = match &conn {
+                Ok(c) => Self::input_route(Some(&c.session_bus)).await,
+                Err(_) => {
+                    let bus = tokio::time::timeout(CALL_TIMEOUT, zbus::Connection::session())
+                        .await
+                        .ok()
+                        .and_then(Result::ok);
+                    Self::input_route(bus.as_ref()).await
+                }
+            }
+            .fact();
+            let (bus, apps) = match conn {
                 Err(e) => (
                     Fact::no(e.to_string()),
                     Fact::no("not checked: no accessibility bus"),
@@ -554,6 +596,7 @@ impl DesktopSession for AtspiSession {
                 session,
                 bus,
                 apps,
+                input,
             }
         })
     }
@@ -738,6 +781,7 @@ impl DesktopSession for AtspiSession {
 
     fn release_keys(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
+            self.portal.release_all().await;
             let held: Vec<i32> = self.held.lock().unwrap().drain(..).collect();
             if held.is_empty() {
                 return;
