@@ -12,7 +12,9 @@
 //!   accessibility events of an action to go quiet (bounded), and the caller re-reads.
 //! - Readiness is reported as it is observed; a session never switches to another desktop.
 
+pub mod entries;
 pub mod executor;
+pub mod policy;
 pub mod task;
 pub mod translate;
 
