@@ -12,6 +12,7 @@
 //!   accessibility events of an action to go quiet (bounded), and the caller re-reads.
 //! - Readiness is reported as it is observed; a session never switches to another desktop.
 
+pub mod apps;
 pub mod entries;
 pub mod executor;
 pub mod policy;
