@@ -40,6 +40,8 @@ pub struct App {
     pub keywords: Vec<String>,
     /// `NoDisplay`: installed, but not meant to be listed to people.
     pub no_display: bool,
+    /// `Terminal`: it runs inside a terminal (its window is the terminal's).
+    pub terminal: bool,
     /// `OnlyShowIn` and `NotShowIn`: the desktops (`XFCE`, `GNOME`) it is meant for, or not.
     pub only_show_in: Vec<String>,
     pub not_show_in: Vec<String>,
@@ -413,6 +415,7 @@ pub fn parse_entry(id: &str, text: &str, locale: &str) -> Result<Entry, String> 
         categories: listed("Categories"),
         keywords: localized("Keywords").map(|k| list(&k)).unwrap_or_default(),
         no_display: boolean("NoDisplay")?,
+        terminal: boolean("Terminal")?,
         only_show_in: listed("OnlyShowIn"),
         not_show_in: listed("NotShowIn"),
     }))
@@ -573,12 +576,13 @@ impl Catalog {
     }
 
     /// The app that plays `role`: the default for its MIME type; else, among the apps of its
-    /// category, the one (or the several to ask about).
+    /// category shown on this desktop and not run in a terminal, the one (or the several to ask
+    /// about).
     pub fn for_role(&self, role: Role) -> Resolution {
         match self.default_for(role.mime()) {
             Some((app, why)) => Resolution::One(app.clone(), why),
             None => {
-                let shown = |a: &&App| a.shown_in(&self.desktops);
+                let shown = |a: &&App| a.shown_in(&self.desktops) && !a.terminal;
                 let in_category = |a: &&App| a.categories.iter().any(|c| c == role.category());
                 let associated = self.associated(role.mime());
                 let mut fit: Vec<&App> = associated
