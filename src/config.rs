@@ -801,6 +801,22 @@ mod tests {
         }
     }
 
+    /// The README's config block shows the `[desktop]` defaults as they are.
+    #[test]
+    fn the_readme_shows_the_desktop_defaults() {
+        let readme = include_str!("../README.md");
+        let block = readme
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|b| b.split("```").next())
+            .expect("README.md has a toml block");
+        // Read without the load checks (the example project's directory is not here).
+        let config: Config = toml::from_str(block).unwrap();
+        let desktop = config.desktop.policy();
+        assert_eq!(desktop.deny, crate::desktop::policy::DEFAULT_DENY);
+        assert_eq!(desktop.read_only, crate::desktop::policy::DEFAULT_READ_ONLY);
+    }
+
     #[test]
     fn unknown_keys_are_named() {
         let err = Config::parse("[weather]\nforcast_url = \"x\"\n").unwrap_err();
