@@ -157,7 +157,8 @@ mod tests {
         let xterm = app("debian-xterm.desktop", "XTerm", "xterm");
         let mousepad = app("org.xfce.mousepad.desktop", "Mousepad", "mousepad %U");
         // (subject, mutating, Ok or what the refusal says)
-        let table: Vec<(Subject, bool, Result<(), &[&str]>)> = vec![
+        type Row<'a> = (Subject<'a>, bool, Result<(), &'a [&'a str]>);
+        let table: Vec<Row> = vec![
             (
                 Subject::App(&keepass),
                 false,
