@@ -387,10 +387,11 @@ pub fn parse_entry(id: &str, text: &str, locale: &str) -> Result<Entry, String> 
             Some(other) => Err(format!("{key}={other:?} is neither true nor false")),
         }
     };
-    let kind = raw("Type").ok_or("it has no Type")?;
+    // A user's override that only hides an entry often has nothing but `Hidden=true`.
     if boolean("Hidden")? {
         return Ok(Entry::Hidden);
     }
+    let kind = raw("Type").ok_or("it has no Type")?;
     if kind != "Application" {
         return Ok(Entry::Other(kind.to_string()));
     }
@@ -821,6 +822,7 @@ mod tests {
                 "[Desktop Entry]\nType=Application\nName=X\nExec=x\nHidden=true\n",
                 Ok(Entry::Hidden),
             ),
+            ("[Desktop Entry]\nHidden=true\n", Ok(Entry::Hidden)),
             (
                 "[Desktop Entry]\nType=Link\nName=X\nURL=https://x.example/\n",
                 Ok(Entry::Other("Link".into())),

@@ -98,18 +98,11 @@ impl Subject<'_> {
 /// true). A denied app is refused either way, a read-only one only when mutating; the refusal
 /// says which list, which entry, and what Circe does not do.
 pub fn decide(policy: &Policy, subject: Subject, mutating: bool) -> Result<(), String> {
-    let whose = |default: bool| {
-        if default {
-            "(the default; an explicit list replaces it)"
-        } else {
-            ""
-        }
-    };
     if let Some(entry) = policy.deny.iter().find(|e| subject.is_called(e)) {
         return Err(format!(
             "{} is on the deny list ({entry:?}) in [desktop] deny of config.toml{}; Circe does not control it",
             subject.shown(),
-            spaced(whose(policy.deny_is_default))
+            default_note(policy.deny_is_default)
         ));
     }
     if mutating {
@@ -117,18 +110,19 @@ pub fn decide(policy: &Policy, subject: Subject, mutating: bool) -> Result<(), S
             return Err(format!(
                 "{} is read-only ({entry:?}) in [desktop] read_only of config.toml{}; Circe may read it but does not change it",
                 subject.shown(),
-                spaced(whose(policy.read_only_is_default))
+                default_note(policy.read_only_is_default)
             ));
         }
     }
     Ok(())
 }
 
-fn spaced(s: &str) -> String {
-    if s.is_empty() {
-        String::new()
+/// Said after a list that is the default, so a person knows writing one replaces it.
+fn default_note(default: bool) -> &'static str {
+    if default {
+        " (the default; an explicit list replaces it)"
     } else {
-        format!(" {s}")
+        ""
     }
 }
 
