@@ -17,6 +17,46 @@ pub struct Config {
     pub projects: Vec<ProjectConfig>,
     pub browser: BrowserConfig,
     pub planner: PlannerConfig,
+    pub desktop: DesktopConfig,
+}
+
+/// `[desktop]`: which applications Circe may control on this node's desktop. Each list names
+/// apps by desktop id, program or name, or accessible name, ignoring case; a list left out is
+/// its default ([`crate::desktop::policy::DEFAULT_DENY`], [`crate::desktop::policy::DEFAULT_READ_ONLY`]),
+/// an explicit one (even empty) replaces it:
+///
+/// ```toml
+/// [desktop]
+/// deny = ["keepassxc", "bitwarden"]   # never observed, never changed
+/// read_only = ["xterm", "konsole"]    # observed, never changed
+/// ```
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DesktopConfig {
+    pub deny: Option<Vec<String>>,
+    pub read_only: Option<Vec<String>>,
+}
+
+impl DesktopConfig {
+    /// The policy these lists make.
+    pub fn policy(&self) -> crate::desktop::policy::Policy {
+        crate::desktop::policy::Policy::new(self.deny.clone(), self.read_only.clone())
+    }
+
+    /// Every entry names something: an empty or blank one is refused, naming its list and place.
+    fn check(&self) -> Result<(), String> {
+        for (key, list) in [("deny", &self.deny), ("read_only", &self.read_only)] {
+            for (i, entry) in list.iter().flatten().enumerate() {
+                if entry.trim().is_empty() {
+                    return Err(format!(
+                        "[desktop] {key} entry {} is empty; name an app by its desktop id, program or name",
+                        i + 1
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The longest project name.
@@ -365,6 +405,7 @@ impl Config {
             toml::from_str(text).map_err(|e| e.to_string().trim().replace('\n', " "))?;
         config.browser.sites()?;
         config.check_projects()?;
+        config.desktop.check()?;
         Ok(config)
     }
 
@@ -722,6 +763,58 @@ mod tests {
             let err = Config::parse(text).unwrap_err();
             assert!(err.contains(want), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn desktop_lists_default_and_an_explicit_list_replaces_the_default() {
+        use crate::desktop::policy::{DEFAULT_DENY, DEFAULT_READ_ONLY};
+        let p = Config::parse("").unwrap().desktop.policy();
+        assert_eq!((p.deny_is_default, p.read_only_is_default), (true, true));
+        assert_eq!(p.deny, DEFAULT_DENY);
+        assert_eq!(p.read_only, DEFAULT_READ_ONLY);
+        let p = Config::parse("[desktop]\ndeny = [\"Mousepad\"]\n")
+            .unwrap()
+            .desktop
+            .policy();
+        assert_eq!(p.deny, ["Mousepad"]);
+        assert!(!p.deny_is_default && p.read_only_is_default);
+        let p = Config::parse("[desktop]\nread_only = []\n")
+            .unwrap()
+            .desktop
+            .policy();
+        assert!(p.read_only.is_empty() && !p.read_only_is_default);
+        let table = [
+            (
+                "[desktop]\ndeny = [\"a\", \" \"]\n",
+                "[desktop] deny entry 2 is empty",
+            ),
+            (
+                "[desktop]\nread_only = [\"\"]\n",
+                "[desktop] read_only entry 1 is empty",
+            ),
+            ("[desktop]\nallow = [\"x\"]\n", "unknown field `allow`"),
+            ("[desktop]\ndeny = \"keepassxc\"\n", "deny"),
+        ];
+        for (text, says) in table {
+            let err = Config::parse(text).unwrap_err();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
+
+    /// The README's config block shows the `[desktop]` defaults as they are.
+    #[test]
+    fn the_readme_shows_the_desktop_defaults() {
+        let readme = include_str!("../README.md");
+        let block = readme
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|b| b.split("```").next())
+            .expect("README.md has a toml block");
+        // Read without the load checks (the example project's directory is not here).
+        let config: Config = toml::from_str(block).unwrap();
+        let desktop = config.desktop.policy();
+        assert_eq!(desktop.deny, crate::desktop::policy::DEFAULT_DENY);
+        assert_eq!(desktop.read_only, crate::desktop::policy::DEFAULT_READ_ONLY);
     }
 
     #[test]

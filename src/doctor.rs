@@ -18,6 +18,9 @@ pub struct Check {
     pub detail: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
+    /// What the check found, as data (`--json`), where a line is not enough.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -57,6 +60,7 @@ fn check(name: &'static str, result: Result<String, (String, String)>) -> Check 
             optional: false,
             detail,
             fix: None,
+            data: None,
         },
         Err((detail, fix)) => Check {
             name,
@@ -64,6 +68,7 @@ fn check(name: &'static str, result: Result<String, (String, String)>) -> Check 
             optional: false,
             detail,
             fix: Some(fix),
+            data: None,
         },
     }
 }
@@ -228,6 +233,12 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
                 }),
         ));
     }
+    if let Ok(config) = &config {
+        checks.push(policy(&config.desktop.policy()));
+    }
+    checks.push(apps(&crate::desktop::apps::Apps::load(
+        &crate::desktop::apps::Env::from_process(),
+    )));
     checks.push(semantic(paths));
     checks.push(glossary(paths));
     if let Ok(config) = &config {
@@ -241,6 +252,95 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
         checks.push(voice(backend.kind, readiness));
     }
     Report { checks }
+}
+
+/// `[desktop]`: the apps Circe never touches and those it only reads.
+fn policy(policy: &crate::desktop::policy::Policy) -> Check {
+    let list = |key: &str, entries: &[String], default: bool| {
+        format!(
+            "{key}{}: {}",
+            if default { " (default)" } else { "" },
+            if entries.is_empty() {
+                "none".to_string()
+            } else {
+                entries.join(", ")
+            }
+        )
+    };
+    let mut c = check(
+        "policy",
+        Ok(format!(
+            "[desktop] {}; {}",
+            list("deny", &policy.deny, policy.deny_is_default),
+            list("read_only", &policy.read_only, policy.read_only_is_default)
+        )),
+    );
+    c.data = serde_json::to_value(policy).ok();
+    c
+}
+
+/// Which app "the editor" and "the file manager" are on this desktop (as this command's
+/// environment finds them), and why (optional: without one, such requests ask or say none fits).
+fn apps(apps: &crate::desktop::apps::Apps) -> Check {
+    use crate::desktop::entries::{Resolution, Role};
+    let mut lines = Vec::new();
+    let mut fixes = Vec::new();
+    let mut data = serde_json::Map::new();
+    for (key, role) in [("editor", Role::Editor), ("fileManager", Role::FileManager)] {
+        let words = role.words();
+        let (line, value) = match apps.catalog.for_role(role) {
+            Resolution::One(app, why) => (
+                format!("{words}: {} ({}), {why}", app.name, app.id),
+                serde_json::json!({ "words": words, "app": app.id, "name": app.name, "why": why }),
+            ),
+            Resolution::Ask(several) => {
+                let ids: Vec<&str> = several.iter().map(|a| a.id.as_str()).collect();
+                fixes.push(format!("xdg-mime default {} {}", ids[0], role.mime()));
+                (
+                    format!(
+                        "{words}: ambiguous, no default for {} and {} fit: {}",
+                        role.mime(),
+                        ids.len(),
+                        several
+                            .iter()
+                            .map(|a| format!("{} ({})", a.name, a.id))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    serde_json::json!({ "words": words, "ask": ids }),
+                )
+            }
+            Resolution::None(why) => {
+                fixes.push(format!("install a {} application", role.category()));
+                (
+                    format!("{words}: none ({why})"),
+                    serde_json::json!({ "words": words, "none": why }),
+                )
+            }
+        };
+        lines.push(line);
+        data.insert(key.into(), value);
+    }
+    if !apps.skipped.is_empty() {
+        lines.push(format!(
+            "{} desktop files skipped (first: {})",
+            apps.skipped.len(),
+            apps.skipped[0]
+        ));
+    }
+    data.insert("skipped".into(), serde_json::json!(apps.skipped));
+    let detail = lines.join("; ");
+    let mut c = check(
+        "apps",
+        if fixes.is_empty() {
+            Ok(detail)
+        } else {
+            Err((detail, fixes.join("; ")))
+        },
+    );
+    c.optional = true;
+    c.data = Some(serde_json::Value::Object(data));
+    c
 }
 
 /// The semantic signal's model (optional: without it grounding uses shared

@@ -12,8 +12,11 @@
 //!   accessibility events of an action to go quiet (bounded), and the caller re-reads.
 //! - Readiness is reported as it is observed; a session never switches to another desktop.
 
+pub mod apps;
+pub mod entries;
 pub mod executor;
 pub mod general;
+pub mod policy;
 pub mod task;
 pub mod translate;
 

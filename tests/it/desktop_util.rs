@@ -51,7 +51,7 @@ exec dbus-run-session -- bash -c '
 "#;
 
 /// Packages the desktop tests need: (Debian package, a file it provides).
-pub const PACKAGES: [(&str, &str); 8] = [
+pub const PACKAGES: [(&str, &str); 9] = [
     ("xvfb", "/usr/bin/Xvfb"),
     ("at-spi2-core", "/usr/libexec/at-spi-bus-launcher"),
     ("dbus", "/usr/bin/dbus-run-session"),
@@ -60,6 +60,7 @@ pub const PACKAGES: [(&str, &str); 8] = [
     ("mousepad", "/usr/bin/mousepad"),
     ("thunar", "/usr/bin/thunar"),
     ("xdotool", "/usr/bin/xdotool"),
+    ("gedit", "/usr/bin/gedit"),
 ];
 
 /// One headless desktop at a time: the AT-SPI timing checks (settling, human input) are not

@@ -1,5 +1,6 @@
 //! The one integration-test binary.
 
+mod apps;
 mod browser;
 mod browser_util;
 mod chaos;

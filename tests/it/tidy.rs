@@ -34,6 +34,8 @@ const PURE: &[&str] = &[
     "src/browser/navigation.rs",
     "src/desktop/translate.rs",
     "src/desktop/task.rs",
+    "src/desktop/entries.rs",
+    "src/desktop/policy.rs",
 ];
 
 /// The pure core does no I/O, reads no clock, runs nothing async and knows no adapter.
