@@ -1267,7 +1267,7 @@ async function actOnElement(guard, tab, action, args, expect, timeoutMs) {
     }
   }
 
-  if (action === 'upload') return actUpload(guard, tabId, rec, loc, ev0, args.path, timeoutMs);
+  if (action === 'upload') return actUpload(guard, tabId, rec, loc, ev0, args, timeoutMs);
 
   const token = 't' + (++tokenCounter);
   const before = await guard.run(toDoc(tabId, rec.documentId, { cmd: 'watch', key: rec.key, token }));
@@ -1355,11 +1355,13 @@ async function inputFiles(tabId, backendNodeId) {
 
 /**
  * `upload`: click the control that opens the page's file chooser and answer the chooser with
- * `path`. applied: the input then holds exactly that file (its name; the daemon checks the
- * size); notApplied: no chooser opened within CHOOSER_MS, or Chrome refused the file (nothing
+ * `path`. applied: the input then holds exactly that file (its name, and `size` when given);
+ * `evidence.shown`: the page's text after it names the file; notApplied: no chooser opened within CHOOSER_MS, or Chrome refused the file (nothing
  * was set); unknown: the chooser was answered but the input was not seen holding the file.
  */
-async function actUpload(guard, tabId, rec, loc, ev0, path, timeoutMs) {
+async function actUpload(guard, tabId, rec, loc, ev0, args, timeoutMs) {
+  const path = args.path;
+  const size = Number.isInteger(args.size) ? args.size : null; // the daemon read it on disk
   const evidence = { ...ev0, x: Math.round(loc.x), y: Math.round(loc.y), path, delivered: false };
   const opened = new Promise((resolve) => { choosers.set(tabId, resolve); });
   try {
@@ -1390,8 +1392,12 @@ async function actUpload(guard, tabId, rec, loc, ev0, path, timeoutMs) {
       await guard.run(sleep(POLL_MS));
     }
     evidence.files = files;
-    const held = !!files && files.length === 1 && files[0].name === name;
-    return finish(guard, tabId, held ? 'applied' : 'unknown', held ? evidence : { ...evidence, reason: 'not_held' });
+    const held = !!files && files.length === 1 && files[0].name === name && (size == null || files[0].size === size);
+    const out = await finish(guard, tabId, held ? 'applied' : 'unknown', held ? evidence : { ...evidence, reason: 'not_held',
+      message: `the page's file input holds ${JSON.stringify(files)}, not ${name}${size == null ? '' : ` (${size} bytes)`}` });
+    // The page's own words after the choice: does what it shows name the file?
+    out.evidence.shown = !!(out.observation && typeof out.observation.text === 'string' && out.observation.text.includes(name));
+    return out;
   } finally {
     choosers.delete(tabId);
     cdp(tabId, 'Page.setInterceptFileChooserDialog', { enabled: false }).catch(() => {});

@@ -75,6 +75,9 @@ pub fn build_with_bridge(
             .context("cannot read the stored preferences")?,
     ));
     let bridge = start_browser_bridge(paths)?;
+    // One desktop session: the desktop executor's, and the browser's for the file manager's
+    // selection when an upload names "the file I selected".
+    let desktop = crate::desktop::platform_session(&config.node.name);
     let mut executors = Executors::default()
         .with(Box::new(
             WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?,
@@ -89,6 +92,7 @@ pub fn build_with_bridge(
             .with_semantic(semantic_signal(paths))
             .with_glossary(glossary(paths))
             .with_planner(planner(config)?)
+            .with_desktop(desktop.clone())
             .with_sites(
                 config
                     .browser
@@ -97,7 +101,7 @@ pub fn build_with_bridge(
             ),
         ))
         .with(Box::new(DesktopExecutor::new(
-            crate::desktop::platform_session(&config.node.name),
+            desktop,
             config.node.name.clone(),
         )));
     // The project catalog (`[[projects]]`, checked when the config was read): turns that name a

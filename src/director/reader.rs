@@ -179,6 +179,10 @@ pub fn request_of_its_own(text: &str, browser: bool) -> Option<Proposal> {
         }
         return Some(p);
     }
+    // "upload the file I selected": the page's file input, whatever the words say of the desktop.
+    if super::upload::read(text).is_some() {
+        return Some(new_request(text, browser));
+    }
     if mentions_desktop(&words) {
         let mut p = new(Goal::NativeApp);
         p.arguments = desktop_arguments(text);
@@ -190,6 +194,9 @@ pub fn request_of_its_own(text: &str, browser: bool) -> Option<Proposal> {
 /// True when the words ask for something themselves: a question, a scroll or back, text to type,
 /// several steps, or a verb with something to act on.
 pub fn is_request(text: &str) -> bool {
+    if super::upload::read(text).is_some() {
+        return true;
+    }
     let words = words(text);
     if mentions_weather(&words) || mentions_desktop(&words) {
         return true;
