@@ -1372,6 +1372,7 @@ mod tests {
             &page(),
             "upvote the third story",
             false,
+            None,
         )
         .unwrap();
         assert_eq!(acts.len(), 1);
@@ -1390,6 +1391,7 @@ mod tests {
             &page(),
             "search for lo-fi beats",
             false,
+            None,
         )
         .unwrap();
         assert_eq!(acts.len(), 2);
@@ -1467,6 +1469,10 @@ mod tests {
         assert_eq!(resume_point(&op, 3), (0, Some("e1".into())));
         op.arguments.insert("target3".into(), "e9".into());
         assert_eq!(resume_point(&op, 3), (2, Some("e9".into())));
+        // A file chosen for a later step's upload resumes at that step, its target grounded anew.
+        op.arguments.remove("target3");
+        op.arguments.insert("file2".into(), "/tmp/a.pdf".into());
+        assert_eq!(resume_point(&op, 3), (1, None));
     }
 
     #[test]
