@@ -802,6 +802,19 @@ mod tests {
             },
         );
         assert_eq!(p.goal, Some(Goal::Conversation));
+        // An upload is the page's, even when it names the file manager's selection.
+        for upload in [
+            "upload the file I selected",
+            "upload the file I selected in the file manager",
+            "attach notes.md to the form",
+        ] {
+            let p = read_in(upload, Phase::Finished, &none);
+            assert_eq!(p.goal, Some(Goal::Browser), "{upload}");
+            assert_eq!(p.arguments["request"], upload);
+        }
+        // The desktop task that names the selection stays the desktop's.
+        let p = read_in("open the notes file I selected on my desktop", Phase::Finished, &none);
+        assert_eq!(p.goal, Some(Goal::NativeApp));
         let p = read_in("never mind", Phase::Running, &none);
         assert_eq!(p.relation, Some(Relation::Cancel));
         // "Actuallyville" is a place, not a correction marker.

@@ -223,3 +223,28 @@ fn the_file_selected_in_the_file_manager_is_chosen() {
     assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
     assert_page_holds(&sites, &d, &notes);
 }
+
+#[test]
+fn a_control_that_opens_no_file_chooser_is_not_done_and_says_why() {
+    let (dir, home) = folder();
+    let cv = dir.path().join("cv.pdf");
+    std::fs::write(&cv, b"%PDF-1.4\n").unwrap();
+    let sites = Sites::start();
+    let d = Daemon::start_with_env(
+        "[node]\nname = \"desk\"\n",
+        vec![("HOME".into(), home.display().to_string())],
+    );
+    let _b = Browser::start(&d, &format!("{}/upload/broken.html", sites.url));
+    wait_connected(&d, Duration::from_secs(30));
+    let v = say(&d, &format!("upload {}", cv.display()));
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("clicking \"Choose file\" opened no file chooser") && summary.contains("no file was set"),
+        "{summary}"
+    );
+    let step = upload_step(&d);
+    assert_eq!(step["result"], "notApplied", "{step:#}");
+    assert_eq!(step["evidence"]["reason"], "no_chooser", "{step:#}");
+    assert!(chosen(&sites).is_empty(), "{:?}", sites.actions());
+}
