@@ -578,7 +578,10 @@ pub fn decision_text(decision: &Decision) -> String {
                 Action::Scroll(Direction::Up) => "scroll up".into(),
                 Action::Back => "go back".into(),
                 Action::Upload { target, file } => {
-                    format!("upload {:?} with {target}", director::upload::file_words(file))
+                    format!(
+                        "upload {:?} with {target}",
+                        director::upload::file_words(file)
+                    )
                 }
                 Action::Planner => "route to planner".into(),
                 Action::Dispatch => format!("dispatch {:?}", plan.objective),

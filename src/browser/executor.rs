@@ -628,7 +628,11 @@ impl BrowserExecutor {
                             let mut prompt = format!(
                                 "Several files fit \"{}\". Which one{}?",
                                 director::upload::file_words(file),
-                                if more > 0 { format!(" ({more} more not listed; you can also say the whole path)") } else { String::new() }
+                                if more > 0 {
+                                    format!(" ({more} more not listed; you can also say the whole path)")
+                                } else {
+                                    String::new()
+                                }
                             );
                             if !said.is_empty() {
                                 prompt = format!("{}. {prompt}", sentence(&said));
@@ -1402,9 +1406,15 @@ mod tests {
 
     #[test]
     fn planner_work_is_refused_honestly() {
-        let err = plan_acts(&Action::Planner, &page(), "what is this page about", false, None)
-            .err()
-            .unwrap();
+        let err = plan_acts(
+            &Action::Planner,
+            &page(),
+            "what is this page about",
+            false,
+            None,
+        )
+        .err()
+        .unwrap();
         assert!(err.contains("the planner's"), "{err}");
     }
 

@@ -214,7 +214,8 @@ fn readable(path: &Path) -> Result<u64, String> {
     if !meta.is_file() {
         return Err(format!("{shown} is not a file; nothing was done"));
     }
-    std::fs::File::open(path).map_err(|e| format!("{shown} cannot be read ({e}); nothing was done"))?;
+    std::fs::File::open(path)
+        .map_err(|e| format!("{shown} cannot be read ({e}); nothing was done"))?;
     Ok(meta.len())
 }
 
@@ -248,8 +249,7 @@ fn look_up(name: &str, places: &Places, shown: &[(PathBuf, bool)]) -> Vec<PathBu
     let mut out: Vec<PathBuf> = Vec::new();
     for p in candidates.into_iter().filter(|p| named(p) && p.is_file()) {
         let same = |q: &PathBuf| {
-            *q == p
-                || matches!((q.canonicalize(), p.canonicalize()), (Ok(a), Ok(b)) if a == b)
+            *q == p || matches!((q.canonicalize(), p.canonicalize()), (Ok(a), Ok(b)) if a == b)
         };
         if !out.iter().any(same) {
             out.push(p);

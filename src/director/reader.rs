@@ -813,7 +813,11 @@ mod tests {
             assert_eq!(p.arguments["request"], upload);
         }
         // The desktop task that names the selection stays the desktop's.
-        let p = read_in("open the notes file I selected on my desktop", Phase::Finished, &none);
+        let p = read_in(
+            "open the notes file I selected on my desktop",
+            Phase::Finished,
+            &none,
+        );
         assert_eq!(p.goal, Some(Goal::NativeApp));
         let p = read_in("never mind", Phase::Running, &none);
         assert_eq!(p.relation, Some(Relation::Cancel));

@@ -56,7 +56,10 @@ struct Word {
 fn words(source: &str) -> Vec<Word> {
     let mut out = Vec::new();
     let mut start = None;
-    for (i, c) in source.char_indices().chain(std::iter::once((source.len(), ' '))) {
+    for (i, c) in source
+        .char_indices()
+        .chain(std::iter::once((source.len(), ' ')))
+    {
         match (c.is_whitespace(), start) {
             (false, None) => start = Some(i),
             (true, Some(s)) => {
@@ -250,10 +253,7 @@ pub fn decide(envelope: &Envelope, upload: &Upload, observation: &Observation) -
     };
     let best = openers.iter().map(|&i| score(i)).max().unwrap_or(0);
     // Field words that name none of them leave them all (a question when several).
-    let chosen: Vec<usize> = openers
-        .into_iter()
-        .filter(|&i| score(i) == best)
-        .collect();
+    let chosen: Vec<usize> = openers.into_iter().filter(|&i| score(i) == best).collect();
     if chosen.len() > 1 {
         let p = 1.0 / chosen.len() as f32;
         let ranked: Vec<(usize, f32)> = chosen.iter().map(|&i| (i, p)).collect();
@@ -337,8 +337,16 @@ mod tests {
                 "<selected>",
                 None,
             ),
-            ("attach the selected file to the form", "<selected>", Some("the form")),
-            ("select budget.xlsx for the report", "budget.xlsx", Some("the report")),
+            (
+                "attach the selected file to the form",
+                "<selected>",
+                Some("the form"),
+            ),
+            (
+                "select budget.xlsx for the report",
+                "budget.xlsx",
+                Some("the report"),
+            ),
         ];
         for (source, file, field) in table {
             assert_eq!(

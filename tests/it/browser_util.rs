@@ -158,7 +158,11 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        match (b[i], s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())) {
+        match (
+            b[i],
+            s.get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok()),
+        ) {
             (b'%', Some(v)) => {
                 out.push(v);
                 i += 3;

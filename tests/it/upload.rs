@@ -172,7 +172,10 @@ fn a_name_that_fits_two_files_asks_and_the_answer_picks_one() {
     let out = d.cli(&["answer", "--json", "--wait", "the second one"]);
     let v: Value =
         serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
-    assert_eq!(v["operation"]["id"], asked["operation"]["id"], "the same operation resumed");
+    assert_eq!(
+        v["operation"]["id"], asked["operation"]["id"],
+        "the same operation resumed"
+    );
     assert_eq!(status(&v), "completed", "{v:#}");
     assert_page_holds(&sites, &d, &downloads);
 }
@@ -240,7 +243,8 @@ fn a_control_that_opens_no_file_chooser_is_not_done_and_says_why() {
     assert_eq!(status(&v), "blocked", "{v:#}");
     let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
     assert!(
-        summary.contains("clicking \"Choose file\" opened no file chooser") && summary.contains("no file was set"),
+        summary.contains("clicking \"Choose file\" opened no file chooser")
+            && summary.contains("no file was set"),
         "{summary}"
     );
     let step = upload_step(&d);
