@@ -252,3 +252,31 @@ fn a_control_that_opens_no_file_chooser_is_not_done_and_says_why() {
     assert_eq!(step["evidence"]["reason"], "no_chooser", "{step:#}");
     assert!(chosen(&sites).is_empty(), "{:?}", sites.actions());
 }
+
+#[test]
+fn a_name_in_documents_attached_then_submitted_in_one_request() {
+    let (_dir, home) = folder();
+    let notes = home.join("Documents/notes.md");
+    std::fs::create_dir_all(notes.parent().unwrap()).unwrap();
+    std::fs::write(&notes, "# Notes\n\n- ship the upload\n").unwrap();
+    let (sites, d, _b) = start(&home, Vec::new());
+    let v = say(&d, "attach notes.md to the form and then click Submit");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    let size = std::fs::metadata(&notes).unwrap().len();
+    assert_eq!(
+        v["operation"]["outcome"]["summary"].as_str().unwrap(),
+        format!(
+            "Chose {} ({size} bytes) with \"Choose file\", then clicked \"Submit\" on \"Report upload\".",
+            notes.display()
+        )
+    );
+    // The click came after the choice: the server got the file.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while sites.uploads().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        sites.uploads(),
+        vec![("notes.md".to_string(), std::fs::read(&notes).unwrap())]
+    );
+}
