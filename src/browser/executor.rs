@@ -45,6 +45,8 @@ pub struct BrowserExecutor {
     planner: Option<Planner>,
     /// The desktop, for the file manager's selection when an upload names "the file I selected".
     desktop: Option<Arc<dyn crate::desktop::DesktopSession>>,
+    /// Circe's own folders (store, keys, secret, config): no upload takes a file from them.
+    private: Vec<std::path::PathBuf>,
 }
 
 /// The planner's model and the budget of one run (`[planner]` in the config).
@@ -77,7 +79,14 @@ impl BrowserExecutor {
             sites: super::navigation::Sites::default(),
             planner: None,
             desktop: None,
+            private: Vec::new(),
         }
+    }
+
+    /// Circe's own folders, whose files are never given to a page.
+    pub fn with_private(mut self, dirs: Vec<std::path::PathBuf>) -> Self {
+        self.private = dirs;
+        self
     }
 
     /// Reads the file manager through this desktop session when an upload needs it.
@@ -311,7 +320,7 @@ impl BrowserExecutor {
         file: &director::upload::File,
         k: usize,
     ) -> super::files::Resolved {
-        let places = super::files::Places::from_env();
+        let places = super::files::Places::from_env(self.private.clone());
         let bare = match file {
             director::upload::File::Selected => true,
             director::upload::File::Named(words) => {

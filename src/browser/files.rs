@@ -22,11 +22,13 @@ pub struct Places {
     pub home: Option<PathBuf>,
     /// `$XDG_DATA_HOME` (default `~/.local/share`), where `recently-used.xbel` is.
     pub data_home: Option<PathBuf>,
+    /// Circe's own folders (its store, keys, secret, config): nothing in them goes to a page.
+    pub private: Vec<PathBuf>,
 }
 
 impl Places {
-    /// The places of the user this daemon runs as.
-    pub fn from_env() -> Places {
+    /// The places of the user this daemon runs as; `private`: Circe's own folders.
+    pub fn from_env(private: Vec<PathBuf>) -> Places {
         let home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
             .map(PathBuf::from);
@@ -34,7 +36,11 @@ impl Places {
             .filter(|h| !h.is_empty())
             .map(PathBuf::from)
             .or_else(|| home.as_ref().map(|h| h.join(".local/share")));
-        Places { home, data_home }
+        Places {
+            home,
+            data_home,
+            private,
+        }
     }
 }
 
@@ -178,10 +184,26 @@ pub fn resolve(
         }
         None => fits[0].clone(),
     };
+    if let Some(dir) = inside(&pick, &places.private) {
+        return Resolved::Refused(format!(
+            "{} is in Circe's own folder {} (its store, keys and settings), which Circe never gives to a page; nothing was done",
+            pick.display(),
+            dir.display()
+        ));
+    }
     match readable(&pick) {
         Ok(size) => Resolved::File(pick, size),
         Err(why) => Resolved::Refused(why),
     }
+}
+
+/// The folder of `dirs` that holds `path` (links followed), if one does.
+fn inside<'d>(path: &Path, dirs: &'d [PathBuf]) -> Option<&'d PathBuf> {
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    dirs.iter().find(|d| {
+        let d_real = d.canonicalize().unwrap_or_else(|_| d.to_path_buf());
+        real.starts_with(&d_real) || path.starts_with(d)
+    })
 }
 
 /// A path said in full: `/…` or `~/…` (`None` for a bare name). A relative path with folders
@@ -358,6 +380,7 @@ mod tests {
         let places = Places {
             home: Some(home.clone()),
             data_home: Some(home.join(".local/share")),
+            private: vec![home.join(".local/share/circe")],
         };
         let none: Result<Vec<(PathBuf, bool)>, String> = Ok(Vec::new());
         let named = |w: &str| File::Named(w.into());
@@ -421,6 +444,23 @@ mod tests {
             resolve(&File::Selected, &places, &Err("no desktop".into()), None),
             Resolved::Refused(why) if why.contains("no desktop")
         ));
+        // Circe's own files never go to a page, by a path or through a link.
+        std::fs::create_dir_all(home.join(".local/share/circe")).unwrap();
+        std::fs::write(home.join(".local/share/circe/browser.secret"), b"s").unwrap();
+        std::os::unix::fs::symlink(
+            home.join(".local/share/circe/browser.secret"),
+            home.join("Documents/secret.txt"),
+        )
+        .unwrap();
+        for words in ["~/.local/share/circe/browser.secret", "secret.txt"] {
+            assert!(
+                matches!(
+                    resolve(&named(words), &places, &none, None),
+                    Resolved::Refused(why) if why.contains("Circe's own folder")
+                ),
+                "{words}"
+            );
+        }
         // A recent file is found by its name, even outside the usual folders.
         let elsewhere = dir.path().join("elsewhere");
         std::fs::create_dir_all(&elsewhere).unwrap();

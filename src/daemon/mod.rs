@@ -93,6 +93,21 @@ pub fn build_with_bridge(
             .with_glossary(glossary(paths))
             .with_planner(planner(config)?)
             .with_desktop(desktop.clone())
+            .with_private(
+                [
+                    Some(paths.data_dir.clone()),
+                    Some(paths.runtime_dir.clone()),
+                    // The config's folder when it is Circe's own (not a folder the user chose).
+                    paths
+                        .config_file
+                        .parent()
+                        .filter(|d| d.ends_with("circe"))
+                        .map(std::path::Path::to_path_buf),
+                ]
+                .into_iter()
+                .flatten()
+                .collect(),
+            )
             .with_sites(
                 config
                     .browser

@@ -200,16 +200,25 @@ fn a_file_that_does_not_exist_is_refused_and_nothing_is_set() {
         summary.starts_with("no file named \"nowhere-to-be-found.pdf\" is in the file manager, the recent files, Documents, Downloads, Desktop or the home folder"),
         "{summary}"
     );
-    // Nothing was clicked or set: no upload step, and the page reported no choice.
-    let op = listed(&d);
-    assert!(
-        op["steps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|s| s["arguments"]["action"] != "upload"),
-        "{op:#}"
-    );
+    // Circe's own secret exists and is readable, but never goes to a page.
+    let secret = d.dir.path().join("data/circe/browser.secret");
+    assert!(secret.is_file(), "{}", secret.display());
+    let v = say(&d, &format!("upload {}", secret.display()));
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(summary.contains("Circe's own folder"), "{summary}");
+    // Nothing was clicked or set: no operation has an upload step (each observed the page), and
+    // the page reported no choice.
+    let ops: Vec<Value> = serde_json::from_slice(&d.cli(&["ops", "--json"]).stdout).unwrap();
+    assert_eq!(ops.len(), 3, "{ops:?}");
+    for op in &ops {
+        let steps = op["steps"].as_array().unwrap();
+        assert!(!steps.is_empty(), "{op:#}");
+        assert!(
+            steps.iter().all(|s| s["arguments"]["action"] != "upload"),
+            "{op:#}"
+        );
+    }
     assert!(chosen(&sites).is_empty(), "{:?}", sites.actions());
 }
 
