@@ -1232,8 +1232,9 @@ fn plan_acts(
             acts
         }
         Action::Upload { target, .. } => {
+            // Only the person's own words name a file (a planner step never uploads).
             let Some((path, size)) = file else {
-                return Err("which file to upload was not found; nothing was done".into());
+                return Err("an upload takes a file only from your own words; nothing was done".into());
             };
             let path = path.display().to_string();
             vec![Act {
