@@ -616,7 +616,7 @@ function axMerge(f) {
     e.role = m.role;
     e.label = m.label;
     if (m.description) e.description = m.description; else delete e.description;
-    e.states = m.states;
+    e.states = e.file && !m.states.includes('file') ? m.states.concat('file') : m.states;
     e.nameSource = 'ax';
   }
 }

@@ -602,7 +602,8 @@
       const value = valueOf(el);
       if (value !== undefined) item.value = value;
       item.states = d.states;
-      if (C.opensFileChooser(fileDescriptor(el))) item.states = item.states.concat('file');
+      // Kept apart too: the accessibility tree's states replace these later (axMerge).
+      if (C.opensFileChooser(fileDescriptor(el))) { item.file = true; item.states = item.states.concat('file'); }
       if (d.handler) { item.handler = true; handlers++; }
       if (d.looked) { fromAx++; item.ax = true; }
       else if (opts.ax && pending.length < AX_LOOKUP_MAX) pending.push({ el, key: item.key, sig });

@@ -238,18 +238,22 @@ pub fn decide(envelope: &Envelope, upload: &Upload, observation: &Observation) -
         .as_ref()
         .map(|f| field_terms(&envelope.text[f.clone()]))
         .unwrap_or_default();
+    // A field word in the control's own label counts twice one in its context or description
+    // (a form's controls often share one context that names every field).
+    let words_of =
+        |s: &str| -> Vec<String> { super::text::tokens(s).into_iter().map(|t| t.norm).collect() };
     let score = |i: usize| {
         let e = &observation.elements[i];
-        let said: Vec<String> = super::text::tokens(&format!(
-            "{} {} {}",
-            e.label,
+        let label = words_of(&e.label);
+        let around = words_of(&format!(
+            "{} {}",
             e.context,
             e.description.as_deref().unwrap_or("")
-        ))
-        .into_iter()
-        .map(|t| t.norm)
-        .collect();
-        terms.iter().filter(|t| said.contains(t)).count()
+        ));
+        terms
+            .iter()
+            .map(|t| 2 * usize::from(label.contains(t)) + usize::from(around.contains(t)))
+            .sum::<usize>()
     };
     let best = openers.iter().map(|&i| score(i)).max().unwrap_or(0);
     // Field words that name none of them leave them all (a question when several).
@@ -431,6 +435,18 @@ mod tests {
         match decided("choose /home/me/docs/cv.pdf for the CV field", &o) {
             Decision::Execute(p) => assert!(
                 matches!(p.action, Action::Upload { ref target, .. } if target == "r1"),
+                "{p:?}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        // One context naming every field: the label decides.
+        let shared = page(vec![
+            el("r1", "button", "CV", "CV Cover letter", &["file"]),
+            el("r2", "button", "Cover letter", "CV Cover letter", &["file"]),
+        ]);
+        match decided("upload /tmp/letter.pdf for the cover letter", &shared) {
+            Decision::Execute(p) => assert!(
+                matches!(p.action, Action::Upload { ref target, .. } if target == "r2"),
                 "{p:?}"
             ),
             other => panic!("{other:?}"),

@@ -289,3 +289,50 @@ fn a_name_in_documents_attached_then_submitted_in_one_request() {
         vec![("notes.md".to_string(), std::fs::read(&notes).unwrap())]
     );
 }
+
+#[test]
+fn a_visible_file_input_is_marked_by_the_scan_and_the_field_words_choose_it() {
+    let (dir, home) = folder();
+    let letter = dir.path().join("letter.pdf");
+    std::fs::write(&letter, b"%PDF-1.4\nDear hiring team,\n").unwrap();
+    let sites = Sites::start();
+    let d = Daemon::start_with_env(
+        "[node]\nname = \"desk\"\n",
+        vec![("HOME".into(), home.display().to_string())],
+    );
+    let _b = Browser::start(&d, &format!("{}/upload/native.html", sites.url));
+    wait_connected(&d, Duration::from_secs(30));
+    let v = say(
+        &d,
+        &format!("upload {} for the cover letter", letter.display()),
+    );
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    // Two native file inputs, both marked `file` by the scan; the words chose the second.
+    let step = upload_step(&d);
+    let observed = step["observation"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{step:#}"))
+        .to_string();
+    let seen: Value =
+        serde_json::from_slice(&d.cli(&["ops", "--observation", &observed, "--json"]).stdout)
+            .unwrap();
+    let files: Vec<&Value> = seen["observation"]["elements"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{seen:#}"))
+        .iter()
+        .filter(|e| {
+            e["states"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|s| s == "file"))
+        })
+        .collect();
+    assert_eq!(files.len(), 2, "{seen:#}");
+    assert_eq!(step["arguments"]["ref"], files[1]["id"], "{step:#}");
+    assert_eq!(step["evidence"]["mode"], "selectMultiple", "{step:#}");
+    assert_eq!(
+        chosen(&sites),
+        vec![
+            json!({ "field": "letter", "name": "letter.pdf", "size": std::fs::metadata(&letter).unwrap().len() })
+        ]
+    );
+}
