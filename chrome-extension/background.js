@@ -13,7 +13,7 @@ const DEFAULT_TIMEOUT_MS = 2000;
 const POLL_MS = 25;
 const DETACH_IDLE_MS = 60000;
 const SETTLE_MAX_MS = 250;
-const ACTIONS = ['click', 'type', 'select', 'check', 'uncheck', 'press', 'scroll', 'back', 'open', 'switchTab', 'close', 'reload'];
+const ACTIONS = ['click', 'type', 'select', 'check', 'uncheck', 'press', 'upload', 'scroll', 'back', 'open', 'switchTab', 'close', 'reload'];
 /** How long a navigation (open, reload) waits for its page to load, unless `loadMs` says. */
 const LOAD_MS = 3000;
 
@@ -616,7 +616,7 @@ function axMerge(f) {
     e.role = m.role;
     e.label = m.label;
     if (m.description) e.description = m.description; else delete e.description;
-    e.states = m.states;
+    e.states = e.file && !m.states.includes('file') ? m.states.concat('file') : m.states;
     e.nameSource = 'ax';
   }
 }
@@ -1196,7 +1196,7 @@ async function waitLoaded(tabId, ms) {
 async function doAct(guard, tab, action, args, expect, timeoutMs) {
   const tabId = tab.id;
   switch (action) {
-    case 'click': case 'type': case 'select': case 'check': case 'uncheck': case 'press':
+    case 'click': case 'type': case 'select': case 'check': case 'uncheck': case 'press': case 'upload':
       return actOnElement(guard, tab, action, args, expect, timeoutMs);
     case 'scroll': return actScroll(guard, tab, args, expect, timeoutMs);
     case 'back': return actBack(guard, tab, expect, timeoutMs);
@@ -1224,6 +1224,7 @@ async function actOnElement(guard, tab, action, args, expect, timeoutMs) {
   if (typeof args.ref !== 'string') throw new CirceError('bad_args', `${action} needs a ref`);
   if (action === 'type' && typeof args.text !== 'string') throw new CirceError('bad_args', 'type needs text');
   if (action === 'select' && typeof args.option !== 'string') throw new CirceError('bad_args', 'select needs option');
+  if (action === 'upload' && !C.isAbsolutePath(args.path)) throw new CirceError('bad_args', 'upload needs the absolute path of a file');
   const rec = refs.get(args.ref);
   if (!rec) return staleRef(tabId, `unknown ref ${args.ref} (from an older connection or observation)`);
   if (rec.tabId !== tabId) throw new CirceError('bad_args', `ref ${args.ref} belongs to tab ${rec.tabId}, not ${tabId}`);
@@ -1265,6 +1266,8 @@ async function actOnElement(guard, tab, action, args, expect, timeoutMs) {
       if (loc.state !== 'ok') return finish(guard, tabId, 'notApplied', { ...ev0, reason: 'not_visible', state: loc.state, delivered: false });
     }
   }
+
+  if (action === 'upload') return actUpload(guard, tabId, rec, loc, ev0, args, timeoutMs);
 
   const token = 't' + (++tokenCounter);
   const before = await guard.run(toDoc(tabId, rec.documentId, { cmd: 'watch', key: rec.key, token }));
@@ -1318,6 +1321,87 @@ async function actOnElement(guard, tab, action, args, expect, timeoutMs) {
   if (after.openedTab != null) evidence.openedTab = after.openedTab;
   if (after.value != null && (action === 'type' || action === 'select')) evidence.value = after.value;
   return finish(guard, tabId, ev.met ? 'applied' : 'unknown', evidence, navigated);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Choosing a file for a page's file input. Under chrome.debugger, DOM.setFileInputFiles on an
+// input found by Circe is refused ("Not allowed", crbug 928255); what is allowed is to answer the
+// file chooser the page itself opens: intercept choosers (Page.setInterceptFileChooserDialog),
+// click the control (a trusted click, so the page's own `input.click()` has its user
+// activation), wait for Page.fileChooserOpened, and answer it with DOM.setFileInputFiles on the
+// input the chooser belongs to. No native dialog appears: Chrome hands the chooser to Circe.
+// ---------------------------------------------------------------------------------------------
+const CHOOSER_MS = 2000;     // how long a click may take to open the page's file chooser
+const choosers = new Map();  // tabId -> resolve(Page.fileChooserOpened params), while waiting
+
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (method !== 'Page.fileChooserOpened' || source.sessionId) return;
+  const resolve = choosers.get(source.tabId);
+  if (resolve) { choosers.delete(source.tabId); resolve(params); }
+});
+
+/** The files a file input holds now: [{name, size}] (null when the input cannot be read). */
+async function inputFiles(tabId, backendNodeId) {
+  try {
+    const { object } = await cdp(tabId, 'DOM.resolveNode', { backendNodeId });
+    const r = await cdp(tabId, 'Runtime.callFunctionOn', { objectId: object.objectId, returnByValue: true,
+      functionDeclaration: 'function () { return Array.from(this.files || []).map((f) => ({ name: f.name, size: f.size })); }' });
+    cdp(tabId, 'Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
+    return r.result ? r.result.value : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+/**
+ * `upload`: click the control that opens the page's file chooser and answer the chooser with
+ * `path`. applied: the input then holds exactly that file (its name, and `size` when given);
+ * `evidence.shown`: the page's text after it names the file; notApplied: no chooser opened within CHOOSER_MS, or Chrome refused the file (nothing
+ * was set); unknown: the chooser was answered but the input was not seen holding the file.
+ */
+async function actUpload(guard, tabId, rec, loc, ev0, args, timeoutMs) {
+  const path = args.path;
+  const size = Number.isInteger(args.size) ? args.size : null; // the daemon read it on disk
+  const evidence = { ...ev0, x: Math.round(loc.x), y: Math.round(loc.y), path, delivered: false };
+  const opened = new Promise((resolve) => { choosers.set(tabId, resolve); });
+  try {
+    await guard.run(cdp(tabId, 'Page.enable'));
+    await guard.run(cdp(tabId, 'Page.setInterceptFileChooserDialog', { enabled: true }));
+    await guard.run(dispatchClick(tabId, loc.x, loc.y));
+    const chooser = await guard.run(withTimeout(opened, CHOOSER_MS));
+    if (chooser.timeout) {
+      return finish(guard, tabId, 'notApplied', { ...evidence, reason: 'no_chooser',
+        message: `clicking "${rec.label}" opened no file chooser within ${CHOOSER_MS} ms; no file was set` });
+    }
+    evidence.mode = chooser.mode; // selectSingle | selectMultiple
+    try {
+      await guard.run(cdp(tabId, 'DOM.setFileInputFiles', { files: [path], backendNodeId: chooser.backendNodeId }));
+    } catch (e) {
+      const m = String((e && e.message) || e);
+      return finish(guard, tabId, 'notApplied', { ...evidence, reason: 'file_refused', message: /not allowed/i.test(m)
+        ? `Chrome refused to give the page a local file (${m}): turn on "Allow access to file URLs" for the Circe extension in chrome://extensions`
+        : `Chrome refused the file: ${m}` });
+    }
+    evidence.delivered = true;
+    const name = C.baseName(path);
+    const deadline = now() + timeoutMs;
+    let files = null;
+    for (;;) {
+      files = await guard.run(inputFiles(tabId, chooser.backendNodeId));
+      if ((files && files.some((f) => f.name === name)) || now() >= deadline) break;
+      await guard.run(sleep(POLL_MS));
+    }
+    evidence.files = files;
+    const held = !!files && files.length === 1 && files[0].name === name && (size == null || files[0].size === size);
+    const out = await finish(guard, tabId, held ? 'applied' : 'unknown', held ? evidence : { ...evidence, reason: 'not_held',
+      message: `the page's file input holds ${JSON.stringify(files)}, not ${name}${size == null ? '' : ` (${size} bytes)`}` });
+    // The page's own words after the choice: does what it shows name the file?
+    out.evidence.shown = !!(out.observation && typeof out.observation.text === 'string' && out.observation.text.includes(name));
+    return out;
+  } finally {
+    choosers.delete(tabId);
+    cdp(tabId, 'Page.setInterceptFileChooserDialog', { enabled: false }).catch(() => {});
+  }
 }
 
 async function pressUnfocused(guard, tab, k, expect, timeoutMs) {

@@ -373,6 +373,15 @@
     return a;
   }
 
+  /** What `opensFileChooser` reads of an element: its tag and type, its label's control, the elements it controls. */
+  function fileDescriptor(el) {
+    const d = (n) => (n ? { tag: n.tagName, type: n.getAttribute('type') } : null);
+    const ids = (el.getAttribute('aria-controls') || '').split(/\s+/).filter(Boolean);
+    const root = el.getRootNode();
+    return { tag: el.tagName, type: el.getAttribute('type'), control: el.tagName === 'LABEL' ? d(el.control) : null,
+      controls: ids.map((id) => d(root.getElementById ? root.getElementById(id) : null)) };
+  }
+
   function statesOf(el, role, active) {
     const s = [];
     if (el.tabIndex >= 0 || ['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY'].includes(el.tagName)) s.push('focusable');
@@ -593,6 +602,8 @@
       const value = valueOf(el);
       if (value !== undefined) item.value = value;
       item.states = d.states;
+      // Kept apart too: the accessibility tree's states replace these later (axMerge).
+      if (C.opensFileChooser(fileDescriptor(el))) { item.file = true; item.states = item.states.concat('file'); }
       if (d.handler) { item.handler = true; handlers++; }
       if (d.looked) { fromAx++; item.ax = true; }
       else if (opts.ax && pending.length < AX_LOOKUP_MAX) pending.push({ el, key: item.key, sig });

@@ -406,9 +406,9 @@ pub fn run_case(
     let micros = started.elapsed().as_micros() as u64;
     let (top, top_p) = match &decision {
         Decision::Execute(plan) => match &plan.action {
-            Action::Click { target } | Action::Type { target, .. } => {
-                (Some(target.clone()), plan.confidence)
-            }
+            Action::Click { target }
+            | Action::Type { target, .. }
+            | Action::Upload { target, .. } => (Some(target.clone()), plan.confidence),
             _ => (None, 0.0),
         },
         Decision::Clarify(c) => match c.candidates.first() {
@@ -493,6 +493,10 @@ pub fn score(expect: &Expect, decision: &Decision) -> Outcome {
                     *d == want
                 }
                 (Some("back"), Action::Back) => true,
+                (Some("upload"), Action::Upload { target, file }) => {
+                    targets.contains(target)
+                        && Some(director::upload::file_words(file)) == expect.text.as_deref()
+                }
                 _ => false,
             } && plan.steps == expect.steps.clone().unwrap_or_default();
             if ok {
@@ -573,6 +577,12 @@ pub fn decision_text(decision: &Decision) -> String {
                 Action::Scroll(Direction::Down) => "scroll down".into(),
                 Action::Scroll(Direction::Up) => "scroll up".into(),
                 Action::Back => "go back".into(),
+                Action::Upload { target, file } => {
+                    format!(
+                        "upload {:?} with {target}",
+                        director::upload::file_words(file)
+                    )
+                }
                 Action::Planner => "route to planner".into(),
                 Action::Dispatch => format!("dispatch {:?}", plan.objective),
             };
@@ -607,6 +617,9 @@ pub fn decision_json(decision: &Decision) -> Value {
                     json!({"act": "scroll", "direction": if *d == Direction::Up { "up" } else { "down" }})
                 }
                 Action::Back => json!({"act": "back"}),
+                Action::Upload { target, file } => {
+                    json!({"act": "upload", "target": target, "text": director::upload::file_words(file)})
+                }
                 Action::Planner => json!({"route": "planner"}),
                 Action::Dispatch => json!({"act": "dispatch"}),
             };

@@ -390,6 +390,30 @@
     }
   }
 
+  /** An absolute POSIX path (what `upload` takes): a string that begins with "/", no NUL. */
+  function isAbsolutePath(p) {
+    return typeof p === 'string' && p.startsWith('/') && p.length <= 4096 && !p.includes('\0');
+  }
+
+  /** The last component of a path: the name a file input shows for it. */
+  function baseName(p) {
+    const parts = String(p).split('/');
+    return parts[parts.length - 1];
+  }
+
+  /**
+   * Does a control open a file chooser? From a plain descriptor {tag, type, control, controls}:
+   * an `<input type=file>`, a `<label>` whose control (`control`: {tag, type}) is one, or an
+   * element whose `aria-controls` names one (`controls`: [{tag, type}]). The scan marks it with
+   * the state `file`; a button whose script opens a hidden input is known only by its words.
+   */
+  function opensFileChooser(d) {
+    const isFile = (n) => !!n && String(n.tag).toUpperCase() === 'INPUT' && String(n.type || '').toLowerCase() === 'file';
+    if (isFile(d)) return true;
+    if (String(d.tag).toUpperCase() === 'LABEL' && isFile(d.control)) return true;
+    return (d.controls || []).some(isFile);
+  }
+
   const EXPECT_KEYS = ['navigation', 'gone', 'value', 'checked', 'change', 'scrolled', 'active', 'url'];
 
   /** Is `expect` a well-formed expectation? Returns an error message or null. */
@@ -588,7 +612,7 @@
   const api = {
     CONTEXT_MAX, LABEL_MAX, WIDGET_ROLES, NAME_FROM_CONTENT, EXPECT_KEYS,
     normText, truncate, labelKey, assignOrdinals, chooseLabel, roleOf, itemGroup, siblingProfile, itemGroupIn, contextText, pageText,
-    defaultExpect, validateExpect, evaluateExpect, urlMatches, backoffDelay, listTabs, isErrorPage, loadedState,
+    defaultExpect, validateExpect, isAbsolutePath, baseName, opensFileChooser, evaluateExpect, urlMatches, backoffDelay, listTabs, isErrorPage, loadedState,
     historyPush, historyBack, keyEvent,
     hasWord, wordLabel, unnamedHint, identifierWords, navigatesBySource, clickRole, CLICK_EVENTS, clickListenerNodes, axProps, axSummary, axStates, fromAX,
   };

@@ -266,3 +266,22 @@ test('reload expects a navigation by default', () => {
   assert.deepEqual(C.defaultExpect('reload', {}), { navigation: true });
   assert.deepEqual(C.defaultExpect('close', {}), {});
 });
+
+test('a file input, its label and what names it in aria-controls open a file chooser', () => {
+  assert.equal(C.opensFileChooser({ tag: 'INPUT', type: 'file' }), true);
+  assert.equal(C.opensFileChooser({ tag: 'input', type: 'FILE' }), true);
+  assert.equal(C.opensFileChooser({ tag: 'LABEL', control: { tag: 'INPUT', type: 'file' } }), true);
+  assert.equal(C.opensFileChooser({ tag: 'BUTTON', controls: [null, { tag: 'INPUT', type: 'file' }] }), true);
+  assert.equal(C.opensFileChooser({ tag: 'INPUT', type: 'text' }), false);
+  assert.equal(C.opensFileChooser({ tag: 'LABEL', control: { tag: 'INPUT', type: 'checkbox' } }), false);
+  assert.equal(C.opensFileChooser({ tag: 'BUTTON', controls: [] }), false);
+});
+
+test('upload takes an absolute path and names the file by its last component', () => {
+  assert.equal(C.isAbsolutePath('/home/me/cv.pdf'), true);
+  assert.equal(C.isAbsolutePath('cv.pdf'), false);
+  assert.equal(C.isAbsolutePath('~/cv.pdf'), false);
+  assert.equal(C.isAbsolutePath(42), false);
+  assert.equal(C.isAbsolutePath('/a\0b'), false);
+  assert.equal(C.baseName('/home/me/docs/cv.pdf'), 'cv.pdf');
+});

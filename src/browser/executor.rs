@@ -43,6 +43,10 @@ pub struct BrowserExecutor {
     sites: super::navigation::Sites,
     /// The planner's model, for questions about the page and tasks of several steps.
     planner: Option<Planner>,
+    /// The desktop, for the file manager's selection when an upload names "the file I selected".
+    desktop: Option<Arc<dyn crate::desktop::DesktopSession>>,
+    /// Circe's own folders (store, keys, secret, config): no upload takes a file from them.
+    private: Vec<std::path::PathBuf>,
 }
 
 /// The planner's model and the budget of one run (`[planner]` in the config).
@@ -74,7 +78,21 @@ impl BrowserExecutor {
             glossary: None,
             sites: super::navigation::Sites::default(),
             planner: None,
+            desktop: None,
+            private: Vec::new(),
         }
+    }
+
+    /// Circe's own folders, whose files are never given to a page.
+    pub fn with_private(mut self, dirs: Vec<std::path::PathBuf>) -> Self {
+        self.private = dirs;
+        self
+    }
+
+    /// Reads the file manager through this desktop session when an upload needs it.
+    pub fn with_desktop(mut self, desktop: Arc<dyn crate::desktop::DesktopSession>) -> Self {
+        self.desktop = Some(desktop);
+        self
     }
 
     /// Plans questions about the page and tasks of several steps with this model.
@@ -214,12 +232,22 @@ pub(super) fn target_slot(k: usize) -> String {
     }
 }
 
-/// Where a run starts: the latest step whose candidate the person chose, with that choice.
+/// The step said at `k` (0-based) of several: how the file the person chose is stored when an
+/// upload's words fit several files.
+pub(super) fn file_slot(k: usize) -> String {
+    if k == 0 {
+        "file".into()
+    } else {
+        format!("file{}", k + 1)
+    }
+}
+
+/// Where a run starts: the latest step whose candidate (or file) the person chose, with the
+/// candidate chosen for it.
 fn resume_point(op: &Operation, steps: usize) -> (usize, Option<String>) {
     let clarified = (0..steps).rev().find_map(|k| {
-        op.arguments
-            .get(&target_slot(k))
-            .map(|c| (k, Some(c.clone())))
+        let target = op.arguments.get(&target_slot(k)).cloned();
+        (target.is_some() || op.arguments.contains_key(&file_slot(k))).then_some((k, target))
     });
     // An approved step ("<step>:<element>") resumes at that step, on that element.
     let approved = approved(op).filter(|(k, _)| *k < steps);
@@ -281,6 +309,32 @@ fn approval_needed(
         expires_at: clock::now() + QUESTION_TTL_MS,
         key,
     })
+}
+
+impl BrowserExecutor {
+    /// The file an upload step's words mean (`browser::files`): the file manager's files are read
+    /// only when the words need them (the selection, or a bare name).
+    async fn file_for(
+        &self,
+        op: &Operation,
+        file: &director::upload::File,
+        k: usize,
+    ) -> super::files::Resolved {
+        let places = super::files::Places::from_env(self.private.clone());
+        let bare = match file {
+            director::upload::File::Selected => true,
+            director::upload::File::Named(words) => {
+                !words.starts_with('/') && !words.starts_with('~')
+            }
+        };
+        let shown = match (&self.desktop, bare) {
+            (_, false) => Ok(Vec::new()),
+            (Some(desktop), true) => super::files::shown_in_file_manager(desktop.as_ref()).await,
+            (None, true) => Err("this node reads no desktop".into()),
+        };
+        let chosen = op.arguments.get(&file_slot(k)).map(String::as_str);
+        super::files::resolve(file, &places, &shown, chosen)
+    }
 }
 
 const OBSERVE: &str = "observe the page";
@@ -574,13 +628,56 @@ impl BrowserExecutor {
             if let Some(approval) = approval_needed(op, Approving::Step(k), &action, &observation) {
                 return Ok(ExecOutcome::NeedsApproval { approval });
             }
+            // An upload: which file the words mean, found on disk now (or a question, or why not).
+            let file = match &action {
+                Action::Upload { file, .. } => {
+                    match self.file_for(op, file, k).await {
+                        super::files::Resolved::File(path, size) => Some((path, size)),
+                        super::files::Resolved::Ask { paths, more } => {
+                            let mut prompt = format!(
+                                "Several files fit \"{}\". Which one{}?",
+                                director::upload::file_words(file),
+                                if more > 0 {
+                                    format!(" ({more} more not listed; you can also say the whole path)")
+                                } else {
+                                    String::new()
+                                }
+                            );
+                            if !said.is_empty() {
+                                prompt = format!("{}. {prompt}", sentence(&said));
+                            }
+                            return Ok(ExecOutcome::NeedsInput {
+                                question: Question {
+                                    kind: crate::model::QuestionKind::Choice,
+                                    slot: file_slot(k),
+                                    prompt,
+                                    known_arguments: op.arguments.clone(),
+                                    choices: paths
+                                        .iter()
+                                        .map(|p| Choice {
+                                            key: p.display().to_string(),
+                                            label: p.display().to_string(),
+                                        })
+                                        .collect(),
+                                    owner: self.node.clone(),
+                                    expires_at: clock::now() + QUESTION_TTL_MS,
+                                },
+                            });
+                        }
+                        super::files::Resolved::Refused(reason) => {
+                            return Ok(partial(ExecOutcome::Blocked { reason }, &said, &left(k)))
+                        }
+                    }
+                }
+                _ => None,
+            };
             // Act, then verify by what the page shows. "… and press enter" right after typing
             // is part of the typing.
             let enter = matches!(action, Action::Type { .. })
                 && texts
                     .get(k + 1)
                     .is_some_and(|t| director::steps::presses_enter(t));
-            let mut acts = match plan_acts(&action, &observation, &texts[k], enter) {
+            let mut acts = match plan_acts(&action, &observation, &texts[k], enter, file.as_ref()) {
                 Ok(acts) => acts,
                 Err(reason) => {
                     return Ok(partial(ExecOutcome::Blocked { reason }, &said, &left(k)))
@@ -808,7 +905,7 @@ impl BrowserExecutor {
         if let Some(approval) = approval_needed(op, planned, &action, &seen.observation) {
             return Ok(Planned::Approve(approval));
         }
-        let acts = match plan_acts(&action, &seen.observation, words, false) {
+        let acts = match plan_acts(&action, &seen.observation, words, false, None) {
             Ok(acts) => acts,
             Err(reason) => return Ok(not_grounded(reason)),
         };
@@ -962,6 +1059,7 @@ impl BrowserExecutor {
                     let why = evidence
                         .get("error")
                         .map(plain)
+                        .or_else(|| evidence.get("message").map(plain))
                         .or_else(|| evidence.get("reason").map(|r| reason_words(&plain(r))))
                         .unwrap_or_else(|| "the page did not take it".into());
                     let reason = format!("Not done: {why}.");
@@ -1097,6 +1195,7 @@ fn plan_acts(
     observation: &Observation,
     request: &str,
     enter: bool,
+    file: Option<&(std::path::PathBuf, u64)>,
 ) -> Result<Vec<Act>, String> {
     let element = |id: &str| observation.elements.iter().find(|e| e.id == id);
     let name = |id: &str| {
@@ -1131,6 +1230,18 @@ fn plan_acts(
                 });
             }
             acts
+        }
+        Action::Upload { target, .. } => {
+            // Only the person's own words name a file (a planner step never uploads).
+            let Some((path, size)) = file else {
+                return Err("an upload takes a file only from your own words; nothing was done".into());
+            };
+            let path = path.display().to_string();
+            vec![Act {
+                args: json!({ "action": "upload", "ref": target, "path": path, "size": size, "label": element(target).map(|e| e.label.clone()) }),
+                says: format!("chose {path} ({size} bytes) with {}", name(target)),
+                irreversible: true,
+            }]
         }
         Action::Scroll(d) => {
             let dir = if *d == Direction::Up { "up" } else { "down" };
@@ -1275,6 +1386,7 @@ mod tests {
             &page(),
             "upvote the third story",
             false,
+            None,
         )
         .unwrap();
         assert_eq!(acts.len(), 1);
@@ -1293,6 +1405,7 @@ mod tests {
             &page(),
             "search for lo-fi beats",
             false,
+            None,
         )
         .unwrap();
         assert_eq!(acts.len(), 2);
@@ -1303,9 +1416,15 @@ mod tests {
 
     #[test]
     fn planner_work_is_refused_honestly() {
-        let err = plan_acts(&Action::Planner, &page(), "what is this page about", false)
-            .err()
-            .unwrap();
+        let err = plan_acts(
+            &Action::Planner,
+            &page(),
+            "what is this page about",
+            false,
+            None,
+        )
+        .err()
+        .unwrap();
         assert!(err.contains("the planner's"), "{err}");
     }
 
@@ -1370,6 +1489,10 @@ mod tests {
         assert_eq!(resume_point(&op, 3), (0, Some("e1".into())));
         op.arguments.insert("target3".into(), "e9".into());
         assert_eq!(resume_point(&op, 3), (2, Some("e9".into())));
+        // A file chosen for a later step's upload resumes at that step, its target grounded anew.
+        op.arguments.remove("target3");
+        op.arguments.insert("file2".into(), "/tmp/a.pdf".into());
+        assert_eq!(resume_point(&op, 3), (1, None));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod bridge;
 pub mod executor;
+pub mod files;
 pub mod framing;
 pub mod host;
 pub mod install;

@@ -75,6 +75,9 @@ pub fn build_with_bridge(
             .context("cannot read the stored preferences")?,
     ));
     let bridge = start_browser_bridge(paths)?;
+    // One desktop session: the desktop executor's, and the browser's for the file manager's
+    // selection when an upload names "the file I selected".
+    let desktop = crate::desktop::platform_session_in(&config.node.name, &paths.data_dir);
     let mut executors = Executors::default()
         .with(Box::new(
             WeatherExecutor::new(&config.weather).context("cannot set up the weather client")?,
@@ -89,6 +92,22 @@ pub fn build_with_bridge(
             .with_semantic(semantic_signal(paths))
             .with_glossary(glossary(paths))
             .with_planner(planner(config)?)
+            .with_desktop(desktop.clone())
+            .with_private(
+                [
+                    Some(paths.data_dir.clone()),
+                    Some(paths.runtime_dir.clone()),
+                    // The config's folder when it is Circe's own (not a folder the user chose).
+                    paths
+                        .config_file
+                        .parent()
+                        .filter(|d| d.ends_with("circe"))
+                        .map(std::path::Path::to_path_buf),
+                ]
+                .into_iter()
+                .flatten()
+                .collect(),
+            )
             .with_sites(
                 config
                     .browser
@@ -97,7 +116,7 @@ pub fn build_with_bridge(
             ),
         ))
         .with(Box::new(DesktopExecutor::new(
-            crate::desktop::platform_session_in(&config.node.name, &paths.data_dir),
+            desktop,
             config.node.name.clone(),
         )));
     // The project catalog (`[[projects]]`, checked when the config was read): turns that name a

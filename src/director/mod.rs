@@ -29,6 +29,7 @@ pub mod steps;
 pub mod text;
 pub mod turn;
 pub mod types;
+pub mod upload;
 pub mod utterance;
 
 pub use observation::{Element, Observation, Structure, Surface};
@@ -214,6 +215,14 @@ pub fn prepare(envelope: &Envelope, snapshot: &Snapshot) -> Prepared {
                 }
                 steps::Steps::One | steps::Steps::Shared => (envelope.clone(), None),
             };
+            // "upload report.pdf": a closed choice over the controls that open a file chooser.
+            if let Some(request) = upload::read(&envelope.text) {
+                let decision = upload::decide(&envelope, &request, observation);
+                return Prepared::Done(match &multi {
+                    Some(multi) => multi.decision(decision),
+                    None => decision,
+                });
+            }
             Prepared::Screen {
                 envelope,
                 structure: Structure::of(observation),
@@ -312,6 +321,12 @@ fn resume(pending: &Pending, k: usize, snapshot: &Snapshot) -> Decision {
 /// to type cannot be read for it.
 pub fn resumed_action(request: &str, observation: &Observation, chosen: &str) -> Option<Action> {
     let index = observation.elements.iter().position(|e| e.id == chosen)?;
+    if let Some(request) = upload::read(request) {
+        return Some(Action::Upload {
+            target: chosen.to_string(),
+            file: request.file,
+        });
+    }
     let reading = utterance::read(request);
     match &reading.typing {
         Some(_) => {

@@ -179,6 +179,10 @@ pub fn request_of_its_own(text: &str, browser: bool) -> Option<Proposal> {
         }
         return Some(p);
     }
+    // "upload the file I selected": the page's file input, whatever the words say of the desktop.
+    if super::upload::read(text).is_some() {
+        return Some(new_request(text, browser));
+    }
     if mentions_desktop(&words) || super::desktop::is_desktop(text) {
         let mut p = new(Goal::NativeApp);
         p.arguments = desktop_arguments(text);
@@ -190,6 +194,9 @@ pub fn request_of_its_own(text: &str, browser: bool) -> Option<Proposal> {
 /// True when the words ask for something themselves: a question, a scroll or back, text to type,
 /// several steps, or a verb with something to act on.
 pub fn is_request(text: &str) -> bool {
+    if super::upload::read(text).is_some() {
+        return true;
+    }
     let words = words(text);
     if mentions_weather(&words) || mentions_desktop(&words) || super::desktop::is_desktop(text) {
         return true;
@@ -802,6 +809,23 @@ mod tests {
             },
         );
         assert_eq!(p.goal, Some(Goal::Conversation));
+        // An upload is the page's, even when it names the file manager's selection.
+        for upload in [
+            "upload the file I selected",
+            "upload the file I selected in the file manager",
+            "attach notes.md to the form",
+        ] {
+            let p = read_in(upload, Phase::Finished, &none);
+            assert_eq!(p.goal, Some(Goal::Browser), "{upload}");
+            assert_eq!(p.arguments["request"], upload);
+        }
+        // The desktop task that names the selection stays the desktop's.
+        let p = read_in(
+            "open the notes file I selected on my desktop",
+            Phase::Finished,
+            &none,
+        );
+        assert_eq!(p.goal, Some(Goal::NativeApp));
         let p = read_in("never mind", Phase::Running, &none);
         assert_eq!(p.relation, Some(Relation::Cancel));
         // "Actuallyville" is a place, not a correction marker.

@@ -230,6 +230,12 @@ pub enum Action {
         target: String,
         text: String,
     },
+    /// Give a file to the page's file input through the chooser `target` opens; `file` is what
+    /// the words named (the daemon finds the file, `browser::files`).
+    Upload {
+        target: String,
+        file: super::upload::File,
+    },
     Scroll(Direction),
     Back,
     /// A question or multi-step task: hand the goal to the planner.

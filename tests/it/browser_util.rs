@@ -38,6 +38,8 @@ pub fn require_chromium() {
 pub struct Record {
     pub gets: Vec<String>,
     pub actions: Vec<serde_json::Value>,
+    /// Every POST /api/upload: the file name the page sent (`x-file-name`) and the bytes.
+    pub uploads: Vec<(String, Vec<u8>)>,
 }
 
 pub struct Sites {
@@ -102,8 +104,21 @@ impl Sites {
                 Err(_) => StatusCode::BAD_REQUEST,
             }
         }
+        async fn upload(
+            State((_, record)): State<S>,
+            headers: axum::http::HeaderMap,
+            body: Bytes,
+        ) -> StatusCode {
+            let Some(name) = headers.get("x-file-name").and_then(|h| h.to_str().ok()) else {
+                return StatusCode::BAD_REQUEST;
+            };
+            let name = percent_decode(name);
+            record.lock().unwrap().uploads.push((name, body.to_vec()));
+            StatusCode::NO_CONTENT
+        }
         let app = axum::Router::new()
             .route("/api/action", axum::routing::post(action))
+            .route("/api/upload", axum::routing::post(upload))
             .fallback(axum::routing::get(get))
             .with_state((root, record.clone()));
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -130,6 +145,35 @@ impl Sites {
     pub fn gets(&self) -> Vec<String> {
         self.record.lock().unwrap().gets.clone()
     }
+
+    /// The files pages uploaded: (name, bytes).
+    pub fn uploads(&self) -> Vec<(String, Vec<u8>)> {
+        self.record.lock().unwrap().uploads.clone()
+    }
+}
+
+/// `encodeURIComponent` undone (the fixture pages send file names that way).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match (
+            b[i],
+            s.get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok()),
+        ) {
+            (b'%', Some(v)) => {
+                out.push(v);
+                i += 3;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The real sites' names, served over TLS from the fixture directory on 127.0.0.1: what a test

@@ -38,6 +38,7 @@ mod store;
 mod tidy;
 #[cfg(target_os = "linux")]
 mod tray;
+mod upload;
 mod util;
 mod voice;
 mod withdrawn;
