@@ -118,6 +118,7 @@ pub fn build_with_bridge(
         .with(Box::new(DesktopExecutor::new(
             desktop,
             config.node.name.clone(),
+            config.desktop.policy(),
         )));
     // The project catalog (`[[projects]]`, checked when the config was read): turns that name a
     // project are coding requests, run by the project's provider command.

@@ -10,6 +10,7 @@
 //!   the operation (a question: continue or stop); stopping releases held keys.
 //! - A lost connection after an action leaves that step `unknown` until a read settles it.
 
+use super::general::{AppChoice, Chosen};
 use super::task::{self, EditRequest};
 use super::{
     Act, DesktopAction, DesktopError, DesktopObservation, DesktopSession, InputTarget, Page,
@@ -46,9 +47,12 @@ pub(super) const SETTLE_CAP: Duration = Duration::from_secs(2);
 /// How long an app may take to show a window or a result.
 pub(super) const APPEAR: Duration = Duration::from_secs(8);
 
-/// The editor and file manager this recipe knows how to drive.
-const EDITOR: &str = "mousepad";
-const FILE_MANAGER: &str = "Thunar";
+/// The editor and the file manager a recipe drives: the person's defaults (or the one they
+/// chose when asked).
+pub(super) struct Roles {
+    pub editor: AppChoice,
+    pub file_manager: AppChoice,
+}
 
 pub struct DesktopExecutor {
     pub(super) desktop: Arc<dyn DesktopSession>,
@@ -60,7 +64,11 @@ pub struct DesktopExecutor {
 }
 
 impl DesktopExecutor {
-    pub fn new(desktop: Arc<dyn DesktopSession>, node: String) -> DesktopExecutor {
+    pub fn new(
+        desktop: Arc<dyn DesktopSession>,
+        node: String,
+        policy: super::policy::Policy,
+    ) -> DesktopExecutor {
         let status = Arc::new(std::sync::Mutex::new(
             json!({ "ready": false, "problem": "not checked yet" }),
         ));
@@ -73,7 +81,7 @@ impl DesktopExecutor {
         }
         DesktopExecutor {
             desktop,
-            apps: super::general::AppRules::builtin(),
+            apps: super::general::AppRules::new(policy),
             node,
             status,
         }
@@ -82,6 +90,16 @@ impl DesktopExecutor {
     /// Check readiness now and remember it for `status()`.
     pub async fn refresh_status(&self) -> Value {
         refresh(&*self.desktop, &self.status).await
+    }
+
+    pub(super) fn ask(
+        &self,
+        op: &Operation,
+        slot: &str,
+        prompt: String,
+        choices: Vec<Choice>,
+    ) -> ExecOutcome {
+        self.question(op, slot, prompt, choices)
     }
 
     fn question(
@@ -172,12 +190,12 @@ impl DesktopExecutor {
         if op.arguments.get("task").map(String::as_str) == Some("steps") {
             return self.run_general(op, cx).await;
         }
-        let want = proceed!(self.preflight(op).await);
+        let (want, roles) = proceed!(self.preflight(op).await);
         self.desktop.watch_human().await;
         let mut done: Vec<String> = Vec::new();
 
         // 1. Which file: the file manager's selection, the request's name, or the answer.
-        let (file, on_disk) = proceed!(self.choose_file(op, &want, cx).await);
+        let (file, on_disk) = proceed!(self.choose_file(op, &want, &roles, cx).await);
         let name = file
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
@@ -185,7 +203,7 @@ impl DesktopExecutor {
 
         // 2. The editor window showing that file: found, or opened.
         proceed!(self.checkpoint(op, cx, &done).await);
-        let window = proceed!(self.open_editor(&file, &name, cx).await);
+        let window = proceed!(self.open_editor(&file, &name, &roles, cx).await);
         done.push(format!("opened {name}"));
 
         // 3. Observe the editor: a dialog owns its input? unsaved changes?
@@ -211,7 +229,7 @@ impl DesktopExecutor {
         let mut revealed = None;
         if want.reveal {
             proceed!(self.checkpoint(op, cx, &done).await);
-            let title = proceed!(self.reveal(cx, &file, &name, &done).await);
+            let title = proceed!(self.reveal(cx, &file, &name, &roles, &done).await);
             done.push(format!("showed it in {title}"));
             revealed = Some(title);
         }
@@ -228,7 +246,7 @@ impl DesktopExecutor {
     }
 
     /// What the request asks for, once the desktop is ready and no takeover said stop.
-    async fn preflight(&self, op: &Operation) -> Phase<EditRequest> {
+    async fn preflight(&self, op: &Operation) -> Phase<(EditRequest, Roles)> {
         if op.arguments.get("takeover").map(String::as_str) == Some("stop") {
             return Ok(Break(ExecOutcome::Blocked {
                 reason: "stopped where you took over; nothing more was done".into(),
@@ -246,7 +264,30 @@ impl DesktopExecutor {
                 .to_string();
             return Ok(Break(ExecOutcome::Blocked { reason }));
         }
-        Ok(Continue(want))
+        use super::entries::Role;
+        let editor = match self
+            .apps
+            .role(Role::Editor, op.arguments.get("app").map(String::as_str))
+        {
+            Chosen::One(a) => a,
+            Chosen::Ask(prompt, choices) => {
+                return Ok(Break(self.question(op, "app", prompt, choices)))
+            }
+            Chosen::Refused(reason) => return Ok(Break(ExecOutcome::Blocked { reason })),
+        };
+        let file_manager = self.apps.file_manager();
+        for (app, mutates) in [(&editor, true), (&file_manager, false)] {
+            if let Err(reason) = self.apps.permits(app, mutates) {
+                return Ok(Break(ExecOutcome::Blocked { reason }));
+            }
+        }
+        Ok(Continue((
+            want,
+            Roles {
+                editor,
+                file_manager,
+            },
+        )))
     }
 
     /// Right before a mutation: stopped, superseded, or a person using the desktop pauses here.
@@ -267,6 +308,7 @@ impl DesktopExecutor {
         &self,
         op: &Operation,
         want: &EditRequest,
+        roles: &Roles,
         cx: &RunContext<'_>,
     ) -> Phase<(PathBuf, String)> {
         let step = begin(
@@ -277,7 +319,7 @@ impl DesktopExecutor {
             false,
         )
         .await?;
-        let found = match self.find_file(op, want).await {
+        let found = match self.find_file(op, want, roles).await {
             Ok(f) => f,
             Err(e) => return blocked(cx, step, e.to_string()).await.map(Break),
         };
@@ -316,17 +358,23 @@ impl DesktopExecutor {
     }
 
     /// The editor window showing the file (step 2).
-    async fn open_editor(&self, file: &Path, name: &str, cx: &RunContext<'_>) -> Phase<WindowRef> {
+    async fn open_editor(
+        &self,
+        file: &Path,
+        name: &str,
+        roles: &Roles,
+        cx: &RunContext<'_>,
+    ) -> Phase<WindowRef> {
         let mut args = BTreeMap::from([("file".to_string(), file.display().to_string())]);
-        args.insert("app".into(), EDITOR.into());
+        args.insert("app".into(), roles.editor.program.clone());
         let step = begin(cx, &format!("open {name} in the editor"), args, None, false).await?;
-        let window = match self.editor_window(file).await {
+        let window = match self.editor_window(file, &roles.editor).await {
             Ok(w) => w,
             Err(e) => return blocked(cx, step, e).await.map(Break),
         };
         let into_editor = Transition {
-            source: FILE_MANAGER.into(),
-            destination: EDITOR.into(),
+            source: roles.file_manager.name.clone(),
+            destination: roles.editor.name.clone(),
             observed: format!("\"{}\" is open", window.title),
         };
         end(
@@ -578,6 +626,7 @@ impl DesktopExecutor {
         cx: &RunContext<'_>,
         file: &Path,
         name: &str,
+        roles: &Roles,
         done: &[String],
     ) -> Phase<String> {
         let step = begin(
@@ -597,11 +646,11 @@ impl DesktopExecutor {
                 &kept,
             )));
         }
-        match self.wait_selected(file).await {
+        match self.wait_selected(file, &roles.file_manager).await {
             Ok(title) => {
                 let t = Transition {
-                    source: EDITOR.into(),
-                    destination: FILE_MANAGER.into(),
+                    source: roles.editor.name.clone(),
+                    destination: roles.file_manager.name.clone(),
                     observed: format!("{name} is selected in \"{title}\""),
                 };
                 end(cx, step, StepResult::Applied, json!({ "transition": t })).await?;
@@ -616,13 +665,18 @@ impl DesktopExecutor {
         }
     }
 
-    async fn find_file(&self, op: &Operation, want: &EditRequest) -> Result<Found, DesktopError> {
+    async fn find_file(
+        &self,
+        op: &Operation,
+        want: &EditRequest,
+        roles: &Roles,
+    ) -> Result<Found, DesktopError> {
         let managers: Vec<WindowRef> = self
             .desktop
             .windows()
             .await?
             .into_iter()
-            .filter(|w| w.app == FILE_MANAGER && w.kind == "window")
+            .filter(|w| roles.file_manager.owns(w) && w.kind == "window")
             .collect();
         let mut candidates: Vec<(PathBuf, bool)> = Vec::new();
         for w in &managers {
@@ -684,23 +738,18 @@ impl DesktopExecutor {
     }
 
     /// An editor window showing `file`, opening one if there is none.
-    async fn editor_window(&self, file: &Path) -> Result<WindowRef, String> {
+    async fn editor_window(&self, file: &Path, editor: &AppChoice) -> Result<WindowRef, String> {
         let showing = |ws: Vec<WindowRef>| {
             ws.into_iter().find(|w| {
-                w.app.eq_ignore_ascii_case(EDITOR)
-                    && w.kind == "window"
-                    && task::title_shows(&w.title, file).is_some()
+                editor.owns(w) && w.kind == "window" && task::title_shows(&w.title, file).is_some()
             })
         };
         if let Some(w) = showing(self.desktop.windows().await.map_err(|e| e.to_string())?) {
             return Ok(w);
         }
-        let args = vec![
-            "--opening-mode=window".to_string(),
-            file.display().to_string(),
-        ];
+        let argv = editor.open_command(Some(file))?;
         self.desktop
-            .launch(EDITOR, &args)
+            .launch(&argv[0], &argv[1..])
             .await
             .map_err(|e| e.to_string())?;
         let deadline = Instant::now() + APPEAR;
@@ -711,14 +760,15 @@ impl DesktopExecutor {
             }
         }
         Err(format!(
-            "{EDITOR} did not show {} within {} s",
+            "{} did not show {} within {} s",
+            editor.name,
             file.display(),
             APPEAR.as_secs()
         ))
     }
 
     /// Wait until a file-manager window shows `file` selected; its title.
-    async fn wait_selected(&self, file: &Path) -> Result<String, String> {
+    async fn wait_selected(&self, file: &Path, manager: &AppChoice) -> Result<String, String> {
         let deadline = Instant::now() + APPEAR;
         let mut last = String::from("no file manager window appeared");
         while Instant::now() < deadline {
@@ -726,7 +776,7 @@ impl DesktopExecutor {
             let windows = self.desktop.windows().await.map_err(|e| e.to_string())?;
             for w in windows
                 .iter()
-                .filter(|w| w.app == FILE_MANAGER && w.kind == "window")
+                .filter(|w| manager.owns(w) && w.kind == "window")
             {
                 let Ok(obs) = self.desktop.observe(w, Page::ALL).await else {
                     continue;

@@ -17,7 +17,10 @@
 //! - Every mutation is journalled before it runs and ends applied only when its effect is
 //!   observed; an effect that may have happened but is not observed is `unknown`, never done.
 
+use super::apps::{Apps, Env};
+use super::entries::{App, Resolution, Role};
 use super::executor::{failed_step, sentence, DesktopExecutor, Phase, APPEAR, QUIET, SETTLE_CAP};
+use super::policy::{decide, Policy, Subject};
 use super::{Act, DesktopAction, DesktopObservation, InputTarget, Page, WindowRef};
 use crate::clock;
 use crate::director::desktop::{self as words, AppWords, DesktopRequest, Step};
@@ -43,13 +46,15 @@ macro_rules! proceed {
 /// The app a request is for: how to start it and the names it has on the accessibility bus.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppChoice {
-    /// What to call it in sentences ("the file manager", "Mousepad").
+    /// What to call it in sentences ("Mousepad", "Thunar").
     pub name: String,
     /// The program that starts it.
     pub program: String,
     /// Names it registers on the accessibility bus, compared case-insensitively.
     pub accessible: Vec<String>,
     pub kind: AppKind,
+    /// Its desktop entry, when it came from the installed applications.
+    pub entry: Option<App>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,74 +66,173 @@ pub enum AppKind {
 
 impl AppChoice {
     pub fn owns(&self, window: &WindowRef) -> bool {
-        self.accessible
-            .iter()
-            .any(|a| a.eq_ignore_ascii_case(&window.app))
+        self.entry.as_ref().is_some_and(|e| e.is_named(&window.app))
+            || self
+                .accessible
+                .iter()
+                .any(|a| a.eq_ignore_ascii_case(&window.app))
+    }
+
+    fn from_entry(app: &App, kind: Option<AppKind>) -> AppChoice {
+        let kind = kind.unwrap_or_else(|| {
+            if app.categories.iter().any(|c| c == "TextEditor") {
+                AppKind::Editor
+            } else if app.categories.iter().any(|c| c == "FileManager") {
+                AppKind::FileManager
+            } else {
+                AppKind::Other
+            }
+        });
+        AppChoice {
+            name: app.name.clone(),
+            program: app
+                .exec
+                .first()
+                .cloned()
+                .unwrap_or_else(|| app.program.clone()),
+            accessible: vec![app.program.clone()],
+            kind,
+            entry: Some(app.clone()),
+        }
+    }
+
+    /// The command that opens `file` in this app (in a window of its own where the app needs
+    /// telling).
+    pub fn open_command(&self, file: Option<&Path>) -> Result<Vec<String>, String> {
+        let f = file.map(|p| p.display().to_string());
+        let mut argv = match &self.entry {
+            Some(e) => e.command(f.as_deref())?,
+            None => std::iter::once(self.program.clone()).chain(f).collect(),
+        };
+        // Mousepad opens a second file as a tab of the window in front unless told otherwise.
+        if self.accessible.iter().any(|a| a == "mousepad") && file.is_some() {
+            argv.insert(1, "--opening-mode=window".into());
+        }
+        Ok(argv)
     }
 }
 
-/// Which app a request means, and whether Circe may control it.
+/// What choosing an app came to.
+pub enum Chosen {
+    One(AppChoice),
+    /// Several fit and none is the default: the question's prompt and its choices.
+    Ask(String, Vec<crate::model::Choice>),
+    Refused(String),
+}
+
+/// Which app a request means (the installed applications and the person's defaults, read per
+/// request so a changed default counts at once), and whether Circe may control it (`[desktop]`).
 pub struct AppRules {
-    pub editor: AppChoice,
-    pub file_manager: AppChoice,
+    policy: Policy,
 }
 
 impl AppRules {
-    /// The apps this build drives without a catalog: Mousepad and Thunar.
-    pub fn builtin() -> AppRules {
-        AppRules {
-            editor: AppChoice {
-                name: "the editor".into(),
-                program: "mousepad".into(),
-                accessible: vec!["mousepad".into()],
-                kind: AppKind::Editor,
-            },
-            file_manager: AppChoice {
-                name: "the file manager".into(),
-                program: "thunar".into(),
-                accessible: vec!["Thunar".into()],
-                kind: AppKind::FileManager,
-            },
+    pub fn new(policy: Policy) -> AppRules {
+        AppRules { policy }
+    }
+
+    fn catalog(&self) -> Apps {
+        Apps::load(&Env::from_process())
+    }
+
+    /// The app of a role ("the editor"), or the one answered to an earlier question (`app`).
+    pub fn role(&self, role: Role, answered: Option<&str>) -> Chosen {
+        let apps = self.catalog();
+        let kind = match role {
+            Role::Editor => Some(AppKind::Editor),
+            Role::FileManager => Some(AppKind::FileManager),
+            Role::Browser => None,
+        };
+        if let Some(id) = answered {
+            if let Some(app) = apps.catalog.app(id) {
+                return Chosen::One(AppChoice::from_entry(app, kind));
+            }
+        }
+        match apps.catalog.for_role(role) {
+            Resolution::One(app, _) => Chosen::One(AppChoice::from_entry(&app, kind)),
+            Resolution::Ask(several) => Chosen::Ask(
+                format!(
+                    "Which {}: {}? (no default is set for {})",
+                    role_words(role),
+                    several
+                        .iter()
+                        .map(|a| a.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" or "),
+                    role.mime()
+                ),
+                several
+                    .iter()
+                    .map(|a| crate::model::Choice {
+                        key: a.id.clone(),
+                        label: a.name.clone(),
+                    })
+                    .collect(),
+            ),
+            Resolution::None(reason) => Chosen::Refused(reason),
         }
     }
 
     /// The app the words name, or the one their steps need.
-    pub fn choose(&self, request: &DesktopRequest) -> Result<AppChoice, String> {
+    pub fn choose(&self, request: &DesktopRequest, answered: Option<&str>) -> Chosen {
         match &request.app {
-            AppWords::Editor => Ok(self.editor.clone()),
-            AppWords::FileManager => Ok(self.file_manager.clone()),
-            AppWords::Named(n) => {
-                for a in [&self.editor, &self.file_manager] {
-                    if a.accessible.iter().any(|x| x.eq_ignore_ascii_case(n))
-                        || a.program.eq_ignore_ascii_case(n)
-                    {
-                        return Ok(a.clone());
-                    }
-                }
-                Ok(AppChoice {
-                    name: n.clone(),
-                    program: n.to_lowercase(),
-                    accessible: vec![n.clone()],
-                    kind: AppKind::Other,
-                })
-            }
+            AppWords::Editor => self.role(Role::Editor, answered),
+            AppWords::FileManager => self.role(Role::FileManager, answered),
+            AppWords::Named(n) => match self.catalog().resolve(n) {
+                Resolution::One(app, _) => Chosen::One(AppChoice::from_entry(&app, None)),
+                Resolution::Ask(several) => Chosen::Refused(format!(
+                    "several apps are called {n}: {}; say the one you mean",
+                    several
+                        .iter()
+                        .map(|a| a.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                Resolution::None(reason) => Chosen::Refused(reason),
+            },
             AppWords::Unsaid => {
                 if request.file.is_some() || request.steps.iter().any(Step::is_text) {
-                    Ok(self.editor.clone())
+                    self.role(Role::Editor, answered)
                 } else {
-                    Ok(self.file_manager.clone())
+                    self.role(Role::FileManager, answered)
                 }
             }
         }
     }
 
     /// May Circe control this app (`mutates`: change something in it)?
-    pub fn permits(&self, _app: &AppChoice, _mutates: bool) -> Result<(), String> {
-        Ok(())
+    pub fn permits(&self, app: &AppChoice, mutates: bool) -> Result<(), String> {
+        match &app.entry {
+            Some(e) => decide(&self.policy, Subject::App(e), mutates),
+            None => decide(&self.policy, Subject::Accessible(&app.name), mutates),
+        }
     }
 
+    /// May Circe control this window's app?
+    pub fn permits_window(&self, window: &WindowRef, mutates: bool) -> Result<(), String> {
+        decide(&self.policy, Subject::Accessible(&window.app), mutates)
+    }
+
+    /// The file manager whose windows list the files a request may name.
     pub fn file_manager(&self) -> AppChoice {
-        self.file_manager.clone()
+        match self.role(Role::FileManager, None) {
+            Chosen::One(a) => a,
+            _ => AppChoice {
+                name: "the file manager".into(),
+                program: "thunar".into(),
+                accessible: vec!["Thunar".into()],
+                kind: AppKind::FileManager,
+                entry: None,
+            },
+        }
+    }
+}
+
+fn role_words(role: Role) -> &'static str {
+    match role {
+        Role::Editor => "editor",
+        Role::FileManager => "file manager",
+        Role::Browser => "browser",
     }
 }
 
@@ -160,9 +264,13 @@ impl DesktopExecutor {
                 .to_string();
             return Ok(ExecOutcome::Blocked { reason });
         }
-        let app = match self.apps.choose(&request) {
-            Ok(a) => a,
-            Err(reason) => return Ok(ExecOutcome::Blocked { reason }),
+        let app = match self
+            .apps
+            .choose(&request, op.arguments.get("app").map(String::as_str))
+        {
+            Chosen::One(a) => a,
+            Chosen::Ask(prompt, choices) => return Ok(self.ask(op, "app", prompt, choices)),
+            Chosen::Refused(reason) => return Ok(ExecOutcome::Blocked { reason }),
         };
         let mutates = request.steps.iter().any(Step::mutates);
         if let Err(reason) = self.apps.permits(&app, mutates) {
@@ -257,7 +365,11 @@ impl DesktopExecutor {
             false,
         )
         .await?;
-        if let Err(e) = self.desktop.launch(&app.program, &[]).await {
+        let argv = match app.open_command(None) {
+            Ok(a) => a,
+            Err(reason) => return crate::executor::blocked(cx, step, reason).await.map(Break),
+        };
+        if let Err(e) = self.desktop.launch(&argv[0], &argv[1..]).await {
             return crate::executor::blocked(cx, step, e.to_string())
                 .await
                 .map(Break);
@@ -372,9 +484,11 @@ impl DesktopExecutor {
             false,
         )
         .await?;
-        let mut args = app_open_args(app);
-        args.push(file.display().to_string());
-        if let Err(e) = self.desktop.launch(&app.program, &args).await {
+        let argv = match app.open_command(Some(&file)) {
+            Ok(a) => a,
+            Err(reason) => return crate::executor::blocked(cx, step, reason).await.map(Break),
+        };
+        if let Err(e) = self.desktop.launch(&argv[0], &argv[1..]).await {
             return crate::executor::blocked(cx, step, e.to_string())
                 .await
                 .map(Break);
@@ -1199,6 +1313,51 @@ impl DesktopExecutor {
             }
         }
         let Some(item) = found else {
+            // No menu has it: a button that says it (a header bar's "Save").
+            let now = self
+                .desktop
+                .observe(window, Page::ALL)
+                .await
+                .map_err(|e| e.to_string())?;
+            let button = now.observation.elements.iter().find(|e| {
+                e.role == "button" && !e.has_state("disabled") && norm(&e.label) == norm(command)
+            });
+            if let Some(b) = button {
+                let label = b.label.trim().to_string();
+                // A label with an ellipsis opens a dialog: focus, then space, as a person would.
+                let acts = if label.ends_with('…') || label.ends_with("...") {
+                    vec![
+                        (InputTarget::Element(now.handles[&b.id].clone()), Act::Focus),
+                        (
+                            InputTarget::Window(window.clone()),
+                            Act::Keys(vec!["space".into()]),
+                        ),
+                    ]
+                } else {
+                    vec![(
+                        InputTarget::Element(now.handles[&b.id].clone()),
+                        Act::Activate,
+                    )]
+                };
+                for (target, act) in acts {
+                    let action = DesktopAction {
+                        window: window.clone(),
+                        revision: now.revision,
+                        target,
+                        act,
+                        may_open_modal: false,
+                    };
+                    if let Err(e) = self.desktop.act(&action).await {
+                        end(cx, s, failed_step(&e), json!({ "error": e.to_string() })).await?;
+                        return Ok(Break(partial(
+                            unknown_or_blocked(&e, &format!("pressing {label}")),
+                            done,
+                        )));
+                    }
+                }
+                self.desktop.settle(QUIET, SETTLE_CAP).await;
+                return Ok(Continue(()));
+            }
             end(
                 cx,
                 s,
@@ -1207,7 +1366,7 @@ impl DesktopExecutor {
             )
             .await?;
             return fail(format!(
-                "{} has no menu command for \"{command}\"; nothing was changed",
+                "{} has no menu command or button for \"{command}\"; nothing was changed",
                 window.app
             ));
         };
@@ -1896,8 +2055,7 @@ fn menu_item<'o>(obs: &'o DesktopObservation, command: &str) -> Option<&'o Eleme
 /// A label as words: lower case, without the mnemonic underscore, the ellipsis and extra space.
 fn norm(label: &str) -> String {
     label
-        .replace('_', "")
-        .replace('…', "")
+        .replace(['_', '…'], "")
         .replace("...", "")
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -1953,15 +2111,6 @@ fn expand_home(s: &str) -> PathBuf {
     }
 }
 
-/// Arguments that make the app open a file in a window of its own.
-fn app_open_args(app: &AppChoice) -> Vec<String> {
-    if app.program == "mousepad" {
-        vec!["--opening-mode=window".into()]
-    } else {
-        Vec::new()
-    }
-}
-
 fn unknown_or_blocked(e: &super::DesktopError, what: &str) -> ExecOutcome {
     if e.maybe_applied() {
         ExecOutcome::Unknown {
@@ -2009,7 +2158,12 @@ async fn wait_for_contents(file: &Path, text: &str) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(3);
     loop {
         match std::fs::read_to_string(file) {
-            Ok(saved) if saved == text => return Ok(()),
+            // Some editors (gedit) keep the final newline out of the buffer and add it on save.
+            Ok(saved)
+                if saved == text || (!text.ends_with('\n') && saved == format!("{text}\n")) =>
+            {
+                return Ok(())
+            }
             Ok(saved) if Instant::now() >= deadline => {
                 return Err(format!(
                     "it holds {} characters, not the {} in the editor",

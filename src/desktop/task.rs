@@ -119,6 +119,15 @@ pub fn editor_title(title: &str) -> Option<(String, bool)> {
         None => (false, t),
     };
     let name = t.rsplit_once(" - ").map_or(t, |(n, _)| n).trim();
+    // gedit: "notes.md (/home/me/docs)" or "*notes.md (~/docs)"; the folder in parentheses.
+    if let Some((file, rest)) = name.rsplit_once(" (") {
+        if let Some(dir) = rest.strip_suffix(')') {
+            if dir.starts_with('/') || dir.starts_with('~') {
+                let path = format!("{}/{}", dir.trim_end_matches('/'), file.trim());
+                return Some((path, modified));
+            }
+        }
+    }
     (!name.is_empty()).then(|| (name.to_string(), modified))
 }
 
@@ -312,6 +321,12 @@ mod tests {
         assert_eq!(title_shows("*notes.md - Mousepad", p), Some(true));
         assert_eq!(title_shows("/tmp/s/notes.md - Mousepad", p), Some(false));
         assert_eq!(title_shows("other.md - Mousepad", p), None);
+        assert_eq!(title_shows("notes.md (/tmp/s) - gedit", p), Some(false));
+        assert_eq!(title_shows("*notes.md (/tmp/s) - gedit", p), Some(true));
+        assert_eq!(
+            editor_title("notes.md (/tmp/s) - gedit"),
+            Some(("/tmp/s/notes.md".into(), false))
+        );
         assert_eq!(
             editor_title("*Untitled 1 - Mousepad"),
             Some(("Untitled 1".into(), true))

@@ -214,3 +214,68 @@ fn an_unexpected_dialog_is_described_with_its_choices_and_can_be_closed() {
         "# Notes\n\ndraft one\nthe draft plan\nAction items\n"
     );
 }
+
+#[test]
+fn the_editor_follows_the_default_application() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let d = daemon(&desktop);
+    // As the person would set it: `xdg-mime default`, into the daemon's own config home.
+    let out = desktop
+        .command("xdg-mime")
+        .args(["default", "org.gnome.gedit.desktop", "text/plain"])
+        .env("XDG_CONFIG_HOME", d.dir.path().join("config"))
+        .output()
+        .expect("xdg-mime (apt-get install xdg-utils)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = say(&d, "in the editor, open notes.md");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert!(v.to_string().contains("gedit"), "{v:#}");
+    desktop.wait_window("notes.md.*gedit");
+    let v = say(
+        &d,
+        "in the editor, add a line Action items at the end of notes.md and save it",
+    );
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert_eq!(
+        read(&docs.join("notes.md")),
+        "# Notes\n\ndraft one\nthe draft plan\nAction items\n"
+    );
+}
+
+#[test]
+fn a_denied_app_is_refused_and_a_read_only_one_is_only_read() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let d = Daemon::start_with_env(
+        "[node]\nname = \"desk\"\n[desktop]\ndeny = [\"mousepad\"]\nread_only = [\"thunar\"]\n",
+        desktop.daemon_env(),
+    );
+    let v = say(
+        &d,
+        "in the editor, add a line Action items at the end of notes.md and save it",
+    );
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    assert!(v.to_string().contains("deny list"), "{v:#}");
+    assert_eq!(
+        read(&docs.join("notes.md")),
+        "# Notes\n\ndraft one\nthe draft plan\n"
+    );
+
+    let v = say(&d, "in the file manager, rename todo.md to tasks.md");
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    assert!(v.to_string().contains("does not change it"), "{v:#}");
+    assert!(docs.join("todo.md").exists());
+
+    let v = say(&d, "in the file manager, open Documents");
+    assert_eq!(
+        status(&v),
+        "completed",
+        "reading is allowed: {v:#}\n{}",
+        d.log()
+    );
+}

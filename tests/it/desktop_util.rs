@@ -33,6 +33,10 @@ cat > "$XDG_CONFIG_HOME/xfce4/xfconf/xfce-perchannel-xml/thunar.xml" <<'X'
   <property name="last-view" type="string" value="ThunarDetailsView"/>
 </channel>
 X
+# The session's default apps, as a distribution sets them (the user's own mimeapps.list wins).
+mkdir -p "$SESSION_DIR/xdg"
+printf '[Default Applications]\ntext/plain=org.xfce.mousepad.desktop\ninode/directory=thunar.desktop\n' > "$SESSION_DIR/xdg/mimeapps.list"
+export XDG_CONFIG_DIRS="$SESSION_DIR/xdg:/etc/xdg"
 exec 5> "$SESSION_DIR/displayfd"
 Xvfb -displayfd 5 -screen 0 1280x1024x24 -nolisten tcp -noreset > "$SESSION_DIR/xvfb.log" 2>&1 &
 exec 5>&-
@@ -51,7 +55,7 @@ exec dbus-run-session -- bash -c '
 "#;
 
 /// Packages the desktop tests need: (Debian package, a file it provides).
-pub const PACKAGES: [(&str, &str); 9] = [
+pub const PACKAGES: [(&str, &str); 10] = [
     ("xvfb", "/usr/bin/Xvfb"),
     ("at-spi2-core", "/usr/libexec/at-spi-bus-launcher"),
     ("dbus", "/usr/bin/dbus-run-session"),
@@ -61,6 +65,7 @@ pub const PACKAGES: [(&str, &str); 9] = [
     ("thunar", "/usr/bin/thunar"),
     ("xdotool", "/usr/bin/xdotool"),
     ("gedit", "/usr/bin/gedit"),
+    ("xdg-utils", "/usr/bin/xdg-mime"),
 ];
 
 /// One headless desktop at a time: the AT-SPI timing checks (settling, human input) are not
@@ -154,6 +159,7 @@ impl Desktop {
                     || k == "DBUS_SESSION_BUS_ADDRESS"
                     || k == "GTK_MODULES"
                     || k == "NO_AT_BRIDGE"
+                    || k == "XDG_CONFIG_DIRS"
             })
             .cloned()
             .chain([
