@@ -1,6 +1,7 @@
 //! Desktop benchmarks on a real headless desktop (Xvfb, D-Bus, AT-SPI, openbox, Thunar, mousepad):
-//! one observation of a large window (p50/p95, with the AT-SPI calls it made) and the whole
-//! acceptance task through the daemon. Run with `cargo bench --bench desktop`. Results:
+//! one observation of a large window (p50/p95, with the AT-SPI calls it made), observation and
+//! grounding of a ~300-element window end to end, the whole acceptance task and each general
+//! desktop task through the daemon. Run with `cargo bench --bench desktop`. Results:
 //! docs/BENCHMARKS.md.
 
 #[path = "../tests/it/desktop_util.rs"]
@@ -74,7 +75,79 @@ fn main() {
                 ),
                 times,
             );
+            if files == 40 {
+                // Observation and grounding together: the window as the Director sees it
+                // (one page, at most 200 elements) and a decision over it.
+                let mut times = Vec::new();
+                let mut decided = String::new();
+                for i in 0..15 {
+                    let t = Instant::now();
+                    let obs = session
+                        .observe(thunar, Page::default())
+                        .await
+                        .expect("observe");
+                    let words = format!("open file-{:03}.txt", 5 + i);
+                    let envelope = circe::director::Envelope::typed("bench", &words);
+                    let snapshot = circe::director::Snapshot {
+                        observation: Some(obs.observation.clone()),
+                        ..Default::default()
+                    };
+                    let d = circe::director::decide(
+                        &envelope,
+                        &snapshot,
+                        &circe::director::local::LocalDecider,
+                    );
+                    times.push(t.elapsed().as_secs_f64() * 1e3);
+                    decided = format!("{:?}", std::mem::discriminant(&d));
+                    if let circe::director::Decision::Execute(plan) = &d {
+                        if let circe::director::Action::Click { target } = &plan.action {
+                            let label = &obs.element(target).expect("chosen").0.label;
+                            assert_eq!(label, &format!("file-{:03}.txt", 5 + i));
+                        }
+                    }
+                }
+                let _ = decided;
+                report(
+                    &format!("observe + ground Thunar, {files} files (~300 elements)"),
+                    times,
+                );
+            }
         });
+    }
+
+    // Each general desktop task through the daemon, on a fresh desktop each run.
+    let tasks: [(&str, &str); 5] = [
+        ("rename a file", "in the file manager, rename todo.md to tasks.md"),
+        ("create a folder", "in the file manager, create a folder called Reports"),
+        ("open a folder", "in the file manager, open the Documents folder"),
+        (
+            "append a line and save",
+            "in the editor, add a line Action items at the end of notes.md and save it",
+        ),
+        (
+            "replace a word, save as in another folder",
+            "in the editor, replace draft with final in notes.md and save it as final.md in Archive",
+        ),
+    ];
+    for (name, words) in tasks {
+        let mut times = Vec::new();
+        for _ in 0..3 {
+            let desktop = desktop_util::Desktop::start();
+            let docs = desktop.docs.clone();
+            std::fs::write(docs.join("notes.md"), "# Notes\n\ndraft one\n").unwrap();
+            std::fs::write(docs.join("todo.md"), "# Todo\n").unwrap();
+            std::fs::create_dir_all(docs.join("Documents")).unwrap();
+            std::fs::create_dir_all(docs.join("Archive")).unwrap();
+            desktop.select_in_file_manager(&docs.join("notes.md"));
+            let d = util::Daemon::start_with_env("[node]\nname = \"desk\"\n", desktop.daemon_env());
+            let t = Instant::now();
+            let out = d.cli(&["say", "--json", "--wait", words]);
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["operation"]["status"], "completed", "{name}: {v:#}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        report(&format!("{name} through `circe say --wait`"), times);
     }
 
     // The whole task through the daemon, each run on a fresh desktop.
