@@ -279,3 +279,22 @@ fn a_denied_app_is_refused_and_a_read_only_one_is_only_read() {
         d.log()
     );
 }
+
+#[test]
+fn deleting_permanently_waits_for_approval_and_no_keeps_the_file() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let d = daemon(&desktop);
+    let v = say(&d, "in the file manager, delete todo.md permanently");
+    assert_eq!(status(&v), "needsInput", "{v:#}\n{}", d.log());
+    assert!(v.to_string().contains("cannot be undone"), "{v:#}");
+    let v = run(&d, "answer", "no");
+    assert!(docs.join("todo.md").exists(), "a no keeps it: {v:#}");
+
+    let v = say(&d, "in the file manager, delete todo.md permanently");
+    assert_eq!(status(&v), "needsInput", "{v:#}");
+    let v = run(&d, "answer", "yes");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert!(!docs.join("todo.md").exists(), "{v:#}");
+    assert!(docs.join("notes.md").exists());
+}
