@@ -298,3 +298,21 @@ fn deleting_permanently_waits_for_approval_and_no_keeps_the_file() {
     assert!(!docs.join("todo.md").exists(), "{v:#}");
     assert!(docs.join("notes.md").exists());
 }
+
+#[test]
+fn moving_to_the_trash_says_truthfully_what_happened() {
+    // Thunar offers "Move to Trash" only where the desktop has a trash (gvfs); either way the
+    // outcome must match the disk.
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let d = daemon(&desktop);
+    let v = say(&d, "in the file manager, move todo.md to the trash");
+    match status(&v).as_str() {
+        "completed" => assert!(!docs.join("todo.md").exists(), "{v:#}"),
+        "blocked" => {
+            assert!(docs.join("todo.md").exists(), "{v:#}");
+            assert!(v.to_string().contains("nothing was changed"), "{v:#}");
+        }
+        other => panic!("{other}: {v:#}\n{}", d.log()),
+    }
+}
