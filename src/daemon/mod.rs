@@ -115,11 +115,10 @@ pub fn build_with_bridge(
                     .map_err(|e| anyhow::anyhow!("the config's [browser] section: {e}"))?,
             ),
         ))
-        .with(Box::new(DesktopExecutor::new(
-            desktop,
-            config.node.name.clone(),
-            config.desktop.policy(),
-        )));
+        .with(Box::new(
+            DesktopExecutor::new(desktop, config.node.name.clone(), config.desktop.policy())
+                .with_planner(planner(config)?),
+        ));
     // The project catalog (`[[projects]]`, checked when the config was read): turns that name a
     // project are coding requests, run by the project's provider command.
     if !config.projects.is_empty() {

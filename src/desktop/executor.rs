@@ -58,6 +58,8 @@ pub struct DesktopExecutor {
     pub(super) desktop: Arc<dyn DesktopSession>,
     /// Which apps a request means, and whether Circe may control them.
     pub(super) apps: super::general::AppRules,
+    /// The planner's model, for a task that is not one step (`[planner]`; none by default).
+    pub(super) planner: Option<crate::browser::executor::Planner>,
     node: String,
     /// Status as last observed (for `circe state` and `doctor`, which must not block).
     status: Arc<std::sync::Mutex<Value>>,
@@ -82,9 +84,16 @@ impl DesktopExecutor {
         DesktopExecutor {
             desktop,
             apps: super::general::AppRules::new(policy),
+            planner: None,
             node,
             status,
         }
+    }
+
+    /// Plan tasks of several steps with this model.
+    pub fn with_planner(mut self, planner: Option<crate::browser::executor::Planner>) -> Self {
+        self.planner = planner;
+        self
     }
 
     /// Check readiness now and remember it for `status()`.

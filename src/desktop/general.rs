@@ -281,12 +281,22 @@ impl DesktopExecutor {
         let outcome = match app.kind {
             AppKind::Editor => {
                 let doc = proceed!(self.document(op, cx, &app, &request).await);
+                if self.needs_planner(&doc.window, &request).await {
+                    return self
+                        .plan_run(op, cx, &app, doc.window, &goal_words(&text))
+                        .await;
+                }
                 proceed!(self.approvals(op, &request, Some(&doc.file), None));
                 self.editor_steps(op, cx, &app, doc, &request, &mut done)
                     .await?
             }
             _ => {
                 let window = proceed!(self.app_window(cx, &app).await);
+                if self.needs_planner(&window, &request).await {
+                    return self
+                        .plan_run(op, cx, &app, window, &goal_words(&text))
+                        .await;
+                }
                 let folder = self.folder_of(&window).await;
                 proceed!(self.approvals(op, &request, None, folder.as_deref()));
                 self.window_steps(op, cx, &app, window, &request, &mut done)
@@ -2174,6 +2184,255 @@ async fn wait_for_contents(file: &Path, text: &str) -> Result<(), String> {
             Err(e) if Instant::now() >= deadline => return Err(e.to_string()),
             _ => tokio::time::sleep(Duration::from_millis(20)).await,
         }
+    }
+}
+
+/// A planner run on the desktop: the model plans in words, each step it says is read like a step
+/// the person said (`director::desktop`) and carried out on the app's window by the same code,
+/// grounded, journalled and verified; the model never sees an element id.
+impl DesktopExecutor {
+    async fn plan_run(
+        &self,
+        op: &Operation,
+        cx: &RunContext<'_>,
+        app: &AppChoice,
+        window: WindowRef,
+        goal: &str,
+    ) -> Result<ExecOutcome, String> {
+        use crate::planner::{provider, Done, Effect, Event, Finish, Loop, StepOutcome};
+        let Some(planner) = &self.planner else {
+            return Ok(ExecOutcome::Blocked {
+                reason: format!(
+                    "\"{goal}\" is not a step I can do in {} by itself, and no planner is configured ([planner] url and model in the config); nothing was done",
+                    app.name
+                ),
+            });
+        };
+        let goal = match op.arguments.get("answer") {
+            Some(answer) => format!("{goal} (asked, the person answered: {answer})"),
+            None => goal.to_string(),
+        };
+        // After an answer or an approval, the steps this operation did are the run's history.
+        let history: Vec<Done> = op
+            .steps
+            .iter()
+            .filter(|s| s.result == Some(StepResult::Applied))
+            .map(|s| Done {
+                words: s.action.clone(),
+                outcome: StepOutcome::Applied,
+                note: s.action.clone(),
+                screen: 0,
+            })
+            .collect();
+        let mut run = Loop::resume(&goal, planner.budget, clock::now(), history);
+        let mut current: Option<DesktopObservation> = None;
+        let mut effect = run.next(Event::Started, clock::now());
+        loop {
+            let event = match effect {
+                Effect::Observe => match self.desktop.observe(&window, Page::default()).await {
+                    Ok(obs) => {
+                        let screen = fingerprint(&obs);
+                        current = Some(obs);
+                        Event::Observed { screen }
+                    }
+                    Err(e) => {
+                        return Ok(ExecOutcome::Blocked {
+                            reason: format!("{}{e}", done_so_far(run.done())),
+                        })
+                    }
+                },
+                Effect::Propose { repair } => {
+                    let Some(obs) = current.as_ref() else {
+                        return Err("the planner was asked before the window was observed".into());
+                    };
+                    let prompt = provider::prompt(run.goal(), run.done(), &obs.observation, "");
+                    tokio::select! {
+                        biased;
+                        _ = cx.cancel.cancelled() => Event::Cancelled,
+                        r = planner.model.propose(&prompt, repair.as_deref()) => match r {
+                            Ok(p) => Event::Proposed(p),
+                            Err(e) => Event::ModelFailed { reason: e.to_string() },
+                        },
+                    }
+                }
+                Effect::Ground { words, .. } => {
+                    if cx.cancel.is_cancelled() || !cx.journal.current().await {
+                        Event::Cancelled
+                    } else {
+                        let step = words::read(&words);
+                        let sub = DesktopRequest {
+                            app: request_app(app),
+                            file: step.file.clone(),
+                            steps: step.steps,
+                        };
+                        let pressed_only =
+                            sub.steps.iter().all(|s| matches!(s, Step::Press { .. }));
+                        let mut done = Vec::new();
+                        let outcome = if sub.steps.is_empty() {
+                            ExecOutcome::Blocked {
+                                reason: "no step in those words".into(),
+                            }
+                        } else if let Some(approval) = self.approvals_for(op, &sub, &window).await {
+                            return Ok(ExecOutcome::NeedsApproval { approval });
+                        } else {
+                            match app.kind {
+                                AppKind::Editor => match self.document(op, cx, app, &sub).await? {
+                                    Continue(doc) => {
+                                        self.editor_steps(op, cx, app, doc, &sub, &mut done).await?
+                                    }
+                                    Break(o) => o,
+                                },
+                                _ => {
+                                    self.window_steps(op, cx, app, window.clone(), &sub, &mut done)
+                                        .await?
+                                }
+                            }
+                        };
+                        let (outcome, note) = match outcome {
+                            ExecOutcome::Completed { summary, .. } => {
+                                (StepOutcome::Applied, summary)
+                            }
+                            ExecOutcome::Blocked { reason } if pressed_only && done.is_empty() => {
+                                (StepOutcome::NotGrounded, reason)
+                            }
+                            ExecOutcome::Blocked { reason } => (StepOutcome::Blocked, reason),
+                            ExecOutcome::Unknown { reason } => (StepOutcome::Unknown, reason),
+                            ExecOutcome::Stopped => (StepOutcome::Blocked, "stopped".to_string()),
+                            ExecOutcome::NeedsApproval { approval } => {
+                                return Ok(ExecOutcome::NeedsApproval { approval })
+                            }
+                            ExecOutcome::NeedsInput { question } => {
+                                return Ok(ExecOutcome::NeedsInput { question })
+                            }
+                        };
+                        Event::Stepped { outcome, note }
+                    }
+                }
+                Effect::Ask { question } => {
+                    return Ok(self.ask(op, "answer", question, Vec::new()));
+                }
+                Effect::Finish(finish) => {
+                    let steps: Vec<&str> = run.done().iter().map(|d| d.words.as_str()).collect();
+                    let data = json!({ "app": app.name, "planner": { "steps": steps, "calls": run.calls() } });
+                    return Ok(match finish {
+                        Finish::Answered { text, .. } => ExecOutcome::Completed {
+                            summary: text,
+                            data,
+                        },
+                        Finish::Completed { summary } => ExecOutcome::Completed {
+                            summary: format!("{}{summary}", done_so_far(run.done())),
+                            data,
+                        },
+                        Finish::Failed { reason } | Finish::OutOfBudget { reason } => {
+                            ExecOutcome::Blocked {
+                                reason: format!(
+                                    "{}not finished: {reason}",
+                                    done_so_far(run.done())
+                                ),
+                            }
+                        }
+                        Finish::Stopped => ExecOutcome::Stopped,
+                        Finish::Unknown { reason } => ExecOutcome::Unknown {
+                            reason: format!("{}{reason}", done_so_far(run.done())),
+                        },
+                    });
+                }
+            };
+            effect = run.next(event, clock::now());
+        }
+    }
+
+    /// The approval a planned step needs before it runs, if any.
+    async fn approvals_for(
+        &self,
+        op: &Operation,
+        sub: &DesktopRequest,
+        window: &WindowRef,
+    ) -> Option<crate::model::Approval> {
+        let folder = self.folder_of(window).await;
+        let file = super::task::editor_title(&window.title)
+            .map(|(p, _)| PathBuf::from(p))
+            .filter(|p| p.is_absolute());
+        match self.approvals(op, sub, file.as_deref(), folder.as_deref()) {
+            Ok(Break(ExecOutcome::NeedsApproval { approval })) => Some(approval),
+            _ => None,
+        }
+    }
+}
+
+/// A request only of words that name no step and that the Director does not ground as one
+/// press on the window: a task for the planner.
+impl DesktopExecutor {
+    async fn needs_planner(&self, window: &WindowRef, request: &DesktopRequest) -> bool {
+        let [Step::Press { words }, ..] = request.steps.as_slice() else {
+            return false;
+        };
+        if !request
+            .steps
+            .iter()
+            .all(|s| matches!(s, Step::Press { .. }))
+        {
+            return false;
+        }
+        let Ok(obs) = self.desktop.observe(window, Page::default()).await else {
+            return false;
+        };
+        let envelope = crate::director::Envelope::typed("desktop", words);
+        let snapshot = crate::director::Snapshot {
+            observation: Some(obs.observation),
+            ..Default::default()
+        };
+        !matches!(
+            crate::director::decide(&envelope, &snapshot, &crate::director::local::LocalDecider),
+            crate::director::Decision::Execute(crate::director::Plan {
+                action: crate::director::Action::Click { .. },
+                ..
+            })
+        )
+    }
+}
+
+/// The goal for the planner: the request without the words that only name the app.
+fn goal_words(text: &str) -> String {
+    let r = words::read(text);
+    let steps: Vec<String> = r.steps.iter().map(Step::describe).collect();
+    if steps.is_empty() {
+        text.trim().to_string()
+    } else {
+        steps.join(", then ")
+    }
+}
+
+/// The words that name this app again, for a planned step read on its own.
+fn request_app(app: &AppChoice) -> AppWords {
+    match app.kind {
+        AppKind::Editor => AppWords::Editor,
+        AppKind::FileManager => AppWords::FileManager,
+        AppKind::Other => AppWords::Named(app.name.clone()),
+    }
+}
+
+fn fingerprint(obs: &DesktopObservation) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    obs.observation.title.hash(&mut h);
+    for e in &obs.observation.elements {
+        (&e.role, &e.label, &e.value, &e.states).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// "Done: create the folder Q3 (Created the folder Q3.). " for the steps that applied.
+fn done_so_far(done: &[crate::planner::Done]) -> String {
+    let applied: Vec<String> = done
+        .iter()
+        .filter(|d| d.outcome == crate::planner::StepOutcome::Applied)
+        .map(|d| d.words.clone())
+        .collect();
+    if applied.is_empty() {
+        String::new()
+    } else {
+        format!("Done: {}. ", applied.join("; "))
     }
 }
 

@@ -316,3 +316,17 @@ fn moving_to_the_trash_says_truthfully_what_happened() {
         other => panic!("{other}: {v:#}\n{}", d.log()),
     }
 }
+
+#[test]
+fn a_task_that_is_not_one_step_needs_a_planner_and_says_so() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let d = daemon(&desktop);
+    let v = say(
+        &d,
+        "in the file manager, get things ready for the quarterly review",
+    );
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    assert!(v.to_string().contains("no planner is configured"), "{v:#}");
+    assert!(docs.join("todo.md").exists() && docs.join("notes.md").exists());
+}

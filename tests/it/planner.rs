@@ -438,3 +438,63 @@ fn a_purchase_the_planner_reaches_waits_for_yes_and_then_runs_once() {
     );
     assert!(state.lock().unwrap().seen.len() >= 2);
 }
+
+#[test]
+fn a_desktop_task_of_several_steps_is_planned_in_words_and_each_step_verified_on_disk() {
+    use crate::desktop_util::{write, Desktop};
+    let desktop = Desktop::start();
+    let docs = desktop.docs.clone();
+    write(&docs.join("notes.md"), "# Notes\n");
+    write(&docs.join("todo.md"), "# Todo\n");
+    desktop.select_in_file_manager(&docs.join("notes.md"));
+    let (url, state) = model_server(vec![
+        Reply::Content("{\"step\": \"create a folder called Q3 review\"}"),
+        Reply::Content("{\"step\": \"rename todo.md to review-todo.md\"}"),
+        Reply::Content("{\"done\": \"the review folder and its to-do list are ready\"}"),
+    ]);
+    let d = crate::util::Daemon::start_with_env(
+        &format!(
+            "[node]\nname = \"desk\"\n\n[planner]\nurl = \"{url}\"\nmodel = \"scripted\"\ntimeout_ms = 2000\n"
+        ),
+        desktop.daemon_env(),
+    );
+    let v = crate::browser_util::say(
+        &d,
+        "in the file manager, get things ready for the quarterly review",
+    );
+    assert_eq!(
+        crate::browser_util::status(&v),
+        "completed",
+        "{v:#}\n{}",
+        d.log()
+    );
+    assert!(docs.join("Q3 review").is_dir(), "{v:#}");
+    assert!(!docs.join("todo.md").exists(), "{v:#}");
+    assert_eq!(
+        std::fs::read_to_string(docs.join("review-todo.md")).unwrap(),
+        "# Todo\n"
+    );
+    let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("Done: create a folder called Q3 review"),
+        "{summary}"
+    );
+    // The model planned in words from what the window showed, never from element ids.
+    let prompts = prompts(&state);
+    assert_eq!(prompts.len(), 3, "{prompts:?}");
+    assert!(
+        prompts[0].contains("todo.md"),
+        "the window's items are in the prompt: {}",
+        prompts[0]
+    );
+    assert!(
+        !prompts[0].contains("\"d1\"") && !prompts[0].contains(" d12"),
+        "{}",
+        prompts[0]
+    );
+    assert!(
+        prompts[1].contains("create a folder called Q3 review"),
+        "{}",
+        prompts[1]
+    );
+}
