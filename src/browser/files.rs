@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::desktop::{DesktopObservation, DesktopSession, Page};
+use crate::desktop::{DesktopSession, Page};
 use crate::director::upload::File;
 
 /// The most paths one question offers.
@@ -62,15 +62,17 @@ pub async fn shown_in_file_manager(
 ) -> Result<Vec<(PathBuf, bool)>, String> {
     let windows = desktop.windows().await.map_err(|e| e.to_string())?;
     let mut out: Vec<(PathBuf, bool)> = Vec::new();
+    // The person's file manager (its windows by the names it has on the accessibility bus).
+    let manager = crate::desktop::general::AppRules::new(Default::default()).file_manager();
     for w in windows
         .iter()
-        .filter(|w| w.app == FILE_MANAGER && w.kind == "window")
+        .filter(|w| manager.owns(w) && w.kind == "window")
     {
         let obs = desktop
             .observe(w, Page::ALL)
             .await
             .map_err(|e| e.to_string())?;
-        for (p, selected) in files_in(&obs) {
+        for (p, selected) in crate::desktop::executor::files_in(&obs) {
             match out.iter_mut().find(|(q, _)| *q == p) {
                 Some(slot) => slot.1 |= selected,
                 None => out.push((p, selected)),
@@ -80,40 +82,6 @@ pub async fn shown_in_file_manager(
     Ok(out)
 }
 
-/// The file manager whose windows are read (Thunar, as the desktop executor's).
-const FILE_MANAGER: &str = "Thunar";
-
-/// The files a file-manager observation lists: (path, selected). The folder is the location
-/// bar's text; a row's name cell is a cell whose label is a file in that folder. (A copy of
-/// `desktop::executor::files_in`, which is being rewritten; the same reading of Thunar's tree.)
-fn files_in(obs: &DesktopObservation) -> Vec<(PathBuf, bool)> {
-    let folder = obs
-        .observation
-        .elements
-        .iter()
-        .filter(|e| e.role == "textbox")
-        .filter_map(|e| e.value.as_deref())
-        .find(|v| v.starts_with('/'))
-        .map(PathBuf::from);
-    let Some(folder) = folder else {
-        return Vec::new();
-    };
-    let mut out: Vec<(PathBuf, bool)> = Vec::new();
-    for e in obs
-        .observation
-        .elements
-        .iter()
-        .filter(|e| e.role == "cell" && !e.label.is_empty())
-    {
-        let p = folder.join(&e.label);
-        match out.iter_mut().find(|(q, _)| *q == p) {
-            Some(slot) => slot.1 |= e.has_state("selected"),
-            None if p.is_file() => out.push((p, e.has_state("selected"))),
-            None => {}
-        }
-    }
-    out
-}
 
 /// The file the words mean. `shown` is what the file manager shows (`Err`: why it could not be
 /// read); `chosen` is the path the person picked in an earlier question, which must still be

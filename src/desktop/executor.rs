@@ -827,32 +827,11 @@ struct Editing {
 /// The files a file-manager observation lists: (path, selected). The folder is the location
 /// bar's text; a row's name cell is a cell whose label is a file in that folder.
 pub fn files_in(obs: &DesktopObservation) -> Vec<(PathBuf, bool)> {
-    let folder = obs
-        .observation
-        .elements
-        .iter()
-        .filter(|e| e.role == "textbox")
-        .filter_map(|e| e.value.as_deref())
-        .find(|v| v.starts_with('/'))
-        .map(PathBuf::from);
-    let Some(folder) = folder else {
-        return Vec::new();
-    };
-    let mut out: Vec<(PathBuf, bool)> = Vec::new();
-    for e in obs
-        .observation
-        .elements
-        .iter()
-        .filter(|e| e.role == "cell" && !e.label.is_empty())
-    {
-        let p = folder.join(&e.label);
-        if p.is_file() && !out.iter().any(|(q, _)| *q == p) {
-            out.push((p, e.has_state("selected")));
-        } else if let Some(slot) = out.iter_mut().find(|(q, _)| *q == p) {
-            slot.1 |= e.has_state("selected");
-        }
-    }
-    out
+    super::general::items(obs)
+        .into_iter()
+        .filter(|i| i.path.is_file())
+        .map(|i| (i.path, i.selected))
+        .collect()
 }
 
 /// The document's text area: the editable textbox that holds the most text.

@@ -1980,11 +1980,11 @@ impl DesktopExecutor {
 
 /// One item a file-manager window lists: its name cell, its path, and whether it is selected.
 #[derive(Clone, Debug)]
-struct Item {
-    id: String,
-    label: String,
-    path: PathBuf,
-    selected: bool,
+pub struct Item {
+    pub id: String,
+    pub label: String,
+    pub path: PathBuf,
+    pub selected: bool,
 }
 
 /// The folder a file-manager observation shows: its location bar's path.
@@ -2006,7 +2006,7 @@ fn folder_shown(obs: &DesktopObservation) -> Option<PathBuf> {
 }
 
 /// The items listed: cells whose label is an entry of the shown folder on disk.
-fn items(obs: &DesktopObservation) -> Vec<Item> {
+pub fn items(obs: &DesktopObservation) -> Vec<Item> {
     let Some(folder) = folder_shown(obs) else {
         return Vec::new();
     };
