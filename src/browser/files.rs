@@ -82,7 +82,6 @@ pub async fn shown_in_file_manager(
     Ok(out)
 }
 
-
 /// The file the words mean. `shown` is what the file manager shows (`Err`: why it could not be
 /// read); `chosen` is the path the person picked in an earlier question, which must still be
 /// one of the files that fit.

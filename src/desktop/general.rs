@@ -1464,6 +1464,9 @@ impl DesktopExecutor {
                 item.label.trim()
             ));
         }
+        // One Return, never two: a second could land in the dialog the first one opened (a
+        // Save As would save). A menu that did not take it is found by the caller's wait for
+        // the command's effect, which ends the step without it.
         let action = DesktopAction {
             window: window.clone(),
             revision: now.revision,
