@@ -1505,6 +1505,25 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             scores.iter_mut().for_each(|s| *s = 0.0);
             continue;
         }
+        // "the fourth section" where no label is a numbered section: only labels that are
+        // the noun and a name ("Section A", "Part 2") can be counted. Counting whatever else
+        // is on screen picks an arbitrary link, and a label that only carries the word
+        // ("sections", "Next Chapter", "Report Chapter") is a thing of its own, not one of a
+        // counted row.
+        if phrase.kind == Kind::Section && !structure.facts.iter().any(|f| f.section) {
+            let noun = phrase.kind_token.map(|t| reading.tokens[t].norm.as_str());
+            for (i, s) in scores.iter_mut().enumerate() {
+                let label = &structure.facts[i].label;
+                let is_noun = |t: &Token| Some(t.norm.as_str()) == noun;
+                let is_name = |t: &Token| t.is_number() || t.norm.chars().count() <= 2;
+                let counted = label.len() == 2
+                    && ((is_noun(&label[0]) && is_name(&label[1]))
+                        || (is_name(&label[0]) && is_noun(&label[1])));
+                if !counted {
+                    *s = 0.0;
+                }
+            }
+        }
         let top = scores.iter().copied().fold(0.0f32, f32::max);
         if top <= 0.0 {
             continue;
@@ -1858,5 +1877,70 @@ mod tests {
         let q = text::tokens("17 points");
         let m = phrase_match(&Query::new(q.iter().collect()), &words);
         assert!(m[0] < 1.0, "{m:?}");
+    }
+
+    /// The element an utterance picks on `obs` with more than half the probability.
+    fn picked(obs: &Observation, text: &str) -> Option<String> {
+        let structure = Structure::of(obs);
+        let ask = screen::ask(&Envelope::voice("t", text), obs, &structure);
+        let answers = LocalDecider.decide(&ask).expect("answers");
+        let target = answers.iter().find(|a| a.key == QuestionKey::Target)?;
+        let q = ask
+            .questions
+            .iter()
+            .find(|q| q.key == QuestionKey::Target)?;
+        let (i, p) = target.best()?;
+        match q.choices[i].meaning {
+            Meaning::Element(e) if p > 0.5 => Some(obs.elements[e].id.clone()),
+            _ => None,
+        }
+    }
+
+    /// "The fourth section" counts sections, not whatever is on screen: without numbered
+    /// sections only labels that are the noun and a name ("Part 2") are counted, never a
+    /// label that merely carries the word ("sections", "Next Chapter").
+    #[test]
+    fn a_section_ordinal_counts_only_sections() {
+        let jump = "Go to sections Top of Page Study Description Study Design Outcome Measures";
+        let mut elements = vec![
+            el("d1", "link", "Disclaimer", "Study record"),
+            el("d2", "button", "sections", jump),
+        ];
+        for (k, label) in ["Top of Page", "Study Description", "Study Design"]
+            .iter()
+            .enumerate()
+        {
+            elements.push(el(&format!("s{k}"), "link", label, jump));
+        }
+        elements.push(el(
+            "c1",
+            "link",
+            "Next Chapter",
+            "Previous Chapter Next Chapter",
+        ));
+        let obs = Observation {
+            elements,
+            ..Observation::default()
+        };
+        assert_eq!(picked(&obs, "open the second section"), None);
+        assert_eq!(picked(&obs, "the last section"), None);
+        assert_eq!(picked(&obs, "the last chapter"), None);
+        let parts = Observation {
+            elements: (1..=3)
+                .map(|k| {
+                    el(
+                        &format!("p{k}"),
+                        "link",
+                        &format!("Part {k}"),
+                        "Part 1 Part 2 Part 3",
+                    )
+                })
+                .collect(),
+            ..Observation::default()
+        };
+        assert_eq!(
+            picked(&parts, "open the second part").as_deref(),
+            Some("p2")
+        );
     }
 }
