@@ -649,7 +649,16 @@ fn concept_strength(
 /// everything: a media verb ("play") with no control of its own means
 /// "open", and a kind noun no element has ("radio") is a content word.
 pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
-    let scores = score_once(reading, screen, action);
+    let mut scores = score_once(reading, screen, action);
+    // A kind noun that is a label's own word on this screen ("Article", "No Results
+    // Posted", "sections", "Next Chapter") may be that label's word rather than a kind of
+    // thing: both readings are scored and each element keeps the better one.
+    if let Some(literal) = kind_noun_as_label_word(reading, screen.structure) {
+        let other = score_once(&literal, screen, action);
+        for (s, o) in scores.iter_mut().zip(other) {
+            *s = s.max(o);
+        }
+    }
     if scores.iter().any(|s| *s > 0.0) {
         return scores;
     }
@@ -677,6 +686,37 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     } else {
         scores
     }
+}
+
+/// The reading with its item or section noun taken as a content word, when some label on
+/// screen has that word and the noun is not counted ("the third story" counts stories).
+fn kind_noun_as_label_word<'a>(
+    reading: &Reading<'a>,
+    structure: &Structure,
+) -> Option<Reading<'a>> {
+    let mut literal = reading.clone();
+    let mut changed = false;
+    for phrase in [&mut literal.head, &mut literal.qualifier] {
+        if !matches!(phrase.kind, Kind::Item | Kind::Section) || phrase.ordinal.is_some() {
+            continue;
+        }
+        let Some(t) = phrase.kind_token else {
+            continue;
+        };
+        let word = &reading.tokens[t];
+        let on_screen = structure
+            .facts
+            .iter()
+            .any(|f| f.label.iter().any(|l| l.stem == word.stem));
+        if on_screen {
+            phrase.kind_token = None;
+            phrase.content.push(t);
+            phrase.content.sort_unstable();
+            phrase.kind = Kind::Plain;
+            changed = true;
+        }
+    }
+    changed.then_some(literal)
 }
 
 fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
@@ -1941,6 +1981,41 @@ mod tests {
         assert_eq!(
             picked(&parts, "open the second part").as_deref(),
             Some("p2")
+        );
+    }
+
+    /// An item or section noun that a label on screen says is that label's word too.
+    #[test]
+    fn a_kind_noun_that_a_label_says_is_its_word() {
+        let obs = Observation {
+            elements: vec![
+                el(
+                    "t1",
+                    "link",
+                    "Tabular View",
+                    "Study Details Tabular View No Results Posted",
+                ),
+                el(
+                    "t2",
+                    "link",
+                    "No Results Posted",
+                    "Study Details Tabular View No Results Posted",
+                ),
+                el("s1", "button", "sections", "Go to sections Top of Page"),
+                el("s2", "link", "Top of Page", "Go to sections Top of Page"),
+                el("w1", "link", "Random article", "Main page Random article"),
+                el("w2", "link", "Main page", "Main page Random article"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(picked(&obs, "show the results").as_deref(), Some("t2"));
+        assert_eq!(
+            picked(&obs, "open the sections menu").as_deref(),
+            Some("s1")
+        );
+        assert_eq!(
+            picked(&obs, "show me a random article").as_deref(),
+            Some("w1")
         );
     }
 }
