@@ -134,6 +134,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "homepage",
             "home page",
             "front page",
+            "main page",
+            "hauptseite",
             "start page",
             "startseite",
             "accueil",
@@ -482,6 +484,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         &[
             "previous",
             "prev",
+            "prior",
+            "earlier",
             "newer",
             "vorherige",
             "précédent",
@@ -753,6 +757,56 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         ],
     ),
     ("dark", &["dark", "dunkel", "sombre", "oscuro", "night"]),
+    (
+        "shop",
+        &[
+            "shop",
+            "store",
+            "boutique",
+            "laden",
+            "magasin",
+            "tienda",
+            "merchandise",
+            "merch",
+        ],
+    ),
+    (
+        "news",
+        &[
+            "news",
+            "current events",
+            "headlines",
+            "nachrichten",
+            "aktuelles",
+            "actualités",
+            "noticias",
+            "actualidad",
+        ],
+    ),
+    (
+        "history",
+        &[
+            "history",
+            "revisions",
+            "revision history",
+            "versions",
+            "version history",
+            "versionsgeschichte",
+            "historique",
+            "historial",
+        ],
+    ),
+    (
+        "table",
+        &[
+            "table",
+            "tabular",
+            "tabelle",
+            "tabellarisch",
+            "tableau",
+            "tabla",
+        ],
+    ),
 ];
 
 /// Prepositions that filter a search by a person or source ("posts by the member X").
@@ -1172,6 +1226,12 @@ mod tests {
         assert_eq!(names("Je m'abonne"), ["subscribe"]);
         assert_eq!(names("Abonnez-vous"), ["subscribe"]);
         assert_eq!(names("Konto löschen"), ["delete", "account"]);
+        // Interface words met on a wiki and a registry record.
+        assert_eq!(names("Main page"), ["home"]);
+        assert_eq!(names("Wikipedia store"), ["save", "shop"]);
+        assert_eq!(names("Current events"), ["news"]);
+        assert_eq!(names("View history"), ["history"]);
+        assert_eq!(names("Tabular View"), ["table"]);
         // Short words and unrelated words do not meet by a cut ending.
         assert!(names("Teig").is_empty());
         assert!(names("comme").is_empty());
