@@ -888,7 +888,11 @@ fn score_element<'s>(
                     .kind_token
                     .is_some_and(|t| word_match(&reading.tokens[t], &f.label) >= 0.9);
                 if !own_word {
-                    factor *= 0.4;
+                    factor *= if drawn_as(r, &element.role) {
+                        0.85
+                    } else {
+                        0.4
+                    };
                 }
             }
             Kind::Footnote if !f.footnote => factor = 0.0,
@@ -1482,6 +1486,17 @@ fn undoes(verb: &[&Token], zone: &[Token], element: &crate::director::Element) -
     }
 }
 
+/// Real pages draw tabs as links or buttons (a record's "Tabular View", a wiki's
+/// "Talk") and open menus with buttons: a person still calls them a tab or a menu, so
+/// the noun is weaker evidence against them than against any other role.
+fn drawn_as(noun: RoleNoun, role: &str) -> bool {
+    match noun {
+        RoleNoun::Tab => matches!(role, "link" | "button"),
+        RoleNoun::Menu => role == "button",
+        _ => false,
+    }
+}
+
 fn role_fits(noun: RoleNoun, class: RoleClass, role: &str) -> bool {
     match noun {
         RoleNoun::Field => matches!(class, RoleClass::Editable | RoleClass::Toggle),
@@ -2017,5 +2032,45 @@ mod tests {
             picked(&obs, "show me a random article").as_deref(),
             Some("w1")
         );
+    }
+
+    /// A tab drawn as a link, a menu opened by a button: still "the tab", "the menu"; a
+    /// real tab of the same name is still preferred.
+    #[test]
+    fn tabs_and_menus_may_be_links_and_buttons() {
+        let row = "Study Details Tabular View No Results Posted";
+        let obs = Observation {
+            elements: vec![
+                el("t1", "link", "Tabular View", row),
+                el("t2", "link", "No Results Posted", row),
+                el("m1", "button", "Find Studies", "Find Studies New Search"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            picked(&obs, "open the no results posted tab").as_deref(),
+            Some("t2")
+        );
+        assert_eq!(
+            picked(&obs, "open the find studies menu").as_deref(),
+            Some("m1")
+        );
+        let both = Observation {
+            elements: vec![
+                el("l1", "link", "Reviews", "Reviews Details"),
+                el("t1", "tab", "Reviews", "Reviews Details"),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&both);
+        let scores = score_elements(
+            &utterance::read("the reviews tab"),
+            Screen {
+                observation: &both,
+                structure: &structure,
+            },
+            action_of(&utterance::read("the reviews tab"), None),
+        );
+        assert!(scores[1] > scores[0], "{scores:?}");
     }
 }
