@@ -262,6 +262,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         &[
             "next",
             "next page",
+            "continue",
             "more",
             "older",
             "weiter",
@@ -486,6 +487,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "prev",
             "prior",
             "earlier",
+            "before",
             "newer",
             "vorherige",
             "précédent",
@@ -816,7 +818,7 @@ pub const FILTER_PREPOSITIONS: &[&str] = &["by", "from", "von", "par", "de", "po
 pub const ACTIVATE_VERBS: &[&str] = &[
     "list", "browse", "open", "click", "press", "tap", "hit", "choose", "pick", "go", "goto",
     "navigate", "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display", "read",
-    "launch", "load", "expand", "collapse", "activate", "focus",
+    "launch", "load", "expand", "collapse", "activate", "focus", "get",
 ];
 
 /// Verbs that set an on/off state: they prefer checkboxes, switches, radios.
@@ -1232,6 +1234,8 @@ mod tests {
         assert_eq!(names("Current events"), ["news"]);
         assert_eq!(names("View history"), ["history"]);
         assert_eq!(names("Tabular View"), ["table"]);
+        assert_eq!(names("continue"), ["next"]);
+        assert_eq!(names("the chapter before"), ["previous"]);
         // Short words and unrelated words do not meet by a cut ending.
         assert!(names("Teig").is_empty());
         assert!(names("comme").is_empty());

@@ -418,8 +418,9 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
         return used;
     }
     if is_in(lexicon::ACTIVATE_VERBS, first) || is_in(lexicon::TOGGLE_VERBS, first) {
-        // "switch to hotels" navigates; "switch on dark mode" toggles.
-        let navigates = w.get(1) == Some(&"to");
+        // "switch to hotels", "switch back to the article" navigate; "switch on dark mode"
+        // toggles.
+        let navigates = w.get(1) == Some(&"to") || w.get(1..3) == Some(&["back", "to"][..]);
         reading.verb = if is_in(lexicon::TOGGLE_VERBS, first) && !navigates {
             Verb::Toggle
         } else {
