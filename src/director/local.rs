@@ -652,11 +652,18 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     let mut scores = score_once(reading, screen, action);
     // A kind noun that is a label's own word on this screen ("Article", "No Results
     // Posted", "sections", "Next Chapter") may be that label's word rather than a kind of
-    // thing: both readings are scored and each element keeps the better one.
+    // thing. When that reading fits as well as the other, it is the more specific one and
+    // is taken ("the talk page for this article": the Talk beside "Article"); otherwise
+    // each element keeps the better of the two.
     if let Some(literal) = kind_noun_as_label_word(reading, screen.structure) {
         let other = score_once(&literal, screen, action);
-        for (s, o) in scores.iter_mut().zip(other) {
-            *s = s.max(o);
+        let top = |v: &[f32]| v.iter().copied().fold(0.0f32, f32::max);
+        if top(&other) >= 0.9 * top(&scores) {
+            scores = other;
+        } else {
+            for (s, o) in scores.iter_mut().zip(other) {
+                *s = s.max(o);
+            }
         }
     }
     if scores.iter().any(|s| *s > 0.0) {
@@ -1710,6 +1717,7 @@ mod tests {
     use crate::director::{screen, Envelope};
 
     use crate::director::observation::element as el;
+    use crate::director::Element;
 
     fn page() -> Observation {
         let mut elements = vec![
@@ -2032,6 +2040,31 @@ mod tests {
             picked(&obs, "show me a random article").as_deref(),
             Some("w1")
         );
+        let talk = |id: &str, description: &str, context: &str| Element {
+            description: Some(description.into()),
+            ..el(id, "link", "Talk", context)
+        };
+        let wiki = Observation {
+            elements: vec![
+                talk(
+                    "p1",
+                    "Discussion about edits from this IP address",
+                    "Not logged in Talk Contributions",
+                ),
+                el("p2", "link", "Article", "Namespaces Article Talk"),
+                talk(
+                    "p3",
+                    "Discussion about the content page",
+                    "Namespaces Article Talk",
+                ),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            picked(&wiki, "open the talk page for this article").as_deref(),
+            Some("p3")
+        );
+        assert_eq!(picked(&wiki, "talk"), None);
     }
 
     /// A tab drawn as a link, a menu opened by a button: still "the tab", "the menu"; a
