@@ -1017,4 +1017,19 @@ mod tests {
             }
         ));
     }
+
+    #[test]
+    fn a_possessive_s_is_no_content_word() {
+        for text in ["open the author's profile", "show me what's in the news"] {
+            let r = read(text);
+            let words: Vec<&str> = r
+                .head
+                .content
+                .iter()
+                .chain(&r.qualifier.content)
+                .map(|&i| r.tokens[i].norm.as_str())
+                .collect();
+            assert!(!words.contains(&"s"), "{text}: {words:?}");
+        }
+    }
 }
