@@ -1043,8 +1043,9 @@ pub const STOPWORDS: &[&str] = &[
     "page", "site", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
     "titled", "labelled", "labeled", "into", "onto", "us", "we", "them", "him", "her", "his",
     "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "thingy", "bit",
-    // The clitic of "author's", "what's", "it's": the tokenizer splits it off as a word.
-    "s",
+    // The clitic of "author's", "what's", "it's" (the tokenizer splits it off as a word), and
+    // the "as" of a manner ("show it as a table").
+    "s", "as",
 ];
 
 /// Words that introduce a qualifier after the head of a reference.
