@@ -541,7 +541,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ("contact", &["contact", "kontakt", "contacto"]),
     ("account", &["account", "konto", "compte", "cuenta"]),
     ("menu", &["menu", "menü"]),
-    ("return", &["return", "back", "zurück", "retour", "volver"]),
+    (
+        "return",
+        &["return", "back", "zurück", "retour", "volver", "previous"],
+    ),
     (
         "new",
         &[
@@ -1239,6 +1242,8 @@ mod tests {
         assert_eq!(names("Tabular View"), ["table"]);
         assert_eq!(names("continue"), ["next"]);
         assert_eq!(names("the chapter before"), ["previous"]);
+        // Going back is going to the previous one ("go back a chapter" -> "Previous Chapter").
+        assert!(names("Previous Chapter").contains(&"return"));
         // Short words and unrelated words do not meet by a cut ending.
         assert!(names("Teig").is_empty());
         assert!(names("comme").is_empty());
