@@ -903,7 +903,10 @@ fn score_element<'s>(
                 }
             }
             Kind::Footnote if !f.footnote => factor = 0.0,
-            Kind::Author if !f.byline => factor = 0.0,
+            // "the author's profile" is the byline; "donate to the author", "reply to the
+            // author" act on something else, for or beside the author.
+            Kind::Author if !f.byline && std::ptr::eq(phrase, &reading.head) => factor = 0.0,
+            Kind::Author if !f.byline => factor *= 0.8,
             Kind::Section if !f.section => factor *= 0.8,
             Kind::Item if f.section => factor *= 0.8,
             _ => {}
@@ -2105,5 +2108,31 @@ mod tests {
             action_of(&utterance::read("the reviews tab"), None),
         );
         assert!(scores[1] > scores[0], "{scores:?}");
+    }
+
+    /// The author noun of the head means the byline; in the qualifier it says whom the
+    /// action is for, so the target need not be the byline itself.
+    #[test]
+    fn an_author_in_the_qualifier_is_not_the_target() {
+        let bar = "Fiction Page Donate Patreon Report Chapter";
+        let obs = Observation {
+            elements: vec![
+                el(
+                    "t",
+                    "link",
+                    "Super Supportive",
+                    "Super Supportive by Sleyca",
+                ),
+                el("a", "link", "Sleyca", "Super Supportive by Sleyca"),
+                el("d", "link", "Donate", bar),
+                el("r", "link", "Report Chapter", bar),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            picked(&obs, "open the author's profile").as_deref(),
+            Some("a")
+        );
+        assert_eq!(picked(&obs, "donate to the author").as_deref(), Some("d"));
     }
 }
