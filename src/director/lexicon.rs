@@ -134,6 +134,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "homepage",
             "home page",
             "front page",
+            "main page",
+            "hauptseite",
             "start page",
             "startseite",
             "accueil",
@@ -260,6 +262,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         &[
             "next",
             "next page",
+            "continue",
             "more",
             "older",
             "weiter",
@@ -482,6 +485,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         &[
             "previous",
             "prev",
+            "prior",
+            "earlier",
+            "before",
             "newer",
             "vorherige",
             "précédent",
@@ -535,7 +541,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ("contact", &["contact", "kontakt", "contacto"]),
     ("account", &["account", "konto", "compte", "cuenta"]),
     ("menu", &["menu", "menü"]),
-    ("return", &["return", "back", "zurück", "retour", "volver"]),
+    (
+        "return",
+        &["return", "back", "zurück", "retour", "volver", "previous"],
+    ),
     (
         "new",
         &[
@@ -753,6 +762,56 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         ],
     ),
     ("dark", &["dark", "dunkel", "sombre", "oscuro", "night"]),
+    (
+        "shop",
+        &[
+            "shop",
+            "store",
+            "boutique",
+            "laden",
+            "magasin",
+            "tienda",
+            "merchandise",
+            "merch",
+        ],
+    ),
+    (
+        "news",
+        &[
+            "news",
+            "current events",
+            "headlines",
+            "nachrichten",
+            "aktuelles",
+            "actualités",
+            "noticias",
+            "actualidad",
+        ],
+    ),
+    (
+        "history",
+        &[
+            "history",
+            "revisions",
+            "revision history",
+            "versions",
+            "version history",
+            "versionsgeschichte",
+            "historique",
+            "historial",
+        ],
+    ),
+    (
+        "table",
+        &[
+            "table",
+            "tabular",
+            "tabelle",
+            "tabellarisch",
+            "tableau",
+            "tabla",
+        ],
+    ),
 ];
 
 /// Prepositions that filter a search by a person or source ("posts by the member X").
@@ -762,7 +821,7 @@ pub const FILTER_PREPOSITIONS: &[&str] = &["by", "from", "von", "par", "de", "po
 pub const ACTIVATE_VERBS: &[&str] = &[
     "list", "browse", "open", "click", "press", "tap", "hit", "choose", "pick", "go", "goto",
     "navigate", "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display", "read",
-    "launch", "load", "expand", "collapse", "activate", "focus",
+    "launch", "load", "expand", "collapse", "activate", "focus", "get",
 ];
 
 /// Verbs that set an on/off state: they prefer checkboxes, switches, radios.
@@ -987,6 +1046,9 @@ pub const STOPWORDS: &[&str] = &[
     "page", "site", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
     "titled", "labelled", "labeled", "into", "onto", "us", "we", "them", "him", "her", "his",
     "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "thingy", "bit",
+    // The clitic of "author's", "what's", "it's" (the tokenizer splits it off as a word), and
+    // the "as" of a manner ("show it as a table").
+    "s", "as",
 ];
 
 /// Words that introduce a qualifier after the head of a reference.
@@ -1172,6 +1234,16 @@ mod tests {
         assert_eq!(names("Je m'abonne"), ["subscribe"]);
         assert_eq!(names("Abonnez-vous"), ["subscribe"]);
         assert_eq!(names("Konto löschen"), ["delete", "account"]);
+        // Interface words met on a wiki and a registry record.
+        assert_eq!(names("Main page"), ["home"]);
+        assert_eq!(names("Wikipedia store"), ["save", "shop"]);
+        assert_eq!(names("Current events"), ["news"]);
+        assert_eq!(names("View history"), ["history"]);
+        assert_eq!(names("Tabular View"), ["table"]);
+        assert_eq!(names("continue"), ["next"]);
+        assert_eq!(names("the chapter before"), ["previous"]);
+        // Going back is going to the previous one ("go back a chapter" -> "Previous Chapter").
+        assert!(names("Previous Chapter").contains(&"return"));
         // Short words and unrelated words do not meet by a cut ending.
         assert!(names("Teig").is_empty());
         assert!(names("comme").is_empty());

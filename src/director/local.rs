@@ -649,7 +649,23 @@ fn concept_strength(
 /// everything: a media verb ("play") with no control of its own means
 /// "open", and a kind noun no element has ("radio") is a content word.
 pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
-    let scores = score_once(reading, screen, action);
+    let mut scores = score_once(reading, screen, action);
+    // A kind noun that is a label's own word on this screen ("Article", "No Results
+    // Posted", "sections", "Next Chapter") may be that label's word rather than a kind of
+    // thing. When that reading fits as well as the other, it is the more specific one and
+    // is taken ("the talk page for this article": the Talk beside "Article"); otherwise
+    // each element keeps the better of the two.
+    if let Some(literal) = kind_noun_as_label_word(reading, screen.structure) {
+        let other = score_once(&literal, screen, action);
+        let top = |v: &[f32]| v.iter().copied().fold(0.0f32, f32::max);
+        if top(&other) >= 0.9 * top(&scores) {
+            scores = other;
+        } else {
+            for (s, o) in scores.iter_mut().zip(other) {
+                *s = s.max(o);
+            }
+        }
+    }
     if scores.iter().any(|s| *s > 0.0) {
         return scores;
     }
@@ -677,6 +693,37 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     } else {
         scores
     }
+}
+
+/// The reading with its item or section noun taken as a content word, when some label on
+/// screen has that word and the noun is not counted ("the third story" counts stories).
+fn kind_noun_as_label_word<'a>(
+    reading: &Reading<'a>,
+    structure: &Structure,
+) -> Option<Reading<'a>> {
+    let mut literal = reading.clone();
+    let mut changed = false;
+    for phrase in [&mut literal.head, &mut literal.qualifier] {
+        if !matches!(phrase.kind, Kind::Item | Kind::Section) || phrase.ordinal.is_some() {
+            continue;
+        }
+        let Some(t) = phrase.kind_token else {
+            continue;
+        };
+        let word = &reading.tokens[t];
+        let on_screen = structure
+            .facts
+            .iter()
+            .any(|f| f.label.iter().any(|l| l.stem == word.stem));
+        if on_screen {
+            phrase.kind_token = None;
+            phrase.content.push(t);
+            phrase.content.sort_unstable();
+            phrase.kind = Kind::Plain;
+            changed = true;
+        }
+    }
+    changed.then_some(literal)
 }
 
 fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
@@ -848,11 +895,18 @@ fn score_element<'s>(
                     .kind_token
                     .is_some_and(|t| word_match(&reading.tokens[t], &f.label) >= 0.9);
                 if !own_word {
-                    factor *= 0.4;
+                    factor *= if drawn_as(r, &element.role) {
+                        0.85
+                    } else {
+                        0.4
+                    };
                 }
             }
             Kind::Footnote if !f.footnote => factor = 0.0,
-            Kind::Author if !f.byline => factor = 0.0,
+            // "the author's profile" is the byline; "donate to the author", "reply to the
+            // author" act on something else, for or beside the author.
+            Kind::Author if !f.byline && std::ptr::eq(phrase, &reading.head) => factor = 0.0,
+            Kind::Author if !f.byline => factor *= 0.8,
             Kind::Section if !f.section => factor *= 0.8,
             Kind::Item if f.section => factor *= 0.8,
             _ => {}
@@ -1442,6 +1496,17 @@ fn undoes(verb: &[&Token], zone: &[Token], element: &crate::director::Element) -
     }
 }
 
+/// Real pages draw tabs as links or buttons (a record's "Tabular View", a wiki's
+/// "Talk") and open menus with buttons: a person still calls them a tab or a menu, so
+/// the noun is weaker evidence against them than against any other role.
+fn drawn_as(noun: RoleNoun, role: &str) -> bool {
+    match noun {
+        RoleNoun::Tab => matches!(role, "link" | "button"),
+        RoleNoun::Menu => role == "button",
+        _ => false,
+    }
+}
+
 fn role_fits(noun: RoleNoun, class: RoleClass, role: &str) -> bool {
     match noun {
         RoleNoun::Field => matches!(class, RoleClass::Editable | RoleClass::Toggle),
@@ -1504,6 +1569,25 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
         if matches!(phrase.kind, Kind::Item | Kind::One) {
             scores.iter_mut().for_each(|s| *s = 0.0);
             continue;
+        }
+        // "the fourth section" where no label is a numbered section: only labels that are
+        // the noun and a name ("Section A", "Part 2") can be counted. Counting whatever else
+        // is on screen picks an arbitrary link, and a label that only carries the word
+        // ("sections", "Next Chapter", "Report Chapter") is a thing of its own, not one of a
+        // counted row.
+        if phrase.kind == Kind::Section && !structure.facts.iter().any(|f| f.section) {
+            let noun = phrase.kind_token.map(|t| reading.tokens[t].norm.as_str());
+            for (i, s) in scores.iter_mut().enumerate() {
+                let label = &structure.facts[i].label;
+                let is_noun = |t: &Token| Some(t.norm.as_str()) == noun;
+                let is_name = |t: &Token| t.is_number() || t.norm.chars().count() <= 2;
+                let counted = label.len() == 2
+                    && ((is_noun(&label[0]) && is_name(&label[1]))
+                        || (is_name(&label[0]) && is_noun(&label[1])));
+                if !counted {
+                    *s = 0.0;
+                }
+            }
         }
         let top = scores.iter().copied().fold(0.0f32, f32::max);
         if top <= 0.0 {
@@ -1636,6 +1720,7 @@ mod tests {
     use crate::director::{screen, Envelope};
 
     use crate::director::observation::element as el;
+    use crate::director::Element;
 
     fn page() -> Observation {
         let mut elements = vec![
@@ -1858,5 +1943,196 @@ mod tests {
         let q = text::tokens("17 points");
         let m = phrase_match(&Query::new(q.iter().collect()), &words);
         assert!(m[0] < 1.0, "{m:?}");
+    }
+
+    /// The element an utterance picks on `obs` with more than half the probability.
+    fn picked(obs: &Observation, text: &str) -> Option<String> {
+        let structure = Structure::of(obs);
+        let ask = screen::ask(&Envelope::voice("t", text), obs, &structure);
+        let answers = LocalDecider.decide(&ask).expect("answers");
+        let target = answers.iter().find(|a| a.key == QuestionKey::Target)?;
+        let q = ask
+            .questions
+            .iter()
+            .find(|q| q.key == QuestionKey::Target)?;
+        let (i, p) = target.best()?;
+        match q.choices[i].meaning {
+            Meaning::Element(e) if p > 0.5 => Some(obs.elements[e].id.clone()),
+            _ => None,
+        }
+    }
+
+    /// "The fourth section" counts sections, not whatever is on screen: without numbered
+    /// sections only labels that are the noun and a name ("Part 2") are counted, never a
+    /// label that merely carries the word ("sections", "Next Chapter").
+    #[test]
+    fn a_section_ordinal_counts_only_sections() {
+        let jump = "Go to sections Top of Page Study Description Study Design Outcome Measures";
+        let mut elements = vec![
+            el("d1", "link", "Disclaimer", "Study record"),
+            el("d2", "button", "sections", jump),
+        ];
+        for (k, label) in ["Top of Page", "Study Description", "Study Design"]
+            .iter()
+            .enumerate()
+        {
+            elements.push(el(&format!("s{k}"), "link", label, jump));
+        }
+        elements.push(el(
+            "c1",
+            "link",
+            "Next Chapter",
+            "Previous Chapter Next Chapter",
+        ));
+        let obs = Observation {
+            elements,
+            ..Observation::default()
+        };
+        assert_eq!(picked(&obs, "open the second section"), None);
+        assert_eq!(picked(&obs, "the last section"), None);
+        assert_eq!(picked(&obs, "the last chapter"), None);
+        let parts = Observation {
+            elements: (1..=3)
+                .map(|k| {
+                    el(
+                        &format!("p{k}"),
+                        "link",
+                        &format!("Part {k}"),
+                        "Part 1 Part 2 Part 3",
+                    )
+                })
+                .collect(),
+            ..Observation::default()
+        };
+        assert_eq!(
+            picked(&parts, "open the second part").as_deref(),
+            Some("p2")
+        );
+    }
+
+    /// An item or section noun that a label on screen says is that label's word too.
+    #[test]
+    fn a_kind_noun_that_a_label_says_is_its_word() {
+        let obs = Observation {
+            elements: vec![
+                el(
+                    "t1",
+                    "link",
+                    "Tabular View",
+                    "Study Details Tabular View No Results Posted",
+                ),
+                el(
+                    "t2",
+                    "link",
+                    "No Results Posted",
+                    "Study Details Tabular View No Results Posted",
+                ),
+                el("s1", "button", "sections", "Go to sections Top of Page"),
+                el("s2", "link", "Top of Page", "Go to sections Top of Page"),
+                el("w1", "link", "Random article", "Main page Random article"),
+                el("w2", "link", "Main page", "Main page Random article"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(picked(&obs, "show the results").as_deref(), Some("t2"));
+        assert_eq!(
+            picked(&obs, "open the sections menu").as_deref(),
+            Some("s1")
+        );
+        assert_eq!(
+            picked(&obs, "show me a random article").as_deref(),
+            Some("w1")
+        );
+        let talk = |id: &str, description: &str, context: &str| Element {
+            description: Some(description.into()),
+            ..el(id, "link", "Talk", context)
+        };
+        let wiki = Observation {
+            elements: vec![
+                talk(
+                    "p1",
+                    "Discussion about edits from this IP address",
+                    "Not logged in Talk Contributions",
+                ),
+                el("p2", "link", "Article", "Namespaces Article Talk"),
+                talk(
+                    "p3",
+                    "Discussion about the content page",
+                    "Namespaces Article Talk",
+                ),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            picked(&wiki, "open the talk page for this article").as_deref(),
+            Some("p3")
+        );
+        assert_eq!(picked(&wiki, "talk"), None);
+    }
+
+    /// A tab drawn as a link, a menu opened by a button: still "the tab", "the menu"; a
+    /// real tab of the same name is still preferred.
+    #[test]
+    fn tabs_and_menus_may_be_links_and_buttons() {
+        let row = "Study Details Tabular View No Results Posted";
+        let obs = Observation {
+            elements: vec![
+                el("t1", "link", "Tabular View", row),
+                el("t2", "link", "No Results Posted", row),
+                el("m1", "button", "Find Studies", "Find Studies New Search"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            picked(&obs, "open the no results posted tab").as_deref(),
+            Some("t2")
+        );
+        assert_eq!(
+            picked(&obs, "open the find studies menu").as_deref(),
+            Some("m1")
+        );
+        let both = Observation {
+            elements: vec![
+                el("l1", "link", "Reviews", "Reviews Details"),
+                el("t1", "tab", "Reviews", "Reviews Details"),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&both);
+        let scores = score_elements(
+            &utterance::read("the reviews tab"),
+            Screen {
+                observation: &both,
+                structure: &structure,
+            },
+            action_of(&utterance::read("the reviews tab"), None),
+        );
+        assert!(scores[1] > scores[0], "{scores:?}");
+    }
+
+    /// The author noun of the head means the byline; in the qualifier it says whom the
+    /// action is for, so the target need not be the byline itself.
+    #[test]
+    fn an_author_in_the_qualifier_is_not_the_target() {
+        let bar = "Fiction Page Donate Patreon Report Chapter";
+        let obs = Observation {
+            elements: vec![
+                el(
+                    "t",
+                    "link",
+                    "Super Supportive",
+                    "Super Supportive by Sleyca",
+                ),
+                el("a", "link", "Sleyca", "Super Supportive by Sleyca"),
+                el("d", "link", "Donate", bar),
+                el("r", "link", "Report Chapter", bar),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            picked(&obs, "open the author's profile").as_deref(),
+            Some("a")
+        );
+        assert_eq!(picked(&obs, "donate to the author").as_deref(), Some("d"));
     }
 }

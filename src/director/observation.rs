@@ -251,7 +251,15 @@ impl Structure {
             && ea.label.trim().to_lowercase() == eb.label.trim().to_lowercase();
         let links = ea.role == "link" && eb.role == "link";
         let named = links && fa.item.is_none() && names_entity(&ea.label);
-        same_label && fa.item == fb.item && (ea.context == eb.context || named)
+        // Two descriptions that differ say where each goes ("Discussion about the content
+        // page" / "Discussion about edits from this IP address" on two "Talk" links).
+        let told_apart = match (&ea.description, &eb.description) {
+            (Some(da), Some(db)) => {
+                !da.trim().is_empty() && da.trim().to_lowercase() != db.trim().to_lowercase()
+            }
+            _ => false,
+        };
+        same_label && !told_apart && fa.item == fb.item && (ea.context == eb.context || named)
     }
 }
 
@@ -598,6 +606,14 @@ mod tests {
                 el("e4", "link", "r/Python", "sidebar"),
                 el("e5", "link", "Mozilla Foundation", "See also"),
                 el("e6", "link", "Mozilla Foundation", ""),
+                Element {
+                    description: Some("Discussion about edits from this IP address".into()),
+                    ..el("e7", "link", "Talk", "Not logged in Talk Contributions")
+                },
+                Element {
+                    description: Some("Discussion about the content page".into()),
+                    ..el("e8", "link", "Talk", "Namespaces Article Talk")
+                },
             ],
             ..Observation::default()
         };
@@ -605,5 +621,7 @@ mod tests {
         assert!(s.interchangeable(&obs, 0, 1));
         assert!(!s.interchangeable(&obs, 2, 3));
         assert!(s.interchangeable(&obs, 4, 5));
+        // Same name, different descriptions: two places.
+        assert!(!s.interchangeable(&obs, 6, 7));
     }
 }

@@ -207,6 +207,10 @@ pub fn fits(
         .map(|i| counts[i])
         .max()
         .unwrap_or(0);
+    // Meaning does not count: "the fourth section" is close in meaning to a "sections"
+    // button, but which one is meant is the ordinal's to say, so meaning may offer then,
+    // never act.
+    let counts_something = reading.head.ordinal.is_some() || reading.qualifier.ordinal.is_some();
     structure
         .facts
         .iter()
@@ -217,7 +221,7 @@ pub fn fits(
             Fit {
                 eligible: eligible[i] && i < observation.elements.len(),
                 carries: counts[i] == most,
-                safe: role && !destructive(&f.label),
+                safe: role && !destructive(&f.label) && !counts_something,
             }
         })
         .collect()
@@ -395,5 +399,25 @@ mod tests {
         assert!(!destructive(&t(
             "You must be signed in to star a repository"
         )));
+    }
+
+    #[test]
+    fn meaning_never_acts_on_a_count() {
+        use crate::director::observation::{element, Observation, Structure};
+        let obs = Observation {
+            elements: vec![
+                element("b", "button", "sections", "Go to sections"),
+                element("l", "link", "Study Design", "Go to sections"),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let fit = |text: &str| {
+            let reading = crate::director::utterance::read(text);
+            fits(&reading, &obs, &structure, ActionKind::Click)
+        };
+        assert!(fit("open the sections menu")[0].safe);
+        assert!(!fit("open the fourth section")[0].safe);
+        assert!(!fit("the last section")[0].safe);
     }
 }

@@ -418,8 +418,9 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
         return used;
     }
     if is_in(lexicon::ACTIVATE_VERBS, first) || is_in(lexicon::TOGGLE_VERBS, first) {
-        // "switch to hotels" navigates; "switch on dark mode" toggles.
-        let navigates = w.get(1) == Some(&"to");
+        // "switch to hotels", "switch back to the article" navigate; "switch on dark mode"
+        // toggles.
+        let navigates = w.get(1) == Some(&"to") || w.get(1..3) == Some(&["back", "to"][..]);
         reading.verb = if is_in(lexicon::TOGGLE_VERBS, first) && !navigates {
             Verb::Toggle
         } else {
@@ -1015,5 +1016,20 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn a_possessive_s_is_no_content_word() {
+        for text in ["open the author's profile", "show me what's in the news"] {
+            let r = read(text);
+            let words: Vec<&str> = r
+                .head
+                .content
+                .iter()
+                .chain(&r.qualifier.content)
+                .map(|&i| r.tokens[i].norm.as_str())
+                .collect();
+            assert!(!words.contains(&"s"), "{text}: {words:?}");
+        }
     }
 }
