@@ -144,7 +144,12 @@ fn main() {
             let out = d.cli(&["say", "--json", "--wait", words]);
             times.push(t.elapsed().as_secs_f64() * 1e3);
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            assert_eq!(v["operation"]["status"], "completed", "{name}: {v:#}");
+            assert_eq!(
+                v["operation"]["status"],
+                "completed",
+                "{name}: {v:#}\n{}",
+                d.log()
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
         report(&format!("{name} through `circe say --wait`"), times);

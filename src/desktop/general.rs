@@ -1464,6 +1464,13 @@ impl DesktopExecutor {
                 item.label.trim()
             ));
         }
+        tracing::info!(
+            item = %item.label,
+            menu = %item.context,
+            focused = ?now.focused,
+            open = ?top_menus(&now).iter().filter(|t| t.has_state("selected")).map(|t| t.label.clone()).collect::<Vec<_>>(),
+            "menu command: the item is highlighted; Return"
+        );
         // One Return, never two: a second could land in the dialog the first one opened (a
         // Save As would save). A menu that did not take it is found by the caller's wait for
         // the command's effect, which ends the step without it.
