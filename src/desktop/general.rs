@@ -1395,6 +1395,36 @@ impl DesktopExecutor {
                 window.app
             ));
         }
+        // The app's own shortcut for the command, pressed in its window: the most direct route
+        // a person has, and one that needs no menu to hold the keyboard (a menu popped up by
+        // an accessibility action may get no keyboard grab, and then Return goes to the window).
+        let shortcut = match obs.handles.get(&item.id) {
+            Some(h) => self.desktop.shortcut(h).await.unwrap_or_default(),
+            None => Vec::new(),
+        };
+        if !shortcut.is_empty() {
+            if top_menus(&obs).iter().any(|t| t.has_state("selected")) {
+                self.keys(window, &["Escape"]).await;
+            }
+            self.focus_window(window).await;
+            tracing::info!(item = %item.label, keys = ?shortcut, "menu command by its shortcut");
+            let action = DesktopAction {
+                window: window.clone(),
+                revision: obs.revision,
+                target: InputTarget::Window(window.clone()),
+                act: Act::Keys(shortcut),
+                may_open_modal: true,
+            };
+            if let Err(e) = self.desktop.act(&action).await {
+                end(cx, s, failed_step(&e), json!({ "error": e.to_string() })).await?;
+                return Ok(Break(partial(
+                    unknown_or_blocked(&e, &format!("the menu command \"{}\"", item.label.trim())),
+                    done,
+                )));
+            }
+            self.desktop.settle(QUIET, SETTLE_CAP).await;
+            return Ok(Continue(()));
+        }
         // Its menu open?
         let open = top_menus(&obs)
             .into_iter()

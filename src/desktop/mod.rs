@@ -331,6 +331,9 @@ pub trait DesktopSession: Send + Sync {
     ) -> BoxFuture<'a, DesktopResult<DesktopObservation>>;
     /// The whole text of a Text element (an authorized read).
     fn read_text<'a>(&'a self, handle: &'a Handle) -> BoxFuture<'a, DesktopResult<String>>;
+    /// The keyboard shortcut the app gives an element's action (a menu item's accelerator), as
+    /// key names pressed together (`["Control_L", "Shift_L", "s"]`); empty when it has none.
+    fn shortcut<'a>(&'a self, handle: &'a Handle) -> BoxFuture<'a, DesktopResult<Vec<String>>>;
     /// Run one action; a stale handle is refreshed first, or the action is refused.
     fn act<'a>(&'a self, action: &'a DesktopAction) -> BoxFuture<'a, DesktopResult<ActReport>>;
     /// Start a program in the session (an app launch).
@@ -415,6 +418,9 @@ impl DesktopSession for Unsupported {
         Box::pin(async move { Err(self.refuse()) })
     }
     fn read_text<'a>(&'a self, _handle: &'a Handle) -> BoxFuture<'a, DesktopResult<String>> {
+        Box::pin(async move { Err(self.refuse()) })
+    }
+    fn shortcut<'a>(&'a self, _handle: &'a Handle) -> BoxFuture<'a, DesktopResult<Vec<String>>> {
         Box::pin(async move { Err(self.refuse()) })
     }
     fn act<'a>(&'a self, _action: &'a DesktopAction) -> BoxFuture<'a, DesktopResult<ActReport>> {

@@ -109,6 +109,35 @@ pub fn label(name: &str) -> String {
     name.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The shortcut in an AT-SPI key binding (`"R;<Alt>e:r;F2"`, `";;<Control><Shift>s"`: mnemonic,
+/// mnemonic path, shortcut) as key names pressed together; empty when there is none.
+pub fn shortcut(binding: &str) -> Vec<String> {
+    let Some(accel) = binding.split(';').nth(2).map(str::trim) else {
+        return Vec::new();
+    };
+    let mut keys = Vec::new();
+    let mut rest = accel;
+    while let Some(after) = rest.strip_prefix('<') {
+        let Some((modifier, tail)) = after.split_once('>') else {
+            return Vec::new();
+        };
+        let key = match modifier.to_ascii_lowercase().as_str() {
+            "control" | "primary" | "ctrl" => "Control_L",
+            "shift" => "Shift_L",
+            "alt" | "mod1" => "Alt_L",
+            "super" => "Super_L",
+            _ => return Vec::new(),
+        };
+        keys.push(key.to_string());
+        rest = tail;
+    }
+    if rest.is_empty() || rest.contains(['<', '>', ' ']) {
+        return Vec::new();
+    }
+    keys.push(rest.to_string());
+    keys
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,5 +208,20 @@ mod tests {
         assert_eq!(window_kind("panel"), None);
         assert_eq!(label("  Save\t"), "Save");
         assert_eq!(label("Save  As…"), "Save As…");
+    }
+
+    #[test]
+    fn shortcuts_are_read_from_key_bindings() {
+        let table: &[(&str, &[&str])] = &[
+            ("R;<Alt>e:r;F2", &["F2"]),
+            (";;<Control><Shift>s", &["Control_L", "Shift_L", "s"]),
+            ("s;<Alt>f:s;<Primary>s", &["Control_L", "s"]),
+            ("C;<Alt>f:c;", &[]),
+            ("", &[]),
+            (";;<Hyper>x", &[]),
+        ];
+        for (binding, want) in table {
+            assert_eq!(shortcut(binding), *want, "{binding}");
+        }
     }
 }

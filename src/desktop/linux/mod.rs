@@ -441,6 +441,11 @@ impl AtspiSession {
             .map_err(|e| DesktopError::Refused(e.to_string()))?;
         let mut calls = 0;
         let (mods, last) = keys.split_at(keys.len().saturating_sub(1));
+        if let Some(k) = last.first() {
+            if modifier_code(k).is_none() && k.chars().count() != 1 && portal::keysym(k).is_none() {
+                return Err(DesktopError::Refused(format!("unknown key name {k}")));
+            }
+        }
         for m in mods {
             let code = modifier_code(m)
                 .ok_or_else(|| DesktopError::Refused(format!("unknown modifier {m}")))?;
@@ -455,7 +460,17 @@ impl AtspiSession {
                 Some(code) => {
                     timed(dec.generate_keyboard_event(code, "", KeySynthType::Pressrelease)).await
                 }
-                None => timed(dec.generate_keyboard_event(0, k, KeySynthType::String)).await,
+                // One character is typed as itself; a named key (F2, Delete, space) by its keysym
+                // (typed as a string, "F2" would be the two characters F and 2).
+                None if k.chars().count() == 1 => {
+                    timed(dec.generate_keyboard_event(0, k, KeySynthType::String)).await
+                }
+                None => match portal::keysym(k) {
+                    Some(sym) => {
+                        timed(dec.generate_keyboard_event(sym, "", KeySynthType::Sym)).await
+                    }
+                    None => Err(format!("unknown key name {k}")),
+                },
             },
             None => Ok(()),
         };
@@ -643,6 +658,34 @@ impl DesktopSession for AtspiSession {
             }
             self.count(3);
             observe::text_of(&conn, &handle.instance, &handle.object).await
+        })
+    }
+
+    fn shortcut<'a>(&'a self, handle: &'a Handle) -> BoxFuture<'a, DesktopResult<Vec<String>>> {
+        Box::pin(async move {
+            let conn = self.connection().await?;
+            if handle.generation != conn.id.generation {
+                return Err(DesktopError::Stale(
+                    "the element is from an earlier connection".into(),
+                ));
+            }
+            self.count(2);
+            let o = observe::object(&handle.instance, &handle.object)?;
+            let acc = o
+                .as_accessible_proxy(conn.a11y.connection())
+                .await
+                .map_err(|e| DesktopError::Refused(e.to_string()))?;
+            let action = acc
+                .proxies()
+                .await
+                .map_err(|e| DesktopError::Refused(e.to_string()))?
+                .action()
+                .await
+                .map_err(|e| DesktopError::Refused(e.to_string()))?;
+            let binding = timed(action.get_key_binding(0))
+                .await
+                .map_err(DesktopError::Refused)?;
+            Ok(translate::shortcut(&binding))
         })
     }
 
