@@ -734,13 +734,18 @@ mod tests {
             u.contains("ExecStart=\"/opt/my apps/100%%/$$circe\" serve"),
             "{u}"
         );
-        let e = autostart(odd).unwrap();
-        let exec = e
-            .lines()
-            .find_map(|l| l.strip_prefix("Exec="))
-            .expect("an Exec line");
-        let (args, _) = crate::desktop::entries::split_exec(exec).unwrap();
-        assert_eq!(args, ["/opt/my apps/100%/$circe", "tray"]);
+        let exec = |binary: &str| {
+            let e = autostart(Path::new(binary)).unwrap();
+            let line = e
+                .lines()
+                .find_map(|l| l.strip_prefix("Exec="))
+                .expect("an Exec line")
+                .to_string();
+            crate::desktop::entries::split_exec(&line).unwrap().0
+        };
+        assert_eq!(exec("/opt/my apps/$circe"), ["/opt/my apps/$circe", "tray"]);
+        assert_eq!(exec("/opt/a\\b \"c\""), ["/opt/a\\b \"c\"", "tray"]);
+        assert_eq!(exec("/opt/100%/circe"), ["/opt/100%/circe", "tray"]);
     }
 
     #[test]
