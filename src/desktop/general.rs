@@ -1896,8 +1896,7 @@ fn menu_item<'o>(obs: &'o DesktopObservation, command: &str) -> Option<&'o Eleme
 /// A label as words: lower case, without the mnemonic underscore, the ellipsis and extra space.
 fn norm(label: &str) -> String {
     label
-        .replace('_', "")
-        .replace('…', "")
+        .replace(['_', '…'], "")
         .replace("...", "")
         .split_whitespace()
         .collect::<Vec<_>>()

@@ -498,7 +498,7 @@ fn strip_politeness(clause: &str) -> String {
             break;
         }
     }
-    c.trim_end_matches(|ch: char| ch == '.' || ch == '!' || ch == ',')
+    c.trim_end_matches(['.', '!', ','])
         .trim_end_matches(" please")
         .to_string()
 }
