@@ -28,6 +28,7 @@ pub mod doctor;
 pub mod eval;
 pub mod executor;
 pub mod glossary;
+pub mod install;
 pub mod interaction;
 pub mod mesh;
 pub mod model;

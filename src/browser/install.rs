@@ -73,6 +73,11 @@ pub fn manifest_dirs(
     Ok(dirs)
 }
 
+/// The manifest's file in one of [`manifest_dirs`].
+pub fn manifest_path(dir: &Path) -> PathBuf {
+    dir.join(format!("{HOST_NAME}.json"))
+}
+
 /// Write the manifest into each directory; returns the files written.
 pub fn install(binary: &Path, dirs: &[PathBuf]) -> Result<Vec<PathBuf>, InstallError> {
     if !binary.is_absolute() {
@@ -81,7 +86,7 @@ pub fn install(binary: &Path, dirs: &[PathBuf]) -> Result<Vec<PathBuf>, InstallE
     let text = manifest(binary);
     let mut written = Vec::new();
     for dir in dirs {
-        let path = dir.join(format!("{HOST_NAME}.json"));
+        let path = manifest_path(dir);
         std::fs::create_dir_all(dir)
             .and_then(|_| std::fs::write(&path, &text))
             .map_err(|source| InstallError::Write {

@@ -74,6 +74,24 @@ pub enum Command {
     Eval(EvalArgs),
     /// Write the native-messaging host manifest so Chrome's Circe extension can reach this daemon.
     InstallBrowser(InstallBrowserArgs),
+    /// Set Circe up for this user (no root): the daemon's systemd user unit (started with the
+    /// session, restarted on failure), the tray's autostart entry and Chrome's native-host
+    /// manifest; then `systemctl --user enable --now circe.service` when a user systemd answers.
+    Install(InstallArgs),
+    /// Remove exactly the files `circe install` wrote (a file changed since is kept unless
+    /// --force), disabling the unit first.
+    Uninstall(UninstallArgs),
+    /// Print the man page (roff), or write one page per command into a directory.
+    Man {
+        /// Write circe.1, circe-serve.1, … here instead of printing circe.1.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Print the completion script for a shell.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Build the glossary (English glosses of German, French, Spanish, Italian, Dutch and
     /// Portuguese words) from the FreeDict dictionaries (apt-get install dict-freedict-deu-eng …).
     InstallGlossary(InstallGlossaryArgs),
@@ -238,6 +256,37 @@ pub struct InstallBrowserArgs {
     /// Print the manifest instead of writing it.
     #[arg(long)]
     pub print: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct InstallArgs {
+    /// Say what would be written and run, and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Replace files someone else wrote or changed since the last install.
+    #[arg(long)]
+    pub force: bool,
+    /// Print one file's contents instead of installing (e.g. for a package).
+    #[arg(long, value_enum, conflicts_with_all = ["dry_run", "force"])]
+    pub print: Option<crate::install::Kind>,
+    /// The binary the files name (default: this one).
+    #[arg(long, value_name = "PATH")]
+    pub binary: Option<PathBuf>,
+    /// Where the record of what was written lives (default: $XDG_DATA_HOME/circe).
+    #[arg(long, env = "CIRCE_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct UninstallArgs {
+    /// Say what would be removed, and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also remove files changed since install.
+    #[arg(long)]
+    pub force: bool,
+    #[arg(long, env = "CIRCE_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

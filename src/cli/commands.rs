@@ -3,8 +3,8 @@
 //! person is in `render`.
 
 use super::args::{
-    AnswerArgs, DevicesAction, EvalArgs, GroundArgs, InstallBrowserArgs, InstallGlossaryArgs,
-    JoinArgs, NodesAction, SayArgs,
+    AnswerArgs, DevicesAction, EvalArgs, GroundArgs, InstallArgs, InstallBrowserArgs,
+    InstallGlossaryArgs, JoinArgs, NodesAction, SayArgs, UninstallArgs,
 };
 use super::render::{self, operation_line, print_notification, print_state, print_submitted};
 use super::{Endpoint, EXIT_ERROR, EXIT_NOT_DONE};
@@ -312,6 +312,94 @@ pub fn install_browser(args: InstallBrowserArgs, json: bool) -> anyhow::Result<i
         );
     }
     Ok(0)
+}
+
+/// `circe install`: the unit, the autostart entry and the native-host manifest, recorded.
+pub fn install(paths: &Paths, args: InstallArgs, json: bool) -> anyhow::Result<i32> {
+    let binary = match args.binary {
+        Some(b) => b,
+        None => std::env::current_exe()?,
+    };
+    if let Some(kind) = args.print {
+        let text = match kind {
+            crate::install::Kind::Unit => crate::install::unit(&binary)?,
+            crate::install::Kind::Autostart => crate::install::autostart(&binary)?,
+            crate::install::Kind::NativeHost => crate::browser::install::manifest(&binary),
+        };
+        print!("{text}");
+        return Ok(0);
+    }
+    let places = crate::install::Places::from_env(&paths.data_dir)?;
+    let report = crate::install::install(&binary, &places, args.force, args.dry_run)?;
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{report}");
+        if report
+            .files
+            .iter()
+            .any(|f| f.kind == crate::install::Kind::NativeHost)
+        {
+            println!(
+                "Chrome: load the extension from {} in chrome://extensions (developer mode)",
+                extension_dir()
+            );
+        }
+    }
+    Ok(0)
+}
+
+/// `circe uninstall`: exactly what `circe install` recorded.
+pub fn uninstall(paths: &Paths, args: UninstallArgs, json: bool) -> anyhow::Result<i32> {
+    let places = crate::install::Places::from_env(&paths.data_dir)?;
+    let report = crate::install::uninstall(&places, args.force, args.dry_run)?;
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else if report.files.is_empty() {
+        println!(
+            "nothing to remove: {} does not exist (`circe install` was not run, or everything it wrote is gone)",
+            report.record.display()
+        );
+    } else {
+        print!("{report}");
+    }
+    Ok(0)
+}
+
+/// `circe man`: the man page from the command definitions.
+pub fn man(dir: Option<PathBuf>, json: bool) -> anyhow::Result<i32> {
+    use clap::CommandFactory as _;
+    let (page, written) = crate::install::man(super::args::Cli::command(), dir.as_deref())?;
+    if dir.is_none() {
+        print_all(&page)?;
+    } else if json {
+        println!("{}", serde_json::json!({ "written": written }));
+    } else {
+        for path in written {
+            println!("wrote {}", path.display());
+        }
+    }
+    Ok(0)
+}
+
+/// `circe completions SHELL`: the completion script.
+pub fn completions(shell: clap_complete::Shell) -> anyhow::Result<i32> {
+    use clap::CommandFactory as _;
+    print_all(&crate::install::completions(
+        super::args::Cli::command(),
+        shell,
+    ))?;
+    Ok(0)
+}
+
+/// Print `text` to stdout; a reader that went away (`circe man | head`) is not an error.
+fn print_all(text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
 }
 
 /// `circe nodes`: the peers and whether each is online, or forget one.
@@ -693,5 +781,5 @@ pub async fn stop(
 }
 
 fn extension_dir() -> String {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/chrome-extension").to_string()
+    crate::install::extension_dir().display().to_string()
 }

@@ -100,6 +100,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     } = cli;
     let data_dir = match &command {
         Command::Serve { data_dir } | Command::Doctor { data_dir } => data_dir.clone(),
+        Command::Install(a) => a.data_dir.clone(),
+        Command::Uninstall(a) => a.data_dir.clone(),
         _ => None,
     };
     let paths = Paths::from_env(data_dir, config);
@@ -128,6 +130,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Ground(args) => commands::ground(&paths, args, json),
         Command::Eval(args) => commands::eval(&paths, args, json),
         Command::InstallBrowser(args) => commands::install_browser(args, json),
+        Command::Install(args) => commands::install(&paths, args, json),
+        Command::Uninstall(args) => commands::uninstall(&paths, args, json),
+        Command::Man { dir } => commands::man(dir, json),
+        Command::Completions { shell } => commands::completions(shell),
         Command::InstallGlossary(args) => commands::install_glossary(&paths, args, json),
         Command::Pair { yes } => commands::pair(&socket, yes, json).await,
         Command::Join(args) => commands::join(&socket, args, json).await,

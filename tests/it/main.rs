@@ -16,6 +16,8 @@ mod engine;
 mod fuzz;
 mod glossary;
 mod hardening;
+#[cfg(target_os = "linux")]
+mod install;
 mod mesh;
 mod mesh_browser;
 mod mesh_tls;

@@ -12,14 +12,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A private session bus with no services to activate (so no portal, no tray of its own).
-struct Bus {
+pub(crate) struct Bus {
     child: Child,
     address: String,
     _dir: tempfile::TempDir,
 }
 
 impl Bus {
-    fn start() -> Bus {
+    pub(crate) fn start() -> Bus {
         assert!(
             std::path::Path::new("/usr/bin/dbus-daemon").exists(),
             "the tray tests need a private D-Bus: apt-get install dbus-daemon (scripts/test installs it)"
@@ -295,7 +295,7 @@ impl Watcher {
 }
 
 /// `circe tray`'s stdout, line by line, as it comes.
-struct Tray {
+pub(crate) struct Tray {
     child: Child,
     out: Arc<Mutex<Vec<String>>>,
 }
@@ -306,10 +306,15 @@ impl Tray {
         format!("org.kde.StatusNotifierItem-{}-1", self.child.id())
     }
 
-    fn start(d: &Daemon, bus: &Bus) -> Tray {
+    pub(crate) fn start(d: &Daemon, bus: &Bus) -> Tray {
+        Tray::start_args(d, bus, &["tray"])
+    }
+
+    /// Any long-running `circe` command (`tray`, `watch`) on `bus`, its stdout collected.
+    pub(crate) fn start_args(d: &Daemon, bus: &Bus, args: &[&str]) -> Tray {
         let mut child = d
             .command()
-            .arg("tray")
+            .args(args)
             .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -327,11 +332,16 @@ impl Tray {
         Tray { child, out }
     }
 
-    fn said(&self) -> String {
+    /// Whether it is still running.
+    pub(crate) fn running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    pub(crate) fn said(&self) -> String {
         self.out.lock().unwrap().join("\n")
     }
 
-    fn wait_said(&self, what: &str) {
+    pub(crate) fn wait_said(&self, what: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
         while !self.said().contains(what) {
             assert!(
