@@ -577,3 +577,51 @@ fn the_phone_page_approves_or_refuses_a_step_that_cannot_be_undone() {
         vec![serde_json::json!({"site": "lab", "action": "order", "item": 1})]
     );
 }
+
+/// Issue 16, the seed's third task from the phone: the editor → file manager request on a real
+/// headless desktop, said on the real phone page, verified on disk and in the file manager.
+#[test]
+fn the_phone_page_runs_the_editor_to_file_manager_task_on_the_desktop() {
+    use crate::desktop_util::{write, Desktop};
+    const TASK: &str = "On my desktop, open the notes file I selected, change its heading to Meeting notes, save it, and show it in the file manager.";
+    let desktop = Desktop::start();
+    let notes = desktop.docs.join("notes.md");
+    write(&notes, "# Weekly sync\n\nAgenda:\n- budget\n");
+    write(&desktop.docs.join("todo.md"), "# Todo\n");
+    desktop.select_in_file_manager(&notes);
+    let d = Daemon::start_with_env("[node]\nname = \"desk\"\n", desktop.daemon_env());
+    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
+    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
+    phone.goto(started["url"].as_str().unwrap());
+    phone.wait("!document.getElementById('pairing').hidden", 10);
+    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+
+    phone.say(TASK);
+    phone.wait(
+        "document.getElementById('outcome-class').textContent === 'done'",
+        30,
+    );
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        "# Meeting notes\n\nAgenda:\n- budget\n",
+        "{}",
+        d.log()
+    );
+    assert_eq!(
+        std::fs::read_to_string(desktop.docs.join("todo.md")).unwrap(),
+        "# Todo\n"
+    );
+    let outcome = text_of(&mut phone, "outcome");
+    assert!(
+        outcome.contains("showed it in"),
+        "the phone says what happened: {outcome}"
+    );
+
+    // A general desktop request from the same page: rename, verified on disk.
+    phone.say("in the file manager, rename todo.md to tasks.md");
+    phone.wait(
+        "document.getElementById('outcome-class').textContent === 'done' && document.getElementById('outcome').textContent.includes('tasks.md')",
+        30,
+    );
+    assert!(desktop.docs.join("tasks.md").exists() && !desktop.docs.join("todo.md").exists());
+}
