@@ -697,7 +697,13 @@ impl DesktopExecutor {
             "fileManagerWindows": managers.iter().map(|w| w.title.clone()).collect::<Vec<_>>(),
             "files": candidates.iter().map(|(p, s)| json!({ "path": p.display().to_string(), "selected": s })).collect::<Vec<_>>(),
         });
-        if let Some(answer) = op.arguments.get("file") {
+        // The answer to "Which file?" is a path (the choice's key); a name the request said is
+        // `want.named_file`, looked up below.
+        if let Some(answer) = op
+            .arguments
+            .get("file")
+            .filter(|a| Path::new(a.as_str()).is_absolute())
+        {
             let p = PathBuf::from(answer);
             return Ok(if candidates.iter().any(|(c, _)| *c == p) && p.is_file() {
                 Found::File(p, evidence)

@@ -545,15 +545,32 @@ pub fn desktop_arguments(request: &str) -> BTreeMap<String, String> {
     };
     out.insert("task".to_string(), task.to_string());
     let mut heading = None;
-    if let Some(at) = lower.find("heading to ") {
-        let start = at + "heading to ".len();
+    // The new heading: after "heading … to" ("change its heading to X", "the heading of notes.md
+    // to X") or "heading says X", up to the next clause.
+    let value_at = lower.find("heading").and_then(|h| {
+        [" to ", " says ", " say ", " reads "]
+            .iter()
+            .filter_map(|m| lower[h..].find(m).map(|i| h + i + m.len()))
+            .min()
+    });
+    if let Some(start) = value_at.filter(|s| request.is_char_boundary(*s)) {
         let rest = &request[start..];
         let rest_lower = &lower[start..];
-        let end = [", ", " and save", " and show", ";", ". "]
-            .iter()
-            .filter_map(|m| rest_lower.find(m))
-            .min()
-            .unwrap_or(rest.len());
+        let end = [
+            ", ",
+            " and save",
+            " and show",
+            ";",
+            ". ",
+            " then ",
+            " in the editor",
+            " in the text editor",
+            " on my desktop",
+        ]
+        .iter()
+        .filter_map(|m| rest_lower.find(m))
+        .min()
+        .unwrap_or(rest.len());
         let h = rest[..end]
             .trim()
             .trim_end_matches('.')
@@ -948,6 +965,29 @@ mod tests {
         assert_eq!(named["file"], "todo.md");
         assert_eq!(named["heading"], "Plan");
         assert_eq!(named["save"], "no");
+        // The heading after "heading … to" or "heading says", up to the next clause.
+        for (said, file) in [
+            (
+                "change the heading of notes.md to Meeting notes, save it",
+                Some("notes.md"),
+            ),
+            (
+                "update the heading of the file I selected to Meeting notes, then save it",
+                None,
+            ),
+            (
+                "change the file I selected so its heading says Meeting notes, save it",
+                None,
+            ),
+            (
+                "set the heading of notes.md to Meeting notes in the editor and save it",
+                Some("notes.md"),
+            ),
+        ] {
+            let a = desktop_arguments(said);
+            assert_eq!(a["heading"], "Meeting notes", "{said}");
+            assert_eq!(a.get("file").map(String::as_str), file, "{said}");
+        }
         let missing = desktop_arguments("open the notes file in the editor");
         assert!(!missing.contains_key("heading"));
         let web = read_in("click the third story", Phase::Empty, &Pending::None);

@@ -30,6 +30,7 @@ mod portal;
 mod realtime;
 mod realtime_mock;
 mod relations;
+mod release;
 mod scan;
 mod semantic;
 #[cfg(target_os = "linux")]
