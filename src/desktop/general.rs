@@ -1405,6 +1405,11 @@ impl DesktopExecutor {
         if !shortcut.is_empty() {
             if top_menus(&obs).iter().any(|t| t.has_state("selected")) {
                 self.keys(window, &["Escape"]).await;
+                // The menu closed before the shortcut goes to the window.
+                self.wait_until(window, |o| {
+                    !top_menus(o).iter().any(|t| t.has_state("selected"))
+                })
+                .await;
             }
             self.focus_window(window).await;
             tracing::info!(item = %item.label, keys = ?shortcut, "menu command by its shortcut");
