@@ -43,6 +43,16 @@ macro_rules! proceed {
     };
 }
 
+/// The result of a phase inside another phase: go on, or hand its break up.
+macro_rules! within {
+    ($phase:expr) => {
+        match $phase? {
+            Continue(v) => v,
+            Break(outcome) => return Ok(Break(outcome)),
+        }
+    };
+}
+
 /// The app a request is for: how to start it and the names it has on the accessibility bus.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppChoice {
@@ -615,9 +625,22 @@ impl DesktopExecutor {
         };
         let mut expected_text: Option<String> = None;
         for (k, step) in request.steps.iter().enumerate() {
+            // Resumed after the person answered: a step this operation already did is not done
+            // again.
+            if already_done(op, step, &name(&doc.file)) {
+                done.push(step.describe());
+                continue;
+            }
             proceed!(self.checkpoint(op, cx, done).await);
-            let obs = proceed!(self.look(&doc.window, step, done).await);
+            let answered = matches!(step, Step::Close { .. }) && op.arguments.contains_key("close");
+            let obs = proceed!(self.look(&doc.window, step, answered, done).await);
             match step {
+                Step::Close { save } => {
+                    proceed!(
+                        self.close_document(op, cx, app, &doc, &obs, *save, done)
+                            .await
+                    );
+                }
                 Step::Open { .. } => {
                     done.push(format!("opened {}", name(&doc.file)));
                 }
@@ -902,8 +925,12 @@ impl DesktopExecutor {
         done: &mut Vec<String>,
     ) -> Result<ExecOutcome, String> {
         for step in &request.steps {
+            if already_done(op, step, "") {
+                done.push(step.describe());
+                continue;
+            }
             proceed!(self.checkpoint(op, cx, done).await);
-            let obs = proceed!(self.look(&window, step, done).await);
+            let obs = proceed!(self.look(&window, step, false, done).await);
             let folder = folder_shown(&obs);
             match step {
                 Step::Open { name } => {
@@ -1128,7 +1155,11 @@ impl DesktopExecutor {
                 Step::CloseDialog | Step::Press { .. } => {
                     proceed!(self.press_step(cx, &window, step, done).await);
                 }
-                Step::Append { .. } | Step::Replace { .. } | Step::Save | Step::SaveAs { .. } => {
+                Step::Append { .. }
+                | Step::Replace { .. }
+                | Step::Save
+                | Step::SaveAs { .. }
+                | Step::Close { .. } => {
                     return Ok(partial(
                         ExecOutcome::Blocked {
                             reason: format!(
@@ -1153,6 +1184,7 @@ impl DesktopExecutor {
         &self,
         window: &WindowRef,
         step: &Step,
+        expects_dialog: bool,
         done: &[String],
     ) -> Phase<DesktopObservation> {
         let obs = match self.desktop.observe(window, Page::ALL).await {
@@ -1166,7 +1198,7 @@ impl DesktopExecutor {
                 )))
             }
         };
-        let wants_dialog = matches!(step, Step::CloseDialog | Step::Press { .. });
+        let wants_dialog = expects_dialog || matches!(step, Step::CloseDialog | Step::Press { .. });
         if let (Some(d), false) = (&obs.dialog, wants_dialog) {
             let choices = dialog_buttons(&obs, &d.title);
             return Ok(Break(partial(
@@ -2021,6 +2053,254 @@ impl DesktopExecutor {
         }
         false
     }
+}
+
+impl DesktopExecutor {
+    /// Close the document. With unsaved changes the app asks; the person's words ("without
+    /// saving") or their answer to that question (its buttons, put to them as choices) say which
+    /// button; the document is closed when no window shows it any more, and saved bytes are read
+    /// back.
+    #[allow(clippy::too_many_arguments)]
+    async fn close_document(
+        &self,
+        op: &Operation,
+        cx: &RunContext<'_>,
+        app: &AppChoice,
+        doc: &Document,
+        obs: &DesktopObservation,
+        save: Option<bool>,
+        done: &mut Vec<String>,
+    ) -> Phase<()> {
+        let name = doc
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let answer = op.arguments.get("close").cloned();
+        let text = self.document_text(obs).await.ok();
+        let s = begin(
+            cx,
+            &Step::Close { save }.describe(),
+            BTreeMap::from([("file".to_string(), doc.file.display().to_string())]),
+            None,
+            true,
+        )
+        .await?;
+        // The app's question may be up already (this operation asked the person about it).
+        let mut prompt = self.dialog_of(&doc.window).await;
+        if prompt.is_none() {
+            let mut closed = false;
+            for command in ["close tab", "close", "close window", "close document"] {
+                let o = self
+                    .desktop
+                    .observe(&doc.window, Page::ALL)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                if menu_item(&o, command).is_some() {
+                    within!(self.menu_command(cx, s, &doc.window, command, done).await);
+                    closed = true;
+                    break;
+                }
+            }
+            if !closed {
+                within!(self.menu_command(cx, s, &doc.window, "close", done).await);
+            }
+            let deadline = Instant::now() + APPEAR;
+            while Instant::now() < deadline && prompt.is_none() {
+                if !self.shows(app, &doc.file).await {
+                    end(
+                        cx,
+                        s,
+                        StepResult::Applied,
+                        json!({ "closed": doc.file.display().to_string() }),
+                    )
+                    .await?;
+                    done.push(format!("closed {name}"));
+                    return Ok(Continue(()));
+                }
+                prompt = self.dialog_of(&doc.window).await;
+                if prompt.is_none() {
+                    self.desktop.settle(QUIET, Duration::from_millis(300)).await;
+                }
+            }
+        }
+        let Some(prompt) = prompt else {
+            end(
+                cx,
+                s,
+                StepResult::Unknown,
+                json!({ "error": "the document is still shown" }),
+            )
+            .await?;
+            return Ok(Break(partial(
+                ExecOutcome::Unknown {
+                    reason: format!(
+                        "I asked {} to close {name}, but it still shows it",
+                        app.name
+                    ),
+                },
+                done,
+            )));
+        };
+        let pobs = self
+            .desktop
+            .observe(&prompt, Page::ALL)
+            .await
+            .map_err(|e| e.to_string())?;
+        let buttons: Vec<String> = pobs
+            .observation
+            .elements
+            .iter()
+            .filter(|e| {
+                e.role == "button" && !e.label.trim().is_empty() && !e.has_state("disabled")
+            })
+            .map(|e| e.label.trim().to_string())
+            .collect();
+        let wanted: Vec<String> = match (&answer, save) {
+            (Some(a), _) => vec![norm(a)],
+            (None, Some(true)) => vec!["save".into()],
+            (None, Some(false)) => [
+                "don't save",
+                "close without saving",
+                "discard",
+                "do not save",
+            ]
+            .iter()
+            .map(|w| w.to_string())
+            .collect(),
+            (None, None) => {
+                end(
+                    cx,
+                    s,
+                    StepResult::NotApplied,
+                    json!({ "asked": prompt.title, "choices": buttons }),
+                )
+                .await?;
+                let said = pobs
+                    .observation
+                    .elements
+                    .iter()
+                    .filter(|e| e.role == "text" && !e.label.trim().is_empty())
+                    .map(|e| e.label.trim().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                return Ok(Break(
+                    self.ask(
+                        op,
+                        "close",
+                        format!(
+                            "{} asks: \"{said}\" Which: {}?",
+                            app.name,
+                            buttons.join(", ")
+                        ),
+                        buttons
+                            .iter()
+                            .map(|b| crate::model::Choice {
+                                key: b.clone(),
+                                label: b.clone(),
+                            })
+                            .collect(),
+                    ),
+                ));
+            }
+        };
+        let words: Vec<&str> = wanted.iter().map(String::as_str).collect();
+        within!(self.press(cx, s, &prompt, &words, done).await);
+        let pressed_save = words.first() == Some(&"save");
+        let cancelled = words.first() == Some(&"cancel");
+        self.desktop.settle(QUIET, SETTLE_CAP).await;
+        if cancelled {
+            end(
+                cx,
+                s,
+                StepResult::NotApplied,
+                json!({ "pressed": "Cancel" }),
+            )
+            .await?;
+            return Ok(Break(partial(
+                ExecOutcome::Blocked {
+                    reason: format!("{name} stays open (you chose Cancel); nothing was changed"),
+                },
+                done,
+            )));
+        }
+        let deadline = Instant::now() + APPEAR;
+        while Instant::now() < deadline && self.shows(app, &doc.file).await {
+            self.desktop.settle(QUIET, Duration::from_millis(300)).await;
+        }
+        if self.shows(app, &doc.file).await {
+            end(
+                cx,
+                s,
+                StepResult::Unknown,
+                json!({ "error": "the document is still shown" }),
+            )
+            .await?;
+            return Ok(Break(partial(
+                ExecOutcome::Unknown {
+                    reason: format!(
+                        "I answered {}'s question, but it still shows {name}",
+                        app.name
+                    ),
+                },
+                done,
+            )));
+        }
+        if pressed_save {
+            if let Some(t) = &text {
+                if let Err(why) = wait_for_contents(&doc.file, t).await {
+                    end(cx, s, StepResult::Unknown, json!({ "error": why })).await?;
+                    return Ok(Break(partial(
+                        ExecOutcome::Unknown { reason: format!("{name} closed, but the file on disk does not show the saved text: {why}") },
+                        done,
+                    )));
+                }
+            }
+        }
+        end(
+            cx,
+            s,
+            StepResult::Applied,
+            json!({ "closed": doc.file.display().to_string(), "saved": pressed_save }),
+        )
+        .await?;
+        done.push(if pressed_save {
+            format!("saved and closed {name}")
+        } else {
+            format!("closed {name} without saving")
+        });
+        Ok(Continue(()))
+    }
+
+    /// The dialog this window's app shows now, if any.
+    async fn dialog_of(&self, window: &WindowRef) -> Option<WindowRef> {
+        let windows = self.desktop.windows().await.ok()?;
+        windows
+            .into_iter()
+            .find(|w| w.instance == window.instance && w.kind != "window")
+    }
+
+    /// Does any window of the app show this file?
+    async fn shows(&self, app: &AppChoice, file: &Path) -> bool {
+        self.desktop.windows().await.is_ok_and(|ws| {
+            ws.iter().any(|w| {
+                app.owns(w)
+                    && w.kind == "window"
+                    && super::task::title_shows(&w.title, file).is_some()
+            })
+        })
+    }
+}
+
+/// Did this operation already do this step (it ran before a question and is resumed now)?
+fn already_done(op: &Operation, step: &Step, file_name: &str) -> bool {
+    let journal_name = match step {
+        Step::Save => format!("save {file_name}"),
+        other => other.describe(),
+    };
+    op.steps
+        .iter()
+        .any(|s| s.result == Some(StepResult::Applied) && s.action == journal_name)
 }
 
 /// One item a file-manager window lists: its name cell, its path, and whether it is selected.

@@ -60,6 +60,11 @@ pub enum Step {
     },
     /// Dismiss the dialog that is open ("close the Save dialog", "cancel the dialog").
     CloseDialog,
+    /// Close the document; `save` says what to do with unsaved changes when the words say it
+    /// ("without saving" → no), else the app's question is put to the person.
+    Close {
+        save: Option<bool>,
+    },
     /// Anything else: these words, grounded by the Director on the app's window.
     Press {
         words: String,
@@ -76,7 +81,11 @@ impl Step {
     pub fn is_text(&self) -> bool {
         matches!(
             self,
-            Step::Append { .. } | Step::Replace { .. } | Step::Save | Step::SaveAs { .. }
+            Step::Append { .. }
+                | Step::Replace { .. }
+                | Step::Save
+                | Step::SaveAs { .. }
+                | Step::Close { .. }
         )
     }
 
@@ -101,6 +110,9 @@ impl Step {
                 None => format!("save as {name}"),
             },
             Step::CloseDialog => "close the dialog".into(),
+            Step::Close { save: None } => "close the document".into(),
+            Step::Close { save: Some(true) } => "close the document, saving its changes".into(),
+            Step::Close { save: Some(false) } => "close the document without saving".into(),
             Step::Press { words } => words.clone(),
         }
     }
@@ -418,6 +430,49 @@ fn step_of(clause: &str) -> (Option<Step>, Option<String>) {
         }) && (rl.contains("dialog") || rl.contains("prompt") || rl.contains("popup"))
         {
             return (Some(Step::CloseDialog), file);
+        }
+    }
+    // close the document ("close notes.md", "close it without saving")
+    if let Some(rest) = after_verb(&c, &lower, &["close"]) {
+        let rl = rest.to_lowercase();
+        let save = if ["without saving", "discard", "don't save", "do not save"]
+            .iter()
+            .any(|m| rl.contains(m))
+        {
+            Some(false)
+        } else if [
+            "saving the changes",
+            "saving changes",
+            "save the changes",
+            "save changes",
+            "and save",
+        ]
+        .iter()
+        .any(|m| rl.contains(m))
+        {
+            Some(true)
+        } else {
+            None
+        };
+        let what = strip_tail(
+            &rest,
+            &[
+                "without saving",
+                "and discard the changes",
+                "and discard changes",
+                "discarding the changes",
+                "saving the changes",
+                "and save the changes",
+                "and save changes",
+            ],
+        );
+        let what = strip_article_noun(&what, &["file", "document", "tab"]);
+        let named = looks_like_file(&what).then(|| what.clone());
+        if what.is_empty()
+            || named.is_some()
+            || ["it", "this", "that"].contains(&what.to_lowercase().as_str())
+        {
+            return (Some(Step::Close { save }), file.or(named));
         }
     }
     // delete X (permanently) / move X to the trash

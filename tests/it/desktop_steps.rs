@@ -330,3 +330,61 @@ fn a_task_that_is_not_one_step_needs_a_planner_and_says_so() {
     assert!(v.to_string().contains("no planner is configured"), "{v:#}");
     assert!(docs.join("todo.md").exists() && docs.join("notes.md").exists());
 }
+
+#[test]
+fn closing_a_changed_document_puts_the_apps_question_to_the_person() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let notes = docs.join("notes.md");
+    let d = daemon(&desktop);
+    let v = say(
+        &d,
+        "in the editor, add a line Action items at the end of notes.md and close it",
+    );
+    assert_eq!(status(&v), "needsInput", "{v:#}\n{}", d.log());
+    let text = v.to_string();
+    assert!(
+        text.contains("Don't Save") && text.contains("Cancel"),
+        "the app's choices: {v:#}"
+    );
+    assert_eq!(
+        read(&notes),
+        "# Notes\n\ndraft one\nthe draft plan\n",
+        "nothing saved yet"
+    );
+    let v = run(&d, "answer", "Save");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert_eq!(
+        read(&notes),
+        "# Notes\n\ndraft one\nthe draft plan\nAction items\n"
+    );
+    // The line was added once: the resumed operation did not do the first step again.
+    let steps = v["operation"]["steps"].as_array().unwrap();
+    let adds = steps
+        .iter()
+        .filter(|s| {
+            s["action"]
+                .as_str()
+                .is_some_and(|a| a.starts_with("add the line"))
+        })
+        .count();
+    assert_eq!(adds, 1, "{v:#}");
+    std::thread::sleep(Duration::from_millis(300));
+    let out = desktop
+        .command("xdotool")
+        .args(["search", "--name", "notes.md"])
+        .output()
+        .unwrap();
+    assert!(out.stdout.is_empty(), "no window shows notes.md any more");
+
+    // Said in the words: no question.
+    let v = say(
+        &d,
+        "in the editor, add a line Scratch at the end of notes.md and close it without saving",
+    );
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert_eq!(
+        read(&notes),
+        "# Notes\n\ndraft one\nthe draft plan\nAction items\n"
+    );
+}
