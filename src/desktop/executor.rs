@@ -846,6 +846,8 @@ pub(super) fn document(obs: &DesktopObservation) -> Option<String> {
         .elements
         .iter()
         .filter(|e| e.role == "textbox" && e.has_state("editable"))
+        // The page on screen, not a background tab's.
+        .filter(|e| !e.has_state("offscreen"))
         .filter(|e| {
             obs.handles
                 .get(&e.id)

@@ -504,6 +504,42 @@ impl DesktopExecutor {
             false,
         )
         .await?;
+        // The app is running: open the file through its own Open dialog (the file chooser, the
+        // path typed into its location field), as a person would.
+        if let Some(w) = editors.first() {
+            let o = self
+                .desktop
+                .observe(w, Page::ALL)
+                .await
+                .map_err(|e| e.to_string())?;
+            if menu_item(&o, "open").is_some_and(|i| !i.has_state("disabled")) {
+                within!(self.menu_command(cx, step, w, "open", &[]).await);
+                let chooser = within!(self.wait_dialog(cx, step, w, &[]).await);
+                // The location field: the chooser shows it for a typed path (Ctrl+L).
+                self.keys(&chooser, &["Control_L+l"]).await;
+                within!(
+                    self.fill_text(cx, step, &chooser, &file.display().to_string(), None, &[])
+                        .await
+                );
+                within!(self.press(cx, step, &chooser, &["open"], &[]).await);
+                if let Some(shown) = self.window_showing(app, &file).await {
+                    end(
+                        cx,
+                        step,
+                        StepResult::Applied,
+                        json!({ "window": shown.title, "via": "the Open dialog" }),
+                    )
+                    .await?;
+                    return Ok(Continue(Document {
+                        window: shown,
+                        file,
+                    }));
+                }
+                let why = format!("{} did not show {name} after its Open dialog", app.name);
+                end(cx, step, StepResult::Unknown, json!({ "error": why })).await?;
+                return Ok(Break(ExecOutcome::Unknown { reason: why }));
+            }
+        }
         let argv = match app.open_command(Some(&file)) {
             Ok(a) => a,
             Err(reason) => return crate::executor::blocked(cx, step, reason).await.map(Break),
@@ -1592,13 +1628,14 @@ impl DesktopExecutor {
         let _ = self.desktop.act(&action).await;
     }
 
+    /// Press each chord in turn ("Escape", "Control_L+l").
     async fn keys(&self, window: &WindowRef, keys: &[&str]) {
         for k in keys {
             let action = DesktopAction {
                 window: window.clone(),
                 revision: 0,
                 target: InputTarget::Window(window.clone()),
-                act: Act::Keys(vec![k.to_string()]),
+                act: Act::Keys(k.split('+').map(String::from).collect()),
                 may_open_modal: false,
             };
             let _ = self.desktop.act(&action).await;

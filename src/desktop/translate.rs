@@ -69,6 +69,11 @@ pub fn states<'a>(
     if has("focusable") && !out.iter().any(|s| s == "focused") {
         out.push("focusable".into());
     }
+    // In the tree but not on screen now: a background tab's page, a row scrolled away, a closed
+    // menu's item.
+    if has("visible") && !has("showing") {
+        out.push("offscreen".into());
+    }
     out
 }
 

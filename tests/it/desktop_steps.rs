@@ -388,3 +388,30 @@ fn closing_a_changed_document_puts_the_apps_question_to_the_person() {
         "# Notes\n\ndraft one\nthe draft plan\nAction items\n"
     );
 }
+
+#[test]
+fn a_running_editor_opens_a_file_through_its_own_open_dialog() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    write(&docs.join("Archive/plan.md"), "# Plan\n");
+    desktop.open_in_editor(&docs.join("notes.md"));
+    let d = daemon(&desktop);
+    let plan = docs.join("Archive/plan.md");
+    let v = say(
+        &d,
+        &format!(
+            "in the editor, open {} and add a line Step one at the end and save it",
+            plan.display()
+        ),
+    );
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert!(
+        v.to_string().contains("the Open dialog"),
+        "through the file chooser: {v:#}"
+    );
+    assert_eq!(read(&plan), "# Plan\nStep one\n");
+    assert_eq!(
+        read(&docs.join("notes.md")),
+        "# Notes\n\ndraft one\nthe draft plan\n"
+    );
+}
