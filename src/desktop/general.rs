@@ -523,6 +523,9 @@ impl DesktopExecutor {
                 );
                 within!(self.press(cx, step, &chooser, &["open"], &[]).await);
                 if let Some(shown) = self.window_showing(app, &file).await {
+                    // Its tab's text on screen before the next step reads it.
+                    self.wait_until(&shown, |o| super::executor::document(o).is_some())
+                        .await;
                     end(
                         cx,
                         step,
@@ -671,6 +674,9 @@ impl DesktopExecutor {
             let answered = matches!(step, Step::Close { .. }) && op.arguments.contains_key("close");
             let obs = proceed!(self.look(&doc.window, step, answered, done).await);
             match step {
+                Step::Select { what } => {
+                    proceed!(self.select_text(cx, &doc, &obs, what, done).await);
+                }
                 Step::Close { save } => {
                     proceed!(
                         self.close_document(op, cx, app, &doc, &obs, *save, done)
@@ -969,6 +975,26 @@ impl DesktopExecutor {
             let obs = proceed!(self.look(&window, step, false, done).await);
             let folder = folder_shown(&obs);
             match step {
+                Step::Select { what } => {
+                    let item = proceed!(self.item(&obs, what, done));
+                    let s = begin(
+                        cx,
+                        &step.describe(),
+                        BTreeMap::from([("path".to_string(), item.path.display().to_string())]),
+                        None,
+                        false,
+                    )
+                    .await?;
+                    proceed!(self.select_item(cx, s, &window, &obs, &item, done).await);
+                    end(
+                        cx,
+                        s,
+                        StepResult::Applied,
+                        json!({ "selected": item.path.display().to_string() }),
+                    )
+                    .await?;
+                    done.push(format!("selected {}", item.label));
+                }
                 Step::Open { name } => {
                     let item = proceed!(self.item(&obs, name, done));
                     let s = begin(
@@ -2306,6 +2332,102 @@ impl DesktopExecutor {
         } else {
             format!("closed {name} without saving")
         });
+        Ok(Continue(()))
+    }
+
+    /// Select the text the words quote in the document: its one whole-word occurrence (else
+    /// its one occurrence), read back from the app's selection.
+    async fn select_text(
+        &self,
+        cx: &RunContext<'_>,
+        doc: &Document,
+        obs: &DesktopObservation,
+        what: &str,
+        done: &mut Vec<String>,
+    ) -> Phase<()> {
+        let Some(text_id) = super::executor::document(obs) else {
+            return Ok(Break(partial(
+                ExecOutcome::Blocked {
+                    reason: "no text on screen to select in".into(),
+                },
+                done,
+            )));
+        };
+        let handle = obs.handles[&text_id].clone();
+        let buffer = self
+            .desktop
+            .read_text(&handle)
+            .await
+            .map_err(|e| e.to_string())?;
+        let whole = super::task::replace_words(&buffer, what, what)
+            .map(|c| c.edits.iter().map(|e| (e.start, e.end)).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let ranges = if whole.is_empty() {
+            let chars: Vec<char> = buffer.chars().collect();
+            let pat: Vec<char> = what.chars().collect();
+            (0..chars.len().saturating_sub(pat.len()).saturating_add(1))
+                .filter(|&i| {
+                    !pat.is_empty()
+                        && i + pat.len() <= chars.len()
+                        && chars[i..i + pat.len()] == pat[..]
+                })
+                .map(|i| (i, i + pat.len()))
+                .collect::<Vec<_>>()
+        } else {
+            whole
+        };
+        let (start, end_at) = match ranges.as_slice() {
+            [one] => *one,
+            [] => {
+                return Ok(Break(partial(
+                    ExecOutcome::Blocked {
+                        reason: format!("\"{what}\" is not in the document; nothing was selected"),
+                    },
+                    done,
+                )))
+            }
+            many => {
+                return Ok(Break(partial(
+                    ExecOutcome::Blocked {
+                        reason: format!(
+                            "\"{what}\" is in the document {} times; say more of its line",
+                            many.len()
+                        ),
+                    },
+                    done,
+                )))
+            }
+        };
+        let s = begin(
+            cx,
+            &format!("select \"{what}\""),
+            BTreeMap::from([("range".to_string(), format!("{start}..{end_at}"))]),
+            None,
+            false,
+        )
+        .await?;
+        let action = DesktopAction {
+            window: doc.window.clone(),
+            revision: obs.revision,
+            target: InputTarget::Element(handle),
+            act: Act::SelectText { start, end: end_at },
+            may_open_modal: false,
+        };
+        if let Err(e) = self.desktop.act(&action).await {
+            end(cx, s, failed_step(&e), json!({ "error": e.to_string() })).await?;
+            return Ok(Break(partial(
+                unknown_or_blocked(&e, "selecting the text"),
+                done,
+            )));
+        }
+        end(
+            cx,
+            s,
+            StepResult::Applied,
+            json!({ "selected": [start, end_at] }),
+        )
+        .await?;
+        done.push(format!("selected \"{what}\""));
         Ok(Continue(()))
     }
 

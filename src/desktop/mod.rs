@@ -156,6 +156,11 @@ pub enum Act {
     },
     /// Select this element within its container (Selection).
     Select,
+    /// Select the characters `start..end` of a Text element (the app's text selection).
+    SelectText {
+        start: usize,
+        end: usize,
+    },
     SetValue(f64),
     Focus,
     /// Synthesized keys, e.g. `["Control_L", "s"]` pressed together.

@@ -58,6 +58,11 @@ pub enum Step {
         name: String,
         folder: Option<String>,
     },
+    /// Select: in the editor the text the words quote ("select the word draft"), in the file
+    /// manager the item of that name ("select todo.md").
+    Select {
+        what: String,
+    },
     /// Dismiss the dialog that is open ("close the Save dialog", "cancel the dialog").
     CloseDialog,
     /// Close the document; `save` says what to do with unsaved changes when the words say it
@@ -74,7 +79,7 @@ pub enum Step {
 impl Step {
     /// Does this step change something (a file, a document, a dialog)?
     pub fn mutates(&self) -> bool {
-        !matches!(self, Step::Open { .. })
+        !matches!(self, Step::Open { .. } | Step::Select { .. })
     }
 
     /// Is this step about a document's text (the editor's), rather than files?
@@ -109,6 +114,7 @@ impl Step {
                 Some(f) => format!("save as {name} in {f}"),
                 None => format!("save as {name}"),
             },
+            Step::Select { what } => format!("select \"{what}\""),
             Step::CloseDialog => "close the dialog".into(),
             Step::Close { save: None } => "close the document".into(),
             Step::Close { save: Some(true) } => "close the document, saving its changes".into(),
@@ -430,6 +436,26 @@ fn step_of(clause: &str) -> (Option<Step>, Option<String>) {
         }) && (rl.contains("dialog") || rl.contains("prompt") || rl.contains("popup"))
         {
             return (Some(Step::CloseDialog), file);
+        }
+    }
+    // select X (text in the editor, an item in the file manager)
+    if let Some(rest) = after_verb(&c, &lower, &["select", "highlight"]) {
+        let r = strip_lead(
+            &rest,
+            &[
+                "the word",
+                "the words",
+                "the text",
+                "the line",
+                "the file",
+                "the folder",
+                "the item",
+            ],
+        );
+        if let Some(what) = span(&r) {
+            if !["all", "everything", "it"].contains(&what.to_lowercase().as_str()) {
+                return (Some(Step::Select { what }), file);
+            }
         }
     }
     // close the document ("close notes.md", "close it without saving")

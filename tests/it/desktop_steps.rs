@@ -415,3 +415,38 @@ fn a_running_editor_opens_a_file_through_its_own_open_dialog() {
         "# Notes\n\ndraft one\nthe draft plan\n"
     );
 }
+
+#[test]
+fn text_and_items_are_selected_by_what_they_say() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    let d = daemon(&desktop);
+    // In the file manager: the row, checked by what a later request does with "the file I
+    // selected".
+    let v = say(&d, "in the file manager, select todo.md");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    let v = say(
+        &d,
+        "On my desktop, open the file I selected, change its heading to Groceries, and save it.",
+    );
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert_eq!(read(&docs.join("todo.md")), "# Groceries\n- milk\n");
+    assert_eq!(
+        read(&docs.join("notes.md")),
+        "# Notes\n\ndraft one\nthe draft plan\n"
+    );
+
+    // In the editor: the one occurrence, read back from the app's own selection.
+    let v = say(&d, "in the editor, select the word plan in notes.md");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    let text = "# Notes\n\ndraft one\nthe draft plan\n";
+    let at = text.find("plan").unwrap();
+    assert!(
+        v.to_string().contains(&format!("[{at},{}]", at + 4)),
+        "{v:#}"
+    );
+    // Twice in the text: not guessed.
+    let v = say(&d, "in the editor, select the word draft in notes.md");
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    assert!(v.to_string().contains("2 times"), "{v:#}");
+}

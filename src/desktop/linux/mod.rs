@@ -322,6 +322,36 @@ impl AtspiSession {
                             ));
                         }
                     }
+                    Act::SelectText { start, end } => {
+                        let text = proxies
+                            .text()
+                            .await
+                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
+                        let (s, e) = (*start as i32, *end as i32);
+                        let n = timed(text.get_n_selections())
+                            .await
+                            .map_err(DesktopError::Refused)?;
+                        if n > 0 {
+                            timed(text.set_selection(0, s, e))
+                                .await
+                                .map_err(|e| lost("selecting text", e))?;
+                        } else {
+                            timed(text.add_selection(s, e))
+                                .await
+                                .map_err(|e| lost("selecting text", e))?;
+                        }
+                        // Read back: the app's selection is exactly that range.
+                        let got = timed(text.get_selection(0))
+                            .await
+                            .map_err(|e| lost("reading the selection", e))?;
+                        report.calls += 3;
+                        if got != (s, e) {
+                            return Err(DesktopError::Lost(format!(
+                                "the app selected {}..{}, not {s}..{e}",
+                                got.0, got.1
+                            )));
+                        }
+                    }
                     Act::SetValue(v) => {
                         let val = proxies
                             .value()
