@@ -674,6 +674,12 @@ impl DesktopExecutor {
             let answered = matches!(step, Step::Close { .. }) && op.arguments.contains_key("close");
             let obs = proceed!(self.look(&doc.window, step, answered, done).await);
             match step {
+                Step::Choose { option, field } => {
+                    proceed!(
+                        self.choose(cx, &doc.window, &obs, option, field.as_deref(), done)
+                            .await
+                    );
+                }
                 Step::Select { what } => {
                     proceed!(self.select_text(cx, &doc, &obs, what, done).await);
                 }
@@ -975,6 +981,12 @@ impl DesktopExecutor {
             let obs = proceed!(self.look(&window, step, false, done).await);
             let folder = folder_shown(&obs);
             match step {
+                Step::Choose { option, field } => {
+                    proceed!(
+                        self.choose(cx, &window, &obs, option, field.as_deref(), done)
+                            .await
+                    );
+                }
                 Step::Select { what } => {
                     let item = proceed!(self.item(&obs, what, done));
                     let s = begin(
@@ -1260,7 +1272,11 @@ impl DesktopExecutor {
                 )))
             }
         };
-        let wants_dialog = expects_dialog || matches!(step, Step::CloseDialog | Step::Press { .. });
+        let wants_dialog = expects_dialog
+            || matches!(
+                step,
+                Step::CloseDialog | Step::Press { .. } | Step::Choose { .. }
+            );
         if let (Some(d), false) = (&obs.dialog, wants_dialog) {
             let choices = dialog_buttons(&obs, &d.title);
             return Ok(Break(partial(
@@ -2428,6 +2444,146 @@ impl DesktopExecutor {
         )
         .await?;
         done.push(format!("selected \"{what}\""));
+        Ok(Continue(()))
+    }
+
+    /// Choose an option in the list that offers it (a combo box: its options are the menu
+    /// items that follow it in the tree). The list is the one the words name (by the label
+    /// before it, or its current value), else the only one offering the option; checked by the
+    /// list showing the option afterwards.
+    async fn choose(
+        &self,
+        cx: &RunContext<'_>,
+        window: &WindowRef,
+        obs: &DesktopObservation,
+        option: &str,
+        field: Option<&str>,
+        done: &mut Vec<String>,
+    ) -> Phase<()> {
+        let els = &obs.observation.elements;
+        // Each combo box: its index, its label (the text just before it), its options.
+        let mut lists: Vec<(usize, String, Vec<usize>)> = Vec::new();
+        for (i, e) in els.iter().enumerate() {
+            if e.role != "combobox" {
+                continue;
+            }
+            let label = els[..i]
+                .iter()
+                .rev()
+                .take(3)
+                .find(|p| p.role == "text" && !p.label.trim().is_empty())
+                .map(|p| p.label.trim().trim_end_matches(':').to_string())
+                .unwrap_or_default();
+            let options: Vec<usize> = (i + 1..els.len())
+                .take_while(|&k| els[k].role == "menuitem")
+                .filter(|&k| !els[k].label.trim().is_empty())
+                .collect();
+            lists.push((i, label, options));
+        }
+        let want = norm(option);
+        let fits = |(i, label, options): &(usize, String, Vec<usize>)| {
+            let named = field.is_none_or(|f| {
+                let f = norm(f);
+                (!label.is_empty() && (norm(label).contains(&f) || f.contains(&norm(label))))
+                    || norm(&els[*i].label) == f
+            });
+            named && options.iter().any(|&k| norm(&els[k].label) == want)
+        };
+        let pool: Vec<&(usize, String, Vec<usize>)> = lists.iter().filter(|l| fits(l)).collect();
+        let (i, label, options) = match pool.as_slice() {
+            [one] => *one,
+            [] => {
+                let shown: Vec<String> = lists
+                    .iter()
+                    .map(|(i, _, _)| els[*i].label.trim().to_string())
+                    .collect();
+                return Ok(Break(partial(
+                    ExecOutcome::Blocked {
+                        reason: format!(
+                            "no list {}offers \"{option}\"{}; nothing was changed",
+                            field.map(|f| format!("for {f} ")).unwrap_or_default(),
+                            if shown.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" (the lists show {})", shown.join(", "))
+                            }
+                        ),
+                    },
+                    done,
+                )));
+            }
+            _ => {
+                return Ok(Break(partial(
+                    ExecOutcome::Blocked {
+                        reason: format!("more than one list offers \"{option}\"; say which list"),
+                    },
+                    done,
+                )))
+            }
+        };
+        let Some(&k) = options.iter().find(|&&k| norm(&els[k].label) == want) else {
+            return Ok(Break(partial(
+                ExecOutcome::Blocked {
+                    reason: "the option went away".into(),
+                },
+                done,
+            )));
+        };
+        let s = begin(
+            cx,
+            &format!("choose {option}"),
+            BTreeMap::from([(
+                "list".to_string(),
+                if label.is_empty() {
+                    els[*i].label.clone()
+                } else {
+                    label.clone()
+                },
+            )]),
+            Some(format!("{} revision {}", window.title, obs.revision)),
+            true,
+        )
+        .await?;
+        let action = DesktopAction {
+            window: window.clone(),
+            revision: obs.revision,
+            target: InputTarget::Element(obs.handles[&els[k].id].clone()),
+            act: Act::Choose,
+            may_open_modal: false,
+        };
+        if let Err(e) = self.desktop.act(&action).await {
+            end(cx, s, failed_step(&e), json!({ "error": e.to_string() })).await?;
+            return Ok(Break(partial(
+                unknown_or_blocked(&e, &format!("choosing {option}")),
+                done,
+            )));
+        }
+        self.desktop.settle(QUIET, SETTLE_CAP).await;
+        let shown = self
+            .wait_until(window, |o| {
+                o.observation
+                    .elements
+                    .iter()
+                    .any(|e| e.role == "combobox" && norm(&e.label) == want)
+            })
+            .await;
+        if !shown {
+            end(
+                cx,
+                s,
+                StepResult::Unknown,
+                json!({ "error": "the list does not show it" }),
+            )
+            .await?;
+            return Ok(Break(partial(
+                ExecOutcome::Unknown {
+                    reason: format!("I chose {option}, but the list does not show it"),
+                },
+                done,
+            )));
+        }
+        end(cx, s, StepResult::Applied, json!({ "chosen": option })).await?;
+        done.push(format!("chose {option}"));
         Ok(Continue(()))
     }
 

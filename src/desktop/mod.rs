@@ -156,6 +156,9 @@ pub enum Act {
     },
     /// Select this element within its container (Selection).
     Select,
+    /// Make this option the chosen one of the list it belongs to (a combo box's option: the
+    /// list's Selection, at the option's own index among its siblings).
+    Choose,
     /// Select the characters `start..end` of a Text element (the app's text selection).
     SelectText {
         start: usize,

@@ -63,6 +63,12 @@ pub enum Step {
     Select {
         what: String,
     },
+    /// Choose an option in a list that offers it (a combo box): "set the encoding to UTF-16",
+    /// "choose All Files in the file type list"; `field` names the list when the words do.
+    Choose {
+        option: String,
+        field: Option<String>,
+    },
     /// Dismiss the dialog that is open ("close the Save dialog", "cancel the dialog").
     CloseDialog,
     /// Close the document; `save` says what to do with unsaved changes when the words say it
@@ -115,6 +121,7 @@ impl Step {
                 None => format!("save as {name}"),
             },
             Step::Select { what } => format!("select \"{what}\""),
+            Step::Choose { option, .. } => format!("choose {option}"),
             Step::CloseDialog => "close the dialog".into(),
             Step::Close { save: None } => "close the document".into(),
             Step::Close { save: Some(true) } => "close the document, saving its changes".into(),
@@ -436,6 +443,46 @@ fn step_of(clause: &str) -> (Option<Step>, Option<String>) {
         }) && (rl.contains("dialog") || rl.contains("prompt") || rl.contains("popup"))
         {
             return (Some(Step::CloseDialog), file);
+        }
+    }
+    // set the X to Y / choose Y in|from the X (list|menu|box)
+    if let Some(rest) = after_verb(&c, &lower, &["set", "change"]) {
+        if let Some((f, o)) = split_on(&rest, " to ") {
+            let f = strip_article_noun(&f, &["list", "menu", "box", "option", "setting"]);
+            if let (Some(field), Some(option)) = (span(&f), span(&o)) {
+                if !field.to_lowercase().contains("heading")
+                    && field.split_whitespace().count() <= 3
+                {
+                    return (
+                        Some(Step::Choose {
+                            option,
+                            field: Some(field),
+                        }),
+                        file,
+                    );
+                }
+            }
+        }
+    }
+    if let Some(rest) = after_verb(&c, &lower, &["choose", "pick"]) {
+        let (o, f) = match split_on_any(&rest, &[" in the ", " from the ", " in ", " from "]) {
+            Some((o, f)) => (
+                o,
+                Some(strip_article_noun(
+                    &f,
+                    &["list", "menu", "box", "drop-down", "dropdown"],
+                )),
+            ),
+            None => (rest.clone(), None),
+        };
+        if let Some(option) = span(&o) {
+            return (
+                Some(Step::Choose {
+                    option,
+                    field: f.and_then(|f| span(&f)),
+                }),
+                file,
+            );
         }
     }
     // select X (text in the editor, an item in the file manager)

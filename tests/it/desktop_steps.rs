@@ -450,3 +450,34 @@ fn text_and_items_are_selected_by_what_they_say() {
     assert_eq!(status(&v), "blocked", "{v:#}");
     assert!(v.to_string().contains("2 times"), "{v:#}");
 }
+
+#[test]
+fn an_option_is_chosen_in_the_list_that_offers_it() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop);
+    desktop.open_in_editor(&docs.join("notes.md"));
+    desktop.activate("notes.md");
+    desktop.xdotool(&["key", "--delay", "50", "ctrl+shift+s"]);
+    desktop.wait_window("Save As");
+    let d = daemon(&desktop);
+    let v = say(&d, "in the editor, choose Klingon in the encoding list");
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    assert!(
+        v.to_string().contains("no list for encoding offers"),
+        "{v:#}"
+    );
+    let v = say(&d, "in the editor, set the encoding to ISO-8859-15");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    let steps = v["operation"]["steps"].as_array().unwrap();
+    let chose = steps
+        .iter()
+        .find(|s| s["action"] == "choose ISO-8859-15")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(chose["result"], "applied", "read back from the list: {v:#}");
+    let v = say(&d, "in the editor, choose All Files");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert_eq!(
+        read(&docs.join("notes.md")),
+        "# Notes\n\ndraft one\nthe draft plan\n"
+    );
+}

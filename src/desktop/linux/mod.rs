@@ -322,6 +322,33 @@ impl AtspiSession {
                             ));
                         }
                     }
+                    Act::Choose => {
+                        // option → its menu → the combo box, which chooses by the option's index.
+                        let index = timed(acc.get_index_in_parent())
+                            .await
+                            .map_err(DesktopError::Refused)?;
+                        let menu = timed(acc.parent()).await.map_err(DesktopError::Refused)?;
+                        let macc = menu
+                            .into_accessible_proxy(conn.a11y.connection())
+                            .await
+                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
+                        let list = timed(macc.parent()).await.map_err(DesktopError::Refused)?;
+                        let lacc = list
+                            .into_accessible_proxy(conn.a11y.connection())
+                            .await
+                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
+                        let sel = lacc
+                            .proxies()
+                            .await
+                            .map_err(|e| DesktopError::Refused(e.to_string()))?
+                            .selection()
+                            .await
+                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
+                        timed(sel.select_child(index))
+                            .await
+                            .map_err(|e| lost("choosing", e))?;
+                        report.calls += 5;
+                    }
                     Act::SelectText { start, end } => {
                         let text = proxies
                             .text()
