@@ -1514,6 +1514,18 @@ impl DesktopExecutor {
         };
         if !shortcut.is_empty() {
             if top_menus(&obs).iter().any(|t| t.has_state("selected")) {
+                // Close it through the menu bar's own selection: a menu opened by an
+                // accessibility action may have no keyboard grab, and then Escape is lost.
+                if let Some(bar) = obs
+                    .observation
+                    .elements
+                    .iter()
+                    .find(|e| e.role == "menubar")
+                {
+                    self.act_on(window, &obs, &bar.id, Act::Deselect).await;
+                    self.desktop.settle(QUIET, SETTLE_CAP).await;
+                }
+                // And Escape, which also takes the menu bar out of its keyboard mode.
                 self.keys(window, &["Escape"]).await;
                 // The menu closed before the shortcut goes to the window.
                 self.wait_until(window, |o| {

@@ -156,6 +156,8 @@ pub enum Act {
     },
     /// Select this element within its container (Selection).
     Select,
+    /// Clear this container's selection (a menu bar: closes its open menu without a key).
+    Deselect,
     /// Make this option the chosen one of the list it belongs to (a combo box's option: the
     /// list's Selection, at the option's own index among its siblings).
     Choose,

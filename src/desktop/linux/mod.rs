@@ -322,6 +322,16 @@ impl AtspiSession {
                             ));
                         }
                     }
+                    Act::Deselect => {
+                        let sel = proxies
+                            .selection()
+                            .await
+                            .map_err(|e| DesktopError::Refused(e.to_string()))?;
+                        timed(sel.clear_selection())
+                            .await
+                            .map_err(|e| lost("clearing the selection", e))?;
+                        report.calls += 1;
+                    }
                     Act::Choose => {
                         // option → its menu → the combo box, which chooses by the option's index.
                         let index = timed(acc.get_index_in_parent())
