@@ -912,7 +912,9 @@ fn score_element<'s>(
             _ => {}
         }
     }
-    let wants_primary = reading.head.kind == Kind::Item
+    // "the second one" over a list counts its items as "the second story" does.
+    let counted_one = reading.head.kind == Kind::One && reading.head.ordinal.is_some();
+    let wants_primary = (reading.head.kind == Kind::Item || counted_one)
         && !reading.head.plural
         && !specific
         && !relative

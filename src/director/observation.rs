@@ -116,7 +116,7 @@ impl Structure {
         }
         let mut membership = item_membership(elements, &item_numbers);
         if membership.iter().all(Option::is_none) {
-            if let Some(cards) = card_membership(elements) {
+            if let Some(cards) = card_membership(elements).or_else(|| link_cards(elements)) {
                 item_numbers = cards.clone();
                 membership = cards;
             }
@@ -250,7 +250,9 @@ impl Structure {
         let same_label = !ea.label.trim().is_empty()
             && ea.label.trim().to_lowercase() == eb.label.trim().to_lowercase();
         let links = ea.role == "link" && eb.role == "link";
-        let named = links && fa.item.is_none() && names_entity(&ea.label);
+        // A named link that is not its item's main link (a channel or a publisher under a
+        // tile) goes where its name says, whichever item it sits in.
+        let named = links && !fa.primary && !fb.primary && names_entity(&ea.label);
         // Two descriptions that differ say where each goes ("Discussion about the content
         // page" / "Discussion about edits from this IP address" on two "Talk" links).
         let told_apart = match (&ea.description, &eb.description) {
@@ -259,7 +261,7 @@ impl Structure {
             }
             _ => false,
         };
-        same_label && !told_apart && fa.item == fb.item && (ea.context == eb.context || named)
+        same_label && !told_apart && ((fa.item == fb.item && ea.context == eb.context) || named)
     }
 }
 
@@ -427,6 +429,75 @@ fn card_membership(elements: &[Element]) -> Option<Vec<Option<u32>>> {
     )
 }
 
+/// Unnumbered tiles made only of links (a video result: its title, its channel, then words
+/// that are no control: views, age, a snippet), where no button repeats to mark cards. A row is
+/// such a tile when its first element is a link whose label leads the row's text (after at most
+/// four words such as a duration), it holds more
+/// than one element, and words of its own beyond their labels follow that title; the tiles are the rows of
+/// the most common shape (their elements' roles in order), at least three, numbered in reading
+/// order. A menu or a footer column is not one: its text is its links' labels.
+fn link_cards(elements: &[Element]) -> Option<Vec<Option<u32>>> {
+    let mut rows: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, e) in elements.iter().enumerate() {
+        if e.context.trim().is_empty() {
+            continue;
+        }
+        match rows.iter_mut().find(|(c, _)| *c == e.context) {
+            Some((_, members)) => members.push(i),
+            None => rows.push((e.context.as_str(), vec![i])),
+        }
+    }
+    let shape = |(context, members): &(&str, Vec<usize>)| -> Option<Vec<&str>> {
+        let first = &elements[*members.first()?];
+        let row: Vec<String> = text::tokens(context).into_iter().map(|t| t.norm).collect();
+        let lead: Vec<String> = text::tokens(&first.label)
+            .into_iter()
+            .map(|t| t.norm)
+            .collect();
+        // The title leads the row, after at most a few words that are no control (a
+        // thumbnail's duration "1:00:04", a badge "LIVE"); after it come words of the tile's
+        // own ("3.1M views", "1 year ago", a snippet), not only other labels.
+        let at = (0..=4.min(row.len())).find(|&k| row[k..].starts_with(&lead));
+        let leads = first.role == "link" && !lead.is_empty() && at.is_some();
+        let labelled: Vec<String> = members
+            .iter()
+            .flat_map(|&m| text::tokens(&elements[m].label))
+            .map(|t| t.norm)
+            .collect();
+        let own_words = row
+            .iter()
+            .skip(at.unwrap_or(0) + lead.len())
+            .filter(|w| w.chars().any(char::is_alphabetic) && !labelled.contains(w))
+            .count();
+        (members.len() >= 2 && leads && own_words >= 2)
+            .then(|| members.iter().map(|&m| elements[m].role.as_str()).collect())
+    };
+    let shapes: Vec<(&str, Vec<&str>)> = rows
+        .iter()
+        .filter_map(|r| shape(r).map(|s| (r.0, s)))
+        .collect();
+    let common = shapes
+        .iter()
+        .map(|(_, s)| s)
+        .max_by_key(|s| shapes.iter().filter(|(_, o)| o == *s).count())?;
+    let tiles: Vec<&str> = shapes
+        .iter()
+        .filter(|(_, s)| s == common)
+        .map(|(c, _)| *c)
+        .collect();
+    (tiles.len() >= 3).then(|| {
+        elements
+            .iter()
+            .map(|e| {
+                tiles
+                    .iter()
+                    .position(|c| *c == e.context)
+                    .map(|p| p as u32 + 1)
+            })
+            .collect()
+    })
+}
+
 /// The main link of each numbered row: the link whose label covers most of it.
 fn primary_links(elements: &[Element], numbers: &[Option<u32>]) -> Vec<usize> {
     let mut best: Vec<(u32, usize, usize)> = Vec::new();
@@ -565,6 +636,64 @@ mod tests {
         assert!(s.facts[2].primary && s.facts[5].primary && !s.facts[1].primary);
         assert!(s.facts[6].byline);
         assert_eq!(s.items, vec![1, 2]);
+    }
+
+    #[test]
+    fn tiles_of_links_with_words_of_their_own_are_items_and_a_menu_is_not() {
+        let tile = |n: u32, title: &str, channel: &str| {
+            let row = format!("1{n}:04 {title} {channel} {n}K views 2 weeks ago");
+            [
+                el(&format!("t{n}"), "link", title, &row),
+                el(&format!("c{n}"), "link", channel, &row),
+            ]
+        };
+        let mut elements = vec![
+            el("m1", "link", "Home", "Home Shorts Subscriptions"),
+            el("m2", "link", "Shorts", "Home Shorts Subscriptions"),
+            el("m3", "link", "Subscriptions", "Home Shorts Subscriptions"),
+        ];
+        elements.extend(tile(1, "Jazz for work", "Quiet Rooms"));
+        elements.extend(tile(2, "Jazz radio 24/7", "Chill Station"));
+        elements.extend(tile(3, "Best of jazz", "Playlist Central"));
+        let s = Structure::of(&Observation {
+            elements,
+            ..Observation::default()
+        });
+        let items: Vec<Option<u32>> = s.facts.iter().map(|f| f.item).collect();
+        assert_eq!(
+            items,
+            [
+                None,
+                None,
+                None,
+                Some(1),
+                Some(1),
+                Some(2),
+                Some(2),
+                Some(3),
+                Some(3)
+            ]
+        );
+        assert_eq!(s.items, [1, 2, 3]);
+        // Two tiles are not yet a list; a footer column's text is only its links.
+        let two = Structure::of(&Observation {
+            elements: [tile(1, "A", "B"), tile(2, "C", "D")].concat(),
+            ..Observation::default()
+        });
+        assert!(two.items.is_empty());
+        let column = |k: &str| {
+            let row = format!("{k} About {k} Careers {k} Press");
+            vec![
+                el("a", "link", &format!("{k} About"), &row),
+                el("b", "link", &format!("{k} Careers"), &row),
+                el("c", "link", &format!("{k} Press"), &row),
+            ]
+        };
+        let footer = Structure::of(&Observation {
+            elements: [column("Company"), column("Help"), column("Legal")].concat(),
+            ..Observation::default()
+        });
+        assert!(footer.items.is_empty(), "{:?}", footer.items);
     }
 
     #[test]

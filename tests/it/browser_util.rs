@@ -188,6 +188,11 @@ pub struct RealSites {
     pub spki: String,
     /// Every request: `"<host> <path and query>"`.
     pub record: Arc<Mutex<Vec<String>>>,
+    /// What the pages reported (`POST /api/action`, as the fixture sites do).
+    actions: Arc<Mutex<Vec<serde_json::Value>>>,
+    /// How long a page (not its scripts or styles) takes to arrive, in ms: an operation still
+    /// running when a test stops or corrects it.
+    pub page_delay_ms: Arc<std::sync::atomic::AtomicU64>,
     _runtime: tokio::runtime::Runtime,
 }
 
@@ -210,6 +215,8 @@ impl RealSites {
 
         let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sites"));
         let record: Arc<Mutex<Vec<String>>> = Arc::default();
+        let actions: Arc<Mutex<Vec<serde_json::Value>>> = Arc::default();
+        let page_delay_ms: Arc<std::sync::atomic::AtomicU64> = Arc::default();
         // A test certificate for the mapped names, valid for a day either side of now.
         let names: Vec<String> = REAL_HOSTS.iter().map(|(h, _)| h.to_string()).collect();
         let key = rcgen::KeyPair::generate().unwrap();
@@ -239,9 +246,13 @@ impl RealSites {
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
 
-        type S = (PathBuf, Arc<Mutex<Vec<String>>>);
+        type S = (
+            PathBuf,
+            Arc<Mutex<Vec<String>>>,
+            Arc<std::sync::atomic::AtomicU64>,
+        );
         async fn get(
-            axum::extract::State((root, record)): axum::extract::State<S>,
+            axum::extract::State((root, record, delay)): axum::extract::State<S>,
             headers: HeaderMap,
             uri: axum::http::Uri,
         ) -> axum::response::Response {
@@ -277,6 +288,11 @@ impl RealSites {
             let Some(file) = candidates.iter().find(|c| c.is_file()) else {
                 return StatusCode::NOT_FOUND.into_response();
             };
+            let html = file.extension().is_some_and(|e| e == "html");
+            let wait = delay.load(std::sync::atomic::Ordering::SeqCst);
+            if html && wait > 0 {
+                tokio::time::sleep(Duration::from_millis(wait)).await;
+            }
             let kind = match file.extension().and_then(|e| e.to_str()) {
                 Some("html") => "text/html; charset=utf-8",
                 Some("js") => "text/javascript; charset=utf-8",
@@ -294,9 +310,19 @@ impl RealSites {
             )
                 .into_response()
         }
+        let reported = actions.clone();
         let app = axum::Router::new()
+            .route(
+                "/api/action",
+                axum::routing::post(move |body: axum::body::Bytes| async move {
+                    if let Ok(v) = serde_json::from_slice(&body) {
+                        reported.lock().unwrap().push(v);
+                    }
+                    StatusCode::NO_CONTENT
+                }),
+            )
             .fallback(axum::routing::get(get))
-            .with_state((root, record.clone()));
+            .with_state((root, record.clone(), page_delay_ms.clone()));
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -331,8 +357,15 @@ impl RealSites {
             port,
             spki,
             record,
+            actions,
+            page_delay_ms,
             _runtime: runtime,
         }
+    }
+
+    /// What the pages reported, in order.
+    pub fn actions(&self) -> Vec<serde_json::Value> {
+        self.actions.lock().unwrap().clone()
     }
 
     /// The requests so far, `"<host> <path and query>"`.

@@ -31,6 +31,8 @@ mod realtime;
 mod realtime_mock;
 mod relations;
 mod release;
+mod release_variations;
+mod release_youtube;
 mod scan;
 mod semantic;
 #[cfg(target_os = "linux")]

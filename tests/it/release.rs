@@ -6,7 +6,9 @@
 
 use crate::desktop_util::{write, Desktop};
 use crate::util::Daemon;
+use crate::voice::{hear, norm, synth, text, voice_env, Voice};
 use serde_json::Value;
+use std::path::Path;
 
 const NOTES: &str = "# Weekly sync\n\nAgenda:\n- budget\n";
 const TODO: &str = "# Todo\n- milk\n";
@@ -18,93 +20,195 @@ struct Counts {
     asked: u32,
     refused: u32,
     unknown: u32,
+    /// Spoken only: the recogniser's words were not the ones said (done as heard, not counted
+    /// as Circe's error; the gate's three zeros still hold for them).
+    misheard: u32,
     wrong_target: u32,
     duplicate: u32,
     false_success: u32,
 }
 
-#[test]
-fn the_editor_to_file_manager_task_in_twenty_phrasings() {
-    let cases: Vec<Value> = include_str!("../fixtures/release/desktop-task.jsonl")
-        .lines()
+fn cases(file: &str) -> Vec<Value> {
+    file.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert!(cases.len() >= 20, "at least twenty phrasings");
-    let mut counts = Counts::default();
-    let mut lines = Vec::new();
-    for case in &cases {
-        let said = case["say"].as_str().unwrap();
-        let desktop = Desktop::start();
-        let notes = desktop.docs.join("notes.md");
-        let todo = desktop.docs.join("todo.md");
-        write(&notes, NOTES);
-        write(&todo, TODO);
-        desktop.select_in_file_manager(&notes);
-        let d = Daemon::start_with_env("[node]\nname = \"desk\"\n", desktop.daemon_env());
-        let out = d.cli(&["say", "--json", "--wait", said]);
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-        let status = v["operation"]["status"]
-            .as_str()
-            .unwrap_or("none")
-            .to_string();
-        let now = std::fs::read_to_string(&notes).unwrap();
-        // Checked apart from what Circe says: the other file, the saved bytes, the operations.
-        if std::fs::read_to_string(&todo).unwrap() != TODO {
-            counts.wrong_target += 1;
-        }
-        let state = crate::util::rt().block_on(d.state());
-        if state.operations.len() > 1 {
-            counts.duplicate += 1;
-        }
-        let class = match status.as_str() {
-            "completed" => {
-                let saved_right = now == EXPECTED;
-                let revealed = v.to_string().contains("showed it in");
-                let wants_reveal = case["reveals"].as_bool().unwrap_or(false);
-                if !saved_right || (wants_reveal && !revealed) {
-                    counts.false_success += 1;
-                    "FALSE SUCCESS"
-                } else {
-                    counts.completed += 1;
-                    "completed"
-                }
-            }
-            "needsInput" => {
-                assert_eq!(now, NOTES, "nothing changes before the answer: {said}");
-                counts.asked += 1;
-                "asked"
-            }
-            "blocked" => {
-                assert_eq!(now, NOTES, "a refusal changed nothing: {said}");
-                counts.refused += 1;
-                "refused"
-            }
-            // The interaction asks before any operation (a slot the words did not fill).
-            "none"
-                if !v["interaction"]["pending"].is_null()
-                    && v["interaction"]["pending"] != "none" =>
-            {
-                assert_eq!(now, NOTES, "nothing changes before the answer: {said}");
-                counts.asked += 1;
-                "asked"
-            }
-            _ => {
-                counts.unknown += 1;
-                "unknown"
-            }
-        };
-        let why = v["operation"]["outcome"]["summary"]
-            .as_str()
-            .or(v["interaction"]["pending"]["question"]["prompt"].as_str())
-            .unwrap_or("")
-            .to_string();
-        lines.push(format!("{class:<14} {said}  → {why}"));
+        .collect()
+}
+
+/// How a phrasing reaches the daemon.
+#[derive(Clone, Copy, Debug)]
+enum How {
+    Typed,
+    Spoken(Voice),
+}
+
+/// One phrasing of the desktop task on a fresh desktop and daemon: its class and why, the words
+/// heard (spoken) and the voice latencies recorded for it (phase, ms).
+fn desktop_case(case: &Value, how: How, audio: &Path, counts: &mut Counts) -> String {
+    let said = case["say"].as_str().unwrap();
+    let desktop = Desktop::start();
+    let notes = desktop.docs.join("notes.md");
+    let todo = desktop.docs.join("todo.md");
+    write(&notes, NOTES);
+    write(&todo, TODO);
+    desktop.select_in_file_manager(&notes);
+    let mut env = desktop.daemon_env();
+    if matches!(how, How::Spoken(_)) {
+        env.extend(voice_env());
     }
+    let d = Daemon::start_with_env("[node]\nname = \"desk\"\n", env);
+    let (v, heard) = match how {
+        How::Typed => {
+            let out = d.cli(&["say", "--json", "--wait", said]);
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+            (v, said.to_string())
+        }
+        How::Spoken(voice) => {
+            let name = format!("case{}", said.len());
+            let wav = synth(audio, &name, voice, said);
+            let hearings = hear(&d, &wav, &["--wait"]);
+            let h = hearings.first().cloned().unwrap_or(Value::Null);
+            let heard = text(&h);
+            (h, heard)
+        }
+    };
+    let status = v["operation"]["status"]
+        .as_str()
+        .unwrap_or("none")
+        .to_string();
+    let now = std::fs::read_to_string(&notes).unwrap();
+    // Checked apart from what Circe says: the other file, the saved bytes, the operations.
+    if std::fs::read_to_string(&todo).unwrap() != TODO {
+        counts.wrong_target += 1;
+    }
+    let state = crate::util::rt().block_on(d.state());
+    if state.operations.len() > 1 {
+        counts.duplicate += 1;
+    }
+    // What the interaction waits for (a hearing carries only its operation).
+    let pending = match &state.interaction {
+        Some(i) if !i.closed => serde_json::to_value(&i.pending).unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    // Spoken words have no case: the recogniser's capitals are not the person's.
+    let saved_right = match how {
+        How::Typed => now == EXPECTED,
+        How::Spoken(_) => now.to_lowercase() == EXPECTED.to_lowercase(),
+    };
+    let heard_right = norm(&heard).join(" ").contains("meeting notes");
+    let class = match status.as_str() {
+        "completed" => {
+            let revealed = v.to_string().contains("showed it in");
+            let wants_reveal = case["reveals"].as_bool().unwrap_or(false);
+            if saved_right && (!wants_reveal || revealed) {
+                counts.completed += 1;
+                "completed"
+            } else if !heard_right && now.starts_with("# ") && now != NOTES {
+                // Done as heard: the heading is the words the recogniser gave.
+                counts.misheard += 1;
+                "misheard"
+            } else {
+                counts.false_success += 1;
+                "FALSE SUCCESS"
+            }
+        }
+        "needsInput" => {
+            assert_eq!(now, NOTES, "nothing changes before the answer: {said}");
+            counts.asked += 1;
+            "asked"
+        }
+        "blocked" => {
+            assert_eq!(now, NOTES, "a refusal changed nothing: {said}");
+            counts.refused += 1;
+            "refused"
+        }
+        // The interaction asks before any operation (a slot the words did not fill).
+        "none" if !pending.is_null() && pending != "none" => {
+            assert_eq!(now, NOTES, "nothing changes before the answer: {said}");
+            counts.asked += 1;
+            "asked"
+        }
+        _ => {
+            counts.unknown += 1;
+            "unknown"
+        }
+    };
+    let why = v["operation"]["outcome"]["summary"]
+        .as_str()
+        .or(pending["question"]["prompt"].as_str())
+        .or(v["outcome"]["reason"].as_str())
+        .unwrap_or("")
+        .to_string();
+    let heard = match how {
+        How::Typed => String::new(),
+        How::Spoken(voice) => format!(" [{voice:?} heard: {heard}]"),
+    };
+    if matches!(how, How::Spoken(_)) {
+        LATENCIES.with(|l| l.borrow_mut().extend(latencies(&d)));
+    }
+    format!("{class:<14} {said}{heard}  → {why}")
+}
+
+thread_local! {
+    static LATENCIES: std::cell::RefCell<Vec<(String, u64)>> = Default::default();
+}
+
+/// The daemon's recorded voice latencies, as (phase, ms) per utterance: each phase's p50 when
+/// only one utterance was heard.
+fn latencies(d: &Daemon) -> Vec<(String, u64)> {
+    let m = d.cli(&["metrics", "--json"]);
+    let m: Value = serde_json::from_slice(&m.stdout).unwrap_or(Value::Null);
+    m.as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["count"] == 1)
+        .map(|r| {
+            (
+                r["phase"].as_str().unwrap_or("?").to_string(),
+                r["p50Ms"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+/// p50 / p95 of each phase among `samples`, one line each.
+fn distribution(samples: &[(String, u64)]) -> String {
+    let mut phases: Vec<&str> = samples.iter().map(|(p, _)| p.as_str()).collect();
+    phases.sort();
+    phases.dedup();
+    phases
+        .iter()
+        .map(|p| {
+            let mut ms: Vec<u64> = samples
+                .iter()
+                .filter(|(q, _)| q == p)
+                .map(|(_, ms)| *ms)
+                .collect();
+            ms.sort();
+            let at = |q: f64| ms[((ms.len() as f64 - 1.0) * q).round() as usize];
+            format!("{p}: n={} p50={} ms p95={} ms", ms.len(), at(0.5), at(0.95))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn assert_the_gate(counts: &Counts, lines: &[String]) {
     eprintln!("{}\n{counts:?}", lines.join("\n"));
     assert_eq!(counts.wrong_target, 0, "{}", lines.join("\n"));
     assert_eq!(counts.duplicate, 0, "{}", lines.join("\n"));
     assert_eq!(counts.false_success, 0, "{}", lines.join("\n"));
+}
+
+#[test]
+fn the_editor_to_file_manager_task_in_twenty_phrasings() {
+    let cases = cases(include_str!("../fixtures/release/desktop-task.jsonl"));
+    assert!(cases.len() >= 20, "at least twenty phrasings");
+    let mut counts = Counts::default();
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|case| desktop_case(case, How::Typed, Path::new("."), &mut counts))
+        .collect();
+    assert_the_gate(&counts, &lines);
     // The floor: the first run's count (docs/RELEASE.md), never lower.
     assert!(
         counts.completed >= FLOOR,
@@ -112,6 +216,50 @@ fn the_editor_to_file_manager_task_in_twenty_phrasings() {
         lines.join("\n")
     );
 }
+
+/// Half of the twenty (every other one), spoken: flite's and espeak-ng's voices in turn, through
+/// `circe say --audio` (the daemon's voice session, Whisper, the same admission path).
+#[test]
+fn the_editor_to_file_manager_task_spoken_in_two_voices() {
+    let cases = cases(include_str!("../fixtures/release/desktop-task.jsonl"));
+    let audio = tempfile::tempdir().unwrap();
+    let mut counts = Counts::default();
+    let lines: Vec<String> = cases
+        .iter()
+        .step_by(2)
+        .enumerate()
+        .map(|(i, case)| {
+            let voice = if i % 2 == 0 {
+                Voice::Flite
+            } else {
+                Voice::Espeak
+            };
+            desktop_case(case, How::Spoken(voice), audio.path(), &mut counts)
+        })
+        .collect();
+    assert_eq!(lines.len(), 10);
+    let samples = LATENCIES.with(|l| l.borrow().clone());
+    eprintln!(
+        "latencies from the end of speech:\n{}",
+        distribution(&samples)
+    );
+    assert_the_gate(&counts, &lines);
+    assert!(
+        counts.completed >= SPOKEN_FLOOR,
+        "{counts:?}\n{}",
+        lines.join("\n")
+    );
+    // Every completed one recorded its way from the end of speech to the verified effect.
+    let verified = samples
+        .iter()
+        .filter(|(p, _)| p == "verifiedResult")
+        .count();
+    assert!(verified as u32 >= counts.completed, "{samples:?}");
+}
+
+/// Spoken completions, first run: not yet measured (set from the first run, never raised after
+/// tuning on these same phrasings).
+const SPOKEN_FLOOR: u32 = 0;
 
 /// Completed phrasings: 10 of 20 on the first run (docs/RELEASE.md), 20 after two general fixes
 /// (the heading after "heading … to" / "heading says"; a named file is not a chosen path); one

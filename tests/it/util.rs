@@ -303,6 +303,8 @@ pub struct WeatherServer {
     /// Places named "Chaos…" (any letters after it): each gets a latitude of its own, so every
     /// forecast request says which place (and so which operation) it was for.
     pub chaos: Arc<std::sync::Mutex<ChaosPlaces>>,
+    /// Every name asked of the geocoder, in order.
+    pub names: Arc<std::sync::Mutex<Vec<String>>>,
     _runtime: tokio::runtime::Runtime,
 }
 
@@ -346,12 +348,14 @@ impl WeatherServer {
             forecasts: Arc<AtomicUsize>,
             behaviour: Arc<WeatherBehaviour>,
             chaos: Arc<std::sync::Mutex<ChaosPlaces>>,
+            names: Arc<std::sync::Mutex<Vec<String>>>,
         }
         let state = S {
             geocodes: Arc::default(),
             forecasts: Arc::default(),
             behaviour: Arc::default(),
             chaos: Arc::default(),
+            names: Arc::default(),
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -364,6 +368,7 @@ impl WeatherServer {
                 get(|State(s): State<S>, Query(q): Query<HashMap<String, String>>| async move {
                     s.geocodes.fetch_add(1, Ordering::SeqCst);
                     let name = q.get("name").cloned().unwrap_or_default();
+                    s.names.lock().unwrap().push(name.clone());
                     let places: &[(&str, f64, f64, &str, &str)] = &[
                         ("Ahmedabad", 23.0258, 72.5873, "Gujarat", "India"),
                         ("Pune", 18.5196, 73.8554, "Maharashtra", "India"),
@@ -425,6 +430,7 @@ impl WeatherServer {
             forecasts: state.forecasts,
             behaviour: state.behaviour,
             chaos: state.chaos,
+            names: state.names,
             _runtime: runtime,
         }
     }

@@ -81,13 +81,13 @@ pub fn voice_env() -> Vec<(String, String)> {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Voice {
+pub enum Voice {
     Flite,
     Espeak,
 }
 
 /// Speak `text` into a 16 kHz mono 16-bit WAV with 0.4 s of silence before and 0.6 s after.
-fn synth(dir: &Path, name: &str, voice: Voice, text: &str) -> PathBuf {
+pub fn synth(dir: &Path, name: &str, voice: Voice, text: &str) -> PathBuf {
     let raw = dir.join(format!("{name}.raw.wav"));
     let out = dir.join(format!("{name}.wav"));
     let ok = match voice {
@@ -177,7 +177,7 @@ fn concat(dir: &Path, name: &str, parts: &[PathBuf]) -> PathBuf {
 }
 
 /// `circe say --audio FILE --json [extra...]`: the hearings.
-fn hear(d: &Daemon, file: &Path, extra: &[&str]) -> Vec<Value> {
+pub fn hear(d: &Daemon, file: &Path, extra: &[&str]) -> Vec<Value> {
     let mut args = vec!["say", "--json", "--audio", file.to_str().unwrap()];
     args.extend_from_slice(extra);
     let out = d.cli(&args);
@@ -192,11 +192,11 @@ fn hear(d: &Daemon, file: &Path, extra: &[&str]) -> Vec<Value> {
     })
 }
 
-fn kind(h: &Value) -> &str {
+pub fn kind(h: &Value) -> &str {
     h["outcome"]["kind"].as_str().unwrap_or("?")
 }
 
-fn text(h: &Value) -> String {
+pub fn text(h: &Value) -> String {
     h["outcome"]["text"]
         .as_str()
         .or(h["recognized"].as_str())
@@ -205,7 +205,7 @@ fn text(h: &Value) -> String {
 }
 
 /// Words for scoring: lower case, punctuation dropped, hyphens as spaces.
-fn norm(s: &str) -> Vec<String> {
+pub fn norm(s: &str) -> Vec<String> {
     s.to_lowercase()
         .replace(['-', '—'], " ")
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
