@@ -857,6 +857,11 @@ fn take_input(
                     browser,
                     mode: input.mode,
                     projects: snapshot.as_ref(),
+                    request: current
+                        .as_ref()
+                        .filter(|c| !c.closed)
+                        .and_then(|c| c.arguments.get("request"))
+                        .map(String::as_str),
                 },
             )
         };

@@ -67,6 +67,15 @@ const OPENERS: &[&str] = &[
     "please", "can", "could", "would", "will", "you", "hey", "circe", "ok", "okay", "now", "just",
     "kindly", "then", "also", "and", "so", "um", "uh",
 ];
+/// Openers of more than one word: "I want to find …", "I'd like to search …", "let's open …".
+const OPENER_PHRASES: &[&[&str]] = &[
+    &["i", "want", "to"],
+    &["i", "d", "like", "to"],
+    &["i", "would", "like", "to"],
+    &["i", "need", "to"],
+    &["let", "s"],
+    &["let", "me"],
+];
 /// Words that name no tab ("my mail tab" is the "mail" tab).
 const TAB_FILLERS: &[&str] = &["my", "the", "a", "an", "that", "this", "one", "tab", "tabs"];
 /// Ways of saying "the tab in front".
@@ -154,15 +163,32 @@ pub fn read(source: &str) -> Option<Nav> {
     let tokens = text::tokens(source);
     let words: Vec<&str> = tokens.iter().map(|t| t.norm.as_str()).collect();
     let mut begin = 0;
-    while begin < words.len() && OPENERS.contains(&words[begin]) {
-        begin += 1;
+    loop {
+        if begin < words.len() && OPENERS.contains(&words[begin]) {
+            begin += 1;
+        } else if let Some(p) = OPENER_PHRASES
+            .iter()
+            .find(|p| words[begin..].starts_with(p))
+        {
+            begin += p.len();
+        } else {
+            break;
+        }
     }
     let mut end = words.len();
-    while end > begin && matches!(words[end - 1], "please" | "thanks") {
-        end -= 1;
-    }
-    if end >= begin + 2 && words[end - 2..end] == ["thank", "you"] {
-        end -= 2;
+    loop {
+        if end > begin && matches!(words[end - 1], "please" | "thanks") {
+            end -= 1;
+        } else if end >= begin + 2
+            && matches!(
+                words[end - 2..end],
+                ["thank", "you"] | ["for", "me"] | ["for", "us"]
+            )
+        {
+            end -= 2;
+        } else {
+            break;
+        }
     }
     // Where the request's own words stop (before "please", "in a new tab").
     let cut = |end: usize| tokens.get(end).map_or(source.len(), |t| t.start);
@@ -243,6 +269,46 @@ fn search(
     end_byte: usize,
 ) -> Option<Nav> {
     let w = &words[begin..end];
+    // The site named as a heading: "YouTube search lo-fi beats", "YouTube: lo-fi beats".
+    for k in 1..=MAX_NAME_WORDS.min(3) {
+        let Some(name_end) = tokens.get(begin + k - 1).map(|t| t.end) else {
+            break;
+        };
+        let colon = source[name_end..].starts_with(": ");
+        let searched = words.get(begin + k) == Some(&"search");
+        if !(colon || searched) || is_page(&words[begin..begin + k]) {
+            continue;
+        }
+        let mut q = begin + k + usize::from(searched && !colon);
+        if searched && words.get(q) == Some(&"for") {
+            q += 1;
+        }
+        let verb = |w: &str| {
+            SEARCH_VERBS
+                .iter()
+                .chain(LOOKUP_VERBS)
+                .chain(OPEN_VERBS)
+                .chain(SWITCH_VERBS)
+                .any(|v| v[0] == w)
+        };
+        let heading = words[begin..begin + k]
+            .iter()
+            .all(|w| !verb(w) && !OPENERS.contains(w));
+        if q < end && heading {
+            let (q_end, tab) = placement(words, q, end);
+            let q_end_byte = tokens
+                .get(q_end)
+                .map_or(end_byte, |t| t.start.min(end_byte));
+            let query = query(source, tokens[q].start, q_end_byte)?;
+            let name = span(source, tokens, begin, name_end)?;
+            return Some(Nav::Search {
+                name,
+                query,
+                tab,
+                named_first: true,
+            });
+        }
+    }
     // The site named first: "search YouTube for lo-fi beats (in a new tab)".
     if let Some(rest) = after(w, SEARCH_VERBS) {
         let mut at = begin + (w.len() - rest.len());
@@ -373,7 +439,17 @@ fn span(source: &str, tokens: &[Token], at: usize, end: usize) -> Option<String>
 
 /// The search text: `source[start..end]` trimmed, at most [`MAX_QUERY_CHARS`].
 fn query(source: &str, start: usize, end: usize) -> Option<String> {
-    let q = trim(source.get(start..end.max(start))?);
+    let mut q = trim(source.get(start..end.max(start))?);
+    // "search for some lo-fi beats", "look for the lo-fi radio": the words searched are what
+    // follows the determiner ("The Who", capitalised, keeps its article).
+    for lead in ["some ", "any ", "the ", "a ", "an "] {
+        if let Some(rest) = q.strip_prefix(lead) {
+            if !rest.trim().is_empty() {
+                q = rest.trim_start();
+            }
+            break;
+        }
+    }
     (!q.is_empty() && q.chars().count() <= MAX_QUERY_CHARS).then(|| q.to_string())
 }
 
@@ -428,6 +504,37 @@ mod tests {
         let table: &[(&str, Option<Nav>)] = &[
             (
                 "search YouTube for lo-fi beats",
+                search("YouTube", "lo-fi beats", Auto, true),
+            ),
+            // Openers and closers of more than one word are not the request's.
+            (
+                "I want to find lo-fi beats on YouTube",
+                search("YouTube", "lo-fi beats", Auto, false),
+            ),
+            (
+                "could you find lo-fi beats on YouTube for me",
+                search("YouTube", "lo-fi beats", Auto, false),
+            ),
+            // A determiner is not searched for; a capitalised article is part of a name.
+            (
+                "search YouTube for some lo-fi beats",
+                search("YouTube", "lo-fi beats", Auto, true),
+            ),
+            (
+                "search YouTube for the lo-fi hip hop radio",
+                search("YouTube", "lo-fi hip hop radio", Auto, true),
+            ),
+            (
+                "search Wikipedia for The Who",
+                search("Wikipedia", "The Who", Auto, true),
+            ),
+            // The site as a heading.
+            (
+                "YouTube search lo-fi beats",
+                search("YouTube", "lo-fi beats", Auto, true),
+            ),
+            (
+                "YouTube: lo-fi beats",
                 search("YouTube", "lo-fi beats", Auto, true),
             ),
             (

@@ -43,6 +43,9 @@ pub struct Situation<'a> {
     /// The project catalog and confirmed aliases, when this node has projects: words that name
     /// one are a coding request ([`coding`]).
     pub projects: Option<&'a Snapshot>,
+    /// The current interaction's request in words (a browser or desktop request): what a
+    /// correction corrects when no question is pending.
+    pub request: Option<&'a str>,
 }
 
 impl Default for Situation<'_> {
@@ -53,6 +56,7 @@ impl Default for Situation<'_> {
             browser: false,
             mode: InputMode::Typed,
             projects: None,
+            request: None,
         }
     }
 }
@@ -76,7 +80,7 @@ pub fn read(text: &str, s: &Situation<'_>) -> Proposal {
     }
     if let Some(rest) = strip_correction(text) {
         if !matches!(s.phase, Phase::Empty | Phase::Closed) {
-            return correction(rest, question);
+            return correction(rest, question, s.request);
         }
     }
     if let Some(q) = question {
@@ -245,7 +249,7 @@ fn relation(r: Relation) -> Proposal {
 
 /// "No, I meant Pune" / "actually, the second one": the corrected value, read against the
 /// question when one is pending.
-fn correction(rest: &str, question: Option<&Question>) -> Proposal {
+fn correction(rest: &str, question: Option<&Question>, request: Option<&str>) -> Proposal {
     let mut p = relation(Relation::Correction);
     if let Some(q) = question.filter(|q| q.kind == QuestionKind::Choice) {
         p.value = answer(rest, q);
@@ -258,10 +262,40 @@ fn correction(rest: &str, question: Option<&Question>) -> Proposal {
     let rest_words = words(rest);
     if let Some(place) = place_in(rest) {
         p.arguments.insert("place".into(), place);
+    } else if let Some(request) = request.filter(|_| question.is_none()) {
+        if let Some(value) = clean(strip_preposition(rest), MAX_TEXT_CHARS) {
+            p.arguments
+                .insert("request".into(), corrected_request(request, &value));
+        }
     } else if !mentions_weather(&rest_words) {
         p.value = clean(strip_preposition(rest), MAX_TEXT_CHARS);
     }
     p
+}
+
+/// A request corrected by a few words: "search YouTube for jazz" + "blues" → "search YouTube
+/// for blues". Words that are a request of their own ("search for blues") replace it; a search's
+/// query is replaced by them; otherwise they take the place of what followed the request's verb
+/// ("upvote the third story" + "the fourth one" → "upvote the fourth one").
+pub fn corrected_request(request: &str, value: &str) -> String {
+    if request_of_its_own(value, true).is_some_and(|p| p.goal != Some(Goal::Conversation))
+        && utterance::read(value).verb != Verb::None
+    {
+        return value.to_string();
+    }
+    if let Some(super::navigation::Nav::Search { query, .. }) = super::navigation::read(request) {
+        if let Some(at) = request.to_lowercase().rfind(&query.to_lowercase()) {
+            return format!("{}{value}{}", &request[..at], &request[at + query.len()..]);
+        }
+    }
+    let reading = utterance::read(request);
+    let object = reading.head.span.first().map(|&i| &reading.tokens[i]);
+    match object {
+        Some(object) if reading.verb != Verb::None && object.start > 0 => {
+            format!("{}{value}", &request[..object.start])
+        }
+        _ => value.to_string(),
+    }
 }
 
 /// Words that carry no choice of their own in an answer ("I'll take the second one, please").
@@ -414,12 +448,24 @@ fn mentions_desktop(words: &[String]) -> bool {
 }
 
 fn mentions_weather(words: &[String]) -> bool {
-    words.iter().any(|w| {
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let named = words.iter().any(|w| {
         matches!(
             w.as_str(),
             "weather" | "forecast" | "temperature" | "raining" | "rain" | "sunny" | "umbrella"
         )
-    })
+    });
+    // "how hot is it in Mumbai", "is it cold in Pune": how it feels, asked of "it" (a page's
+    // "Hot" tab is not the weather); "what's it like outside".
+    let feels = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "hot" | "cold" | "warm" | "chilly" | "humid" | "windy" | "snowing" | "freezing"
+        )
+    }) && has("it")
+        && (has("how") || words.first().is_some_and(|w| w == "is"));
+    let outside = has("outside") && has("like");
+    named || feels || outside
 }
 
 /// "Actually, in Pune" / "no, I meant Pune" / "I meant Pune": the text after the marker.
@@ -449,6 +495,15 @@ pub(crate) fn strip_correction(text: &str) -> Option<&str> {
 
 /// A place named after "in", "for" or "at", up to the end of the sentence.
 fn place_in(text: &str) -> Option<String> {
+    // "… in Ahmedabad for me": the closer is not the place.
+    let trimmed = text.trim().trim_end_matches(['.', '!', '?']);
+    let text = [" for me", " for us", " please"]
+        .iter()
+        .find_map(|c| trimmed.strip_suffix(c))
+        .unwrap_or(trimmed);
+    if let Some(place) = place_before_weather(text) {
+        return Some(place);
+    }
     let lower = text.to_lowercase();
     for prep in [" in ", " for ", " at "] {
         let padded = format!(" {lower}");
@@ -459,7 +514,7 @@ fn place_in(text: &str) -> Option<String> {
                 let rest = rest
                     .trim_start_matches(|c: char| c.is_whitespace())
                     .trim_start_matches("the city of ");
-                let cut = ["today", "tomorrow", "right now", "now", "please"]
+                let cut = ["today", "tonight", "tomorrow", "right now", "now", "please"]
                     .iter()
                     .filter_map(|w| rest.to_lowercase().find(&format!(" {w}")))
                     .min()
@@ -471,6 +526,20 @@ fn place_in(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// "Pune weather", "Mumbai forecast": a place said before the word, with nothing else.
+fn place_before_weather(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let (last, before) = words.split_last()?;
+    let last = last.to_lowercase();
+    let fits = matches!(last.as_str(), "weather" | "forecast")
+        && (1..=3).contains(&before.len())
+        && before
+            .iter()
+            .all(|w| w.chars().next().is_some_and(char::is_uppercase));
+    fits.then(|| clean(&before.join(" "), MAX_PLACE_CHARS))
+        .flatten()
 }
 
 /// "in Ahmedabad.", "how about Pune?", "Pune please": the place, when the words are short enough
@@ -743,6 +812,108 @@ mod tests {
     }
 
     #[test]
+    fn weather_is_read_from_how_it_feels_and_a_place_before_the_word() {
+        let table = [
+            (
+                "how hot is it in Mumbai",
+                Some(Goal::Weather),
+                Some("Mumbai"),
+            ),
+            (
+                "is it cold in Pune tonight",
+                Some(Goal::Weather),
+                Some("Pune"),
+            ),
+            (
+                "what's it like outside in Pune",
+                Some(Goal::Weather),
+                Some("Pune"),
+            ),
+            ("Pune weather", Some(Goal::Weather), Some("Pune")),
+            (
+                "could you check the weather in Ahmedabad for me",
+                Some(Goal::Weather),
+                Some("Ahmedabad"),
+            ),
+            (
+                "how cold is it in Ahmedabad tonight",
+                Some(Goal::Weather),
+                Some("Ahmedabad"),
+            ),
+            // A page's "Hot" tab is not the weather.
+            ("open hot", Some(Goal::Browser), None),
+        ];
+        for (said, goal, place) in table {
+            let p = read(
+                said,
+                &Situation {
+                    browser: true,
+                    ..Situation::default()
+                },
+            );
+            assert_eq!(p.goal, goal, "{said}: {p:?}");
+            assert_eq!(
+                p.arguments.get("place").map(String::as_str),
+                place,
+                "{said}: {p:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_correction_while_a_request_runs_corrects_that_request() {
+        let table = [
+            (
+                "search YouTube for jazz",
+                "no, I meant blues",
+                "search YouTube for blues",
+            ),
+            (
+                "look up Ada Lovelace on Wikipedia",
+                "actually Grace Hopper",
+                "look up Grace Hopper on Wikipedia",
+            ),
+            (
+                "upvote the third story",
+                "no, the fourth one",
+                "upvote the fourth one",
+            ),
+            (
+                "search YouTube for jazz",
+                "no, I meant open the news tab",
+                "open the news tab",
+            ),
+        ];
+        for (request, said, want) in table {
+            let p = read(
+                said,
+                &Situation {
+                    phase: Phase::Running,
+                    browser: true,
+                    request: Some(request),
+                    ..Situation::default()
+                },
+            );
+            assert_eq!(p.relation, Some(Relation::Correction), "{said}");
+            assert_eq!(
+                p.arguments.get("request").map(String::as_str),
+                Some(want),
+                "{request} / {said}: {p:?}"
+            );
+        }
+        // The weather's place is still a place.
+        let p = read(
+            "actually in Pune",
+            &Situation {
+                phase: Phase::Running,
+                request: None,
+                ..Situation::default()
+            },
+        );
+        assert_eq!(p.arguments.get("place").map(String::as_str), Some("Pune"));
+    }
+
+    #[test]
     fn against_a_choice_question() {
         use Relation::*;
         let q = question(
@@ -883,6 +1054,7 @@ mod tests {
                     browser: true,
                     mode: InputMode::Voice,
                     projects: Some(&snapshot),
+                    request: None,
                 },
             )
         };

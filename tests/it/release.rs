@@ -123,7 +123,7 @@ fn desktop_case(case: &Value, how: How, audio: &Path, counts: &mut Counts) -> St
             "refused"
         }
         // The interaction asks before any operation (a slot the words did not fill).
-        "none" if !pending.is_null() && pending != "none" => {
+        "none" if matches!(pending["type"].as_str(), Some("question" | "approval")) => {
             assert_eq!(now, NOTES, "nothing changes before the answer: {said}");
             counts.asked += 1;
             "asked"
@@ -135,7 +135,7 @@ fn desktop_case(case: &Value, how: How, audio: &Path, counts: &mut Counts) -> St
     };
     let why = v["operation"]["outcome"]["summary"]
         .as_str()
-        .or(pending["question"]["prompt"].as_str())
+        .or(pending["prompt"].as_str())
         .or(v["outcome"]["reason"].as_str())
         .unwrap_or("")
         .to_string();

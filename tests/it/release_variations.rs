@@ -80,7 +80,8 @@ fn say(d: &Daemon, words: &str, how: How, audio: &Path, n: usize) -> (Value, Str
 fn pending(d: &Daemon) -> Value {
     let s: Value = serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
     let i = &s["interaction"];
-    if i["closed"] == true || i["pending"].is_null() || i["pending"] == "none" {
+    let waits = matches!(i["pending"]["type"].as_str(), Some("question" | "approval"));
+    if i["closed"] == true || !waits {
         Value::Null
     } else {
         i["pending"].clone()
@@ -198,8 +199,9 @@ fn the_weather_task_in_twenty_phrasings_typed_and_spoken() {
     assert!(spoken.completed >= WEATHER_SPOKEN_FLOOR, "{spoken:?}");
 }
 
-/// The first run's completed counts (docs/RELEASE.md): not yet run.
-const WEATHER_TYPED_FLOOR: u32 = 0;
+/// The first run's completed counts (docs/RELEASE.md), never lowered: typed 15 of 20; spoken 0
+/// of 10 (Whisper tiny.en heard no Indian place name right; Circe asked again every time).
+const WEATHER_TYPED_FLOOR: u32 = 15;
 const WEATHER_SPOKEN_FLOOR: u32 = 0;
 
 /// The query a results request asked for, in words: `lo-fi+beats` → "lofibeats" (spoken forms
@@ -263,7 +265,11 @@ fn the_youtube_search_in_twenty_phrasings_typed_and_spoken() {
             .to_string();
         let searches: Vec<String> = real.requests()[seen..]
             .iter()
-            .filter_map(|r| r.strip_prefix("www.youtube.com /results?search_query="))
+            // The address a navigation opens (/results) or the page's own form (results.html).
+            .filter_map(|r| {
+                r.strip_prefix("www.youtube.com /results?search_query=")
+                    .or(r.strip_prefix("www.youtube.com /results.html?search_query="))
+            })
             .map(percent_decoded)
             .collect();
         let right = searches.iter().any(|q| squeezed(q) == squeezed(query));
@@ -329,6 +335,7 @@ fn the_youtube_search_in_twenty_phrasings_typed_and_spoken() {
     assert!(spoken.completed >= YOUTUBE_SPOKEN_FLOOR, "{spoken:?}");
 }
 
-/// The first run's completed counts (docs/RELEASE.md): not yet run.
-const YOUTUBE_TYPED_FLOOR: u32 = 0;
-const YOUTUBE_SPOKEN_FLOOR: u32 = 0;
+/// The first run's completed counts (docs/RELEASE.md), never lowered: typed 13 of 20 (with 5
+/// wrong, since fixed in general); spoken 1 of 10 (seven misheard by Whisper tiny.en).
+const YOUTUBE_TYPED_FLOOR: u32 = 13;
+const YOUTUBE_SPOKEN_FLOOR: u32 = 1;
