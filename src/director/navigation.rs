@@ -291,16 +291,19 @@ fn search(
                 .chain(SWITCH_VERBS)
                 .any(|v| v[0] == w)
         };
-        let heading = words[begin..begin + k]
-            .iter()
-            .all(|w| !verb(w) && !OPENERS.contains(w));
+        // "on YouTube, search for …": the site after its preposition.
+        let from = begin + usize::from(matches!(words[begin], "on" | "in"));
+        let heading = from < begin + k
+            && words[from..begin + k]
+                .iter()
+                .all(|w| !verb(w) && !OPENERS.contains(w));
         if q < end && heading {
             let (q_end, tab) = placement(words, q, end);
             let q_end_byte = tokens
                 .get(q_end)
                 .map_or(end_byte, |t| t.start.min(end_byte));
             let query = query(source, tokens[q].start, q_end_byte)?;
-            let name = span(source, tokens, begin, name_end)?;
+            let name = span(source, tokens, from, name_end)?;
             return Some(Nav::Search {
                 name,
                 query,

@@ -23,6 +23,9 @@ struct Counts {
     /// Spoken only: the recogniser's words were not the ones said (done as heard, not counted
     /// as Circe's error; the gate's three zeros still hold for them).
     misheard: u32,
+    /// Spoken only: the always-on stop detector heard "stop" in the request itself, so nothing
+    /// ran (safe, but the request is lost).
+    false_stop: u32,
     wrong_target: u32,
     duplicate: u32,
     false_success: u32,
@@ -127,6 +130,11 @@ fn desktop_case(case: &Value, how: How, audio: &Path, counts: &mut Counts) -> St
             assert_eq!(now, NOTES, "nothing changes before the answer: {said}");
             counts.asked += 1;
             "asked"
+        }
+        _ if heard.starts_with("stop (the stop detector)") => {
+            assert_eq!(now, NOTES, "a stop changed nothing: {said}");
+            counts.false_stop += 1;
+            "false stop"
         }
         _ => {
             counts.unknown += 1;
@@ -257,9 +265,9 @@ fn the_editor_to_file_manager_task_spoken_in_two_voices() {
     assert!(verified as u32 >= counts.completed, "{samples:?}");
 }
 
-/// Spoken completions, first run: not yet measured (set from the first run, never raised after
-/// tuning on these same phrasings).
-const SPOKEN_FLOOR: u32 = 0;
+/// Spoken completions, first run (docs/RELEASE.md): 6 of 10 (1 asked, 1 refused on a misheard
+/// "its heading", 2 cut by the stop detector hearing "stop" in the request); never lowered.
+const SPOKEN_FLOOR: u32 = 6;
 
 /// Completed phrasings: 10 of 20 on the first run (docs/RELEASE.md), 20 after two general fixes
 /// (the heading after "heading … to" / "heading says"; a named file is not a chosen path); one

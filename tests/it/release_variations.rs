@@ -196,13 +196,12 @@ fn the_weather_task_in_twenty_phrasings_typed_and_spoken() {
     report("typed", &typed, &lines);
     report("spoken", &spoken, &lines);
     assert!(typed.completed >= WEATHER_TYPED_FLOOR, "{typed:?}");
-    assert!(spoken.completed >= WEATHER_SPOKEN_FLOOR, "{spoken:?}");
+    // Spoken, the first run completed none (Whisper tiny.en heard no Indian place name right;
+    // Circe asked again every time): no floor but the three zeros above.
 }
 
-/// The first run's completed counts (docs/RELEASE.md), never lowered: typed 15 of 20; spoken 0
-/// of 10 (Whisper tiny.en heard no Indian place name right; Circe asked again every time).
+/// The first run's completed count (docs/RELEASE.md), never lowered: typed 15 of 20.
 const WEATHER_TYPED_FLOOR: u32 = 15;
-const WEATHER_SPOKEN_FLOOR: u32 = 0;
 
 /// The query a results request asked for, in words: `lo-fi+beats` → "lofibeats" (spoken forms
 /// and capitals differ: "lofi beats", "Lo-Fi Beats").
