@@ -3,6 +3,7 @@
 //! Architecture invariant: pure. An uncertain effect stays uncertain (`OutcomeUnknown`) until an
 //! observation settles it; nothing here ever schedules a retry of an irreversible step.
 
+use crate::executor::ExecOutcome;
 use crate::model::OperationStatus::{self, *};
 use crate::model::{
     Interaction, Millis, Operation, Outcome, Pending, Step, StepResult, StopState, Target,
@@ -143,6 +144,17 @@ pub fn stop_events(op: &Operation, by: &str, now: Millis) -> Vec<OperationEvent>
     events
 }
 
+/// How an execution ends when a stop was requested while it ran: a step that failed without
+/// any effect ("blocked") after the stop is the stop taking hold, so the operation is stopped
+/// (and the stop confirmed) rather than blocked. An effect seen (completed) or possible
+/// (unknown) stays as the executor observed it: the truth outranks the request.
+pub fn after_stop(outcome: ExecOutcome, asked_to_stop: bool) -> ExecOutcome {
+    match outcome {
+        ExecOutcome::Blocked { .. } if asked_to_stop => ExecOutcome::Stopped,
+        other => other,
+    }
+}
+
 /// A stop confirmed for an operation that was waiting: the move, the confirmation, the outcome.
 pub fn confirmed_stop(summary: String) -> [OperationEvent; 3] {
     [
@@ -245,6 +257,33 @@ pub fn apply(state: Option<&Operation>, event: &OperationEvent, at: Millis) -> O
 mod tests {
     use super::*;
     use crate::model::OperationStatus;
+
+    #[test]
+    fn a_block_after_a_stop_request_is_the_stop() {
+        let blocked = || ExecOutcome::Blocked {
+            reason: "the app did not answer".into(),
+        };
+        let done = ExecOutcome::Completed {
+            summary: "saved".into(),
+            data: serde_json::Value::Null,
+        };
+        let unknown = ExecOutcome::Unknown {
+            reason: "the save may have happened".into(),
+        };
+        let table = [
+            (blocked(), true, ExecOutcome::Stopped),
+            (blocked(), false, blocked()),
+            (done.clone(), true, done),
+            (unknown.clone(), true, unknown),
+        ];
+        for (outcome, asked, want) in table {
+            assert_eq!(
+                after_stop(outcome.clone(), asked),
+                want,
+                "{outcome:?} {asked}"
+            );
+        }
+    }
 
     const ALL_TRANSITIONS: [Transition; 10] = [
         Transition::Start,

@@ -442,11 +442,11 @@ impl Engine {
             )
             .await;
         tracing::info!(?outcome, "executor returned");
-        let status = self
-            .db(move |s| s.operation(op.id))
-            .await?
-            .map_or(started.status, |o| o.status);
-        self.finish(op.id, status, outcome).await
+        let now = self.db(move |s| s.operation(op.id)).await?;
+        let status = now.as_ref().map_or(started.status, |o| o.status);
+        let asked_to_stop = now.as_ref().is_some_and(|o| o.stop.is_some());
+        self.finish(op.id, status, operation::after_stop(outcome, asked_to_stop))
+            .await
     }
 
     async fn moved(
@@ -857,9 +857,14 @@ fn take_input(
                     browser,
                     mode: input.mode,
                     projects: snapshot.as_ref(),
+                    // Only where the request's words are its one slot (the browser, the
+                    // desktop's general steps): a heading task's correction is its heading.
                     request: current
                         .as_ref()
-                        .filter(|c| !c.closed)
+                        .filter(|c| {
+                            !c.closed
+                                && interaction::required_slots(c.goal, &c.arguments) == ["request"]
+                        })
                         .and_then(|c| c.arguments.get("request"))
                         .map(String::as_str),
                 },

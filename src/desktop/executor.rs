@@ -687,12 +687,18 @@ impl DesktopExecutor {
             .into_iter()
             .filter(|w| roles.file_manager.owns(w) && w.kind == "window")
             .collect();
+        // One file shown in two file-manager windows is one candidate, selected if either
+        // window selects it.
         let mut candidates: Vec<(PathBuf, bool)> = Vec::new();
         for w in &managers {
             let obs = self.desktop.observe(w, Page::ALL).await?;
-            candidates.extend(files_in(&obs));
+            for (path, selected) in files_in(&obs) {
+                match candidates.iter_mut().find(|(p, _)| *p == path) {
+                    Some(seen) => seen.1 |= selected,
+                    None => candidates.push((path, selected)),
+                }
+            }
         }
-        candidates.dedup();
         let evidence = json!({
             "fileManagerWindows": managers.iter().map(|w| w.title.clone()).collect::<Vec<_>>(),
             "files": candidates.iter().map(|(p, s)| json!({ "path": p.display().to_string(), "selected": s })).collect::<Vec<_>>(),

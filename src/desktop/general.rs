@@ -632,6 +632,8 @@ impl DesktopExecutor {
                 );
             }
         }
+        // The same file selected in two windows is one file.
+        selected.sort();
         selected.dedup();
         (selected.len() == 1).then(|| selected.remove(0))
     }

@@ -8,7 +8,7 @@
 
 use crate::browser_util::{wait_connected, Browser, RealSites, Sites};
 use crate::util::{Daemon, WeatherServer};
-use crate::voice::{hear, norm, synth, text, voice_env, Voice};
+use crate::voice::{hear, norm, synth, text, the_request, voice_env, Voice};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -66,10 +66,7 @@ fn say(d: &Daemon, words: &str, how: How, audio: &Path, n: usize) -> (Value, Str
         }
         How::Spoken(voice) => {
             let wav = synth(audio, &format!("u{n}"), voice, words);
-            let h = hear(d, &wav, &["--wait"])
-                .first()
-                .cloned()
-                .unwrap_or(Value::Null);
+            let h = the_request(hear(d, &wav, &["--wait"]));
             let heard = text(&h);
             (h, heard)
         }
@@ -110,6 +107,7 @@ fn the_weather_task_in_twenty_phrasings_typed_and_spoken() {
     let audio = tempfile::tempdir().unwrap();
     let (mut typed, mut spoken) = (Counts::default(), Counts::default());
     let mut lines = Vec::new();
+    let mut samples = Vec::new();
     for (n, (case, how)) in runs(&cases).into_iter().enumerate() {
         let said = case["say"].as_str().unwrap();
         let place = case["place"].as_str().unwrap();
@@ -137,6 +135,9 @@ fn the_weather_task_in_twenty_phrasings_typed_and_spoken() {
             .as_str()
             .unwrap_or("")
             .to_string();
+        if matches!(how, How::Spoken(_)) {
+            samples.extend(crate::release::latencies(&d));
+        }
         let names = weather.names.lock().unwrap().clone();
         let forecasts = weather.forecasts.load(Ordering::SeqCst);
         let found: Vec<&String> = names
@@ -193,6 +194,10 @@ fn the_weather_task_in_twenty_phrasings_typed_and_spoken() {
             label(how)
         ));
     }
+    eprintln!(
+        "weather, spoken, from the end of speech (each utterance):\n{}",
+        crate::release::distribution(&samples)
+    );
     report("typed", &typed, &lines);
     report("spoken", &spoken, &lines);
     assert!(typed.completed >= WEATHER_TYPED_FLOOR, "{typed:?}");
@@ -328,8 +333,23 @@ fn the_youtube_search_in_twenty_phrasings_typed_and_spoken() {
             counts.wrong_target += 1;
         }
     }
+    // One daemon heard every spoken phrasing: its metrics are their distribution.
+    let m = d.cli(&["metrics", "--json"]);
+    let m: Value = serde_json::from_slice(&m.stdout).unwrap_or(Value::Null);
+    eprintln!("YouTube, spoken, from the end of speech: {m}");
+    let verified = m
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["phase"] == "verifiedResult")
+        .and_then(|r| r["count"].as_u64())
+        .unwrap_or(0);
     report("typed", &typed, &lines);
     report("spoken", &spoken, &lines);
+    assert!(
+        verified >= u64::from(spoken.completed),
+        "every completed spoken search recorded its verified effect: {m}"
+    );
     assert!(typed.completed >= YOUTUBE_TYPED_FLOOR, "{typed:?}");
     assert!(spoken.completed >= YOUTUBE_SPOKEN_FLOOR, "{spoken:?}");
 }

@@ -192,6 +192,18 @@ pub fn hear(d: &Daemon, file: &Path, extra: &[&str]) -> Vec<Value> {
     })
 }
 
+/// Of one file's hearings, the request: the one admitted, else the last. The always-on stop
+/// detector may also have heard "stop" inside a word of it ("desk·top"): with nothing running
+/// that hearing is "nothing to stop", and the request is still recognised and admitted.
+pub fn the_request(hearings: Vec<Value>) -> Value {
+    hearings
+        .iter()
+        .find(|h| kind(h) == "admitted")
+        .or(hearings.last())
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
 pub fn kind(h: &Value) -> &str {
     h["outcome"]["kind"].as_str().unwrap_or("?")
 }
