@@ -401,6 +401,32 @@ pub type StopFactory = Arc<dyn Fn() -> Option<Box<dyn super::sphinx::StopDetecto
 /// The detector fires during the word or up to this long after it ends (ms of audio).
 const SPOTTED_AFTER_MS: u64 = 2000;
 
+/// A "stop" the spotter heard is taken once the speaker pauses this long after it.
+const HOLD_QUIET_MS: u64 = 300;
+/// Speech going on this long after a spotted "stop" means it was inside a sentence.
+const HOLD_SPEECH_MS: u64 = 600;
+
+/// What a "stop" the spotter heard at `hit_ms` (stream time) is, once the audio up to
+/// `heard_ms` has been framed and the open utterance's speech last ended at `speech_end_ms`
+/// (`None`: no utterance is open, the speaker has stopped). The keyword spotter also hears
+/// "stop" inside words ("on my desk·top please open …"): a stop is a pause after the word, and
+/// when speech goes on instead, the words are left to the recogniser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Held {
+    Wait,
+    Stop,
+    Inside,
+}
+
+pub fn held_stop(hit_ms: u64, heard_ms: u64, speech_end_ms: Option<u64>) -> Held {
+    match speech_end_ms {
+        None => Held::Stop,
+        Some(end) if end > hit_ms + HOLD_SPEECH_MS => Held::Inside,
+        Some(end) if heard_ms.saturating_sub(end) >= HOLD_QUIET_MS => Held::Stop,
+        Some(_) => Held::Wait,
+    }
+}
+
 /// A file's audio is heard in chunks of this many samples (100 ms, the stop detector's own).
 const FILE_CHUNK: usize = 1600;
 
@@ -991,9 +1017,11 @@ impl VoiceSession {
         let mut done = false;
         // Audio heard so far in this stream (samples at 16 kHz); a new stream starts at 0.
         let mut fed: u64 = 0;
+        // A "stop" heard and not yet taken or left (`held_stop`), at its stream time.
+        let mut held: Option<u64> = None;
         *self.spotted.lock().unwrap_or_else(|p| p.into_inner()) = None;
         while !done {
-            let events = match frames.recv().await {
+            let (events, take) = match frames.recv().await {
                 Some(chunk) => {
                     fed += chunk.len() as u64;
                     let stop = spotter.as_mut().is_some_and(|s| match s.feed(&chunk) {
@@ -1005,21 +1033,35 @@ impl VoiceSession {
                             false
                         }
                     });
-                    if stop {
-                        let hearing = self
-                            .spotted_stop(fed * 1000 / u64::from(super::audio::RATE))
-                            .await;
-                        if report.send(hearing).await.is_err() {
-                            return;
-                        }
+                    if stop && held.is_none() {
+                        held = Some(fed * 1000 / u64::from(super::audio::RATE));
                     }
-                    vad.push(&chunk)
+                    let events = vad.push(&chunk);
+                    let take = match held
+                        .map(|at| (at, held_stop(at, vad.heard_ms(), vad.last_speech_end_ms())))
+                    {
+                        Some((at, Held::Stop)) => Some(at),
+                        Some((_, Held::Inside)) => {
+                            tracing::debug!("a \"stop\" inside the speech: the recogniser decides");
+                            held = None;
+                            None
+                        }
+                        _ => None,
+                    };
+                    (events, take)
                 }
                 None => {
                     done = true;
-                    vad.finish()
+                    (vad.finish(), held)
                 }
             };
+            if let Some(at) = take {
+                held = None;
+                let hearing = self.spotted_stop(at).await;
+                if report.send(hearing).await.is_err() {
+                    return;
+                }
+            }
             for event in events {
                 match event {
                     VadEvent::SpeechStarted { .. } => self.speech_started(),
@@ -1056,6 +1098,26 @@ mod tests {
             tokens: text.split_whitespace().count(),
             max_tokens: false,
             rejected: None,
+        }
+    }
+
+    #[test]
+    fn a_spotted_stop_is_taken_at_a_pause_and_left_inside_a_sentence() {
+        use Held::*;
+        // (hit, heard so far, the open utterance's last speech end) → what it is.
+        let table = [
+            (1000, 1100, Some(1000), Wait),
+            (1000, 1300, Some(1000), Stop),
+            (1000, 1400, None, Stop),
+            // "stop it": a word after it, then the pause.
+            (1000, 1300, Some(1250), Wait),
+            (1000, 1560, Some(1250), Stop),
+            // "on my desk·top please open …": the speech goes on.
+            (1000, 1700, Some(1700), Inside),
+            (1000, 1600, Some(1580), Wait),
+        ];
+        for (hit, heard, end, want) in table {
+            assert_eq!(held_stop(hit, heard, end), want, "{hit} {heard} {end:?}");
         }
     }
 

@@ -125,6 +125,16 @@ impl Vad {
         self.open.is_some()
     }
 
+    /// The end of the open utterance's last speech frame (stream time), if one is open.
+    pub fn last_speech_end_ms(&self) -> Option<u64> {
+        self.open.as_ref().map(|o| o.last_speech_end_ms)
+    }
+
+    /// How much audio has been framed so far, in ms of stream time.
+    pub fn heard_ms(&self) -> u64 {
+        self.frames_seen * FRAME_MS
+    }
+
     /// Feed samples; returns what ended or started in them.
     pub fn push(&mut self, samples: &[i16]) -> Vec<VadEvent> {
         let mut events = Vec::new();

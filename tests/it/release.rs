@@ -475,3 +475,84 @@ fn the_desktop_task_stops_corrects_and_survives_reconnects() {
         "{now}"
     );
 }
+
+/// Row 3 spoken: the seed's sentence said into the phone page's microphone (flite's voice as
+/// Chromium's fake capture device), streamed to the node, heard by Whisper, and done on the
+/// desktop once: verified on disk, the phone showing what happened.
+#[test]
+fn the_phone_page_runs_the_desktop_task_from_its_microphone() {
+    use crate::mesh::admin;
+    use crate::mesh_browser::{pair_on_the_page, text_of, Phone};
+    use crate::util::rt;
+    use crate::voice::sox;
+    use circe::model::OperationStatus;
+    use std::time::{Duration, Instant};
+    const TASK: &str = "On my desktop, open the notes file I selected, change its heading to Meeting notes, save it, and show it in the file manager.";
+
+    let desktop = Desktop::start();
+    let notes = desktop.docs.join("notes.md");
+    let todo = desktop.docs.join("todo.md");
+    write(&notes, NOTES);
+    write(&todo, TODO);
+    desktop.select_in_file_manager(&notes);
+    let mut env = desktop.daemon_env();
+    env.extend(voice_env());
+    let d = Daemon::start_with_env("[node]\nname = \"desk\"\n", env);
+    let dir = tempfile::tempdir().unwrap();
+    let said = synth(dir.path(), "task", Voice::Flite, TASK);
+    // Chromium loops the file: a long silence after the words, so they are said once here.
+    let looped = dir.path().join("looped.wav");
+    sox(&[said.as_os_str(), looped.as_os_str(), "pad 0 60".as_ref()]);
+    let mut phone = Phone::start_with(
+        &d.dir.path().join("phone.log"),
+        &[
+            "--use-fake-ui-for-media-stream".into(),
+            "--use-fake-device-for-media-stream".into(),
+            format!("--use-file-for-fake-audio-capture={}", looped.display()),
+        ],
+    );
+    let started = rt()
+        .block_on(admin(&d, circe::protocol::AdminVerb::PairStart))
+        .unwrap();
+    phone.goto(started["url"].as_str().unwrap());
+    phone.wait("!document.getElementById('pairing').hidden", 10);
+    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+
+    phone.eval("document.getElementById('talk').click()");
+    phone.wait("talking !== null", 10);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let op = loop {
+        let state = rt().block_on(d.state());
+        if let Some(op) = state.operation.filter(|o| o.status.is_final()) {
+            break op;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no finished operation from the phone's microphone: {:#?}\n{}",
+            state.interaction,
+            d.log()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    phone.eval("document.getElementById('talk').click()");
+    assert_eq!(op.mode, circe::model::InputMode::Voice, "{op:#?}");
+    assert_eq!(op.status, OperationStatus::Completed, "{op:#?}");
+    // Spoken words have no case: the recogniser's capitals are not the person's.
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap().to_lowercase(),
+        EXPECTED.to_lowercase(),
+        "heard: {:?}",
+        op.heard
+    );
+    assert_eq!(std::fs::read_to_string(&todo).unwrap(), TODO);
+    phone.wait(
+        "document.getElementById('outcome-class').textContent === 'done'",
+        10,
+    );
+    assert!(
+        text_of(&mut phone, "outcome").contains("showed it in"),
+        "{}",
+        text_of(&mut phone, "outcome")
+    );
+    assert_eq!(rt().block_on(d.state()).operations.len(), 1, "done once");
+}

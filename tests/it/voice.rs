@@ -113,7 +113,7 @@ pub fn synth(dir: &Path, name: &str, voice: Voice, text: &str) -> PathBuf {
 }
 
 /// Run sox with arguments (a multi-word &str is split on spaces).
-fn sox(args: &[&std::ffi::OsStr]) {
+pub fn sox(args: &[&std::ffi::OsStr]) {
     let mut cmd = Command::new("sox");
     for a in args {
         let s = a.to_string_lossy();
@@ -511,6 +511,54 @@ fn stop_said_into_a_live_stream_is_spotted_and_stops_once() {
     assert!(
         heard.iter().all(|h| kind(&h["hearing"]) != "nothingToStop"),
         "{lines:#?}"
+    );
+}
+
+/// The spotter hears "stop" inside "desk·top" (measured on the release gate's spoken phrasings):
+/// a stop is taken only at a pause after the word, so a sentence that goes on is the
+/// recogniser's, and the running operation is not stopped by the detector.
+#[test]
+fn a_stop_heard_inside_a_sentence_is_not_the_stop_path() {
+    let env = voice_env();
+    crate::sphinx_util::require_packages();
+    let (_weather, d) = slow_forecast_daemon(env);
+    let dir = tempfile::tempdir().unwrap();
+    let sentence = synth(
+        dir.path(),
+        "desktop",
+        Voice::Flite,
+        "on my desktop please open notes.md, change its heading to Meeting notes and save it",
+    );
+    let said = d.cli(&["say", "weather in Pune"]);
+    assert!(
+        stdout(&said).contains("accepted operation"),
+        "{}",
+        stdout(&said)
+    );
+    let hearings = hear(&d, &sentence, &["--wait"]);
+    assert!(
+        hearings
+            .iter()
+            .all(|h| text(h) != "stop (the stop detector)"),
+        "{hearings:#?}"
+    );
+    // The sentence was heard as itself (a request of its own).
+    assert!(
+        hearings
+            .iter()
+            .any(|h| norm(&text(h)).contains(&"heading".to_string())),
+        "{hearings:#?}"
+    );
+    // And "stop" said alone still takes the stop path at once.
+    let said = d.cli(&["say", "weather in Mumbai"]);
+    assert!(stdout(&said).contains("accepted operation"));
+    let stop = synth(dir.path(), "stop", Voice::Flite, "stop");
+    let hearings = hear(&d, &stop, &[]);
+    assert!(
+        hearings
+            .iter()
+            .any(|h| text(h) == "stop (the stop detector)" && kind(h) == "stopped"),
+        "{hearings:#?}"
     );
 }
 

@@ -426,7 +426,7 @@ async function startTalking() {
   }
   let stream;
   try {
-    stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+    stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: false, autoGainControl: false } });
   } catch (e) {
     showBanner(`The microphone is not available: ${e.message || e}`);
     return;
