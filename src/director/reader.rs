@@ -177,11 +177,20 @@ fn misfit(text: &str, q: &Question) -> String {
 pub fn request_of_its_own(text: &str, browser: bool) -> Option<Proposal> {
     let words = words(text);
     if mentions_weather(&words) {
-        let mut p = new(Goal::Weather);
-        if let Some(place) = place_in(text) {
-            p.arguments.insert("place".into(), place);
+        let place = place_in(text);
+        // "find rain sounds on YouTube" searches a site; "search for weather in Pune" is the
+        // weather in Pune (the "site" is the place).
+        let searches_a_site = matches!(
+            super::navigation::read(text),
+            Some(super::navigation::Nav::Search { name, .. }) if place.as_deref() != Some(name.as_str())
+        );
+        if !searches_a_site {
+            let mut p = new(Goal::Weather);
+            if let Some(place) = place {
+                p.arguments.insert("place".into(), place);
+            }
+            return Some(p);
         }
-        return Some(p);
     }
     // "upload the file I selected": the page's file input, whatever the words say of the desktop.
     if super::upload::read(text).is_some() {
@@ -842,6 +851,14 @@ mod tests {
             ),
             // A page's "Hot" tab is not the weather.
             ("open hot", Some(Goal::Browser), None),
+            // Searching a site for rain sounds is not the weather; the weather in a place is.
+            ("find rain sounds on YouTube", Some(Goal::Browser), None),
+            ("search YouTube for rain sounds", Some(Goal::Browser), None),
+            (
+                "search for weather in Pune",
+                Some(Goal::Weather),
+                Some("Pune"),
+            ),
         ];
         for (said, goal, place) in table {
             let p = read(
