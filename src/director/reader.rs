@@ -405,6 +405,12 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words about the current interaction rather than a new one: a correction ("actually, in
+/// Paris", "no, I meant …") or a cancel ("never mind").
+pub fn corrects_or_cancels(text: &str) -> bool {
+    strip_correction(text).is_some() || is_cancel(&words(text))
+}
+
 fn is_cancel(words: &[String]) -> bool {
     let joined = words.join(" ");
     let joined = joined

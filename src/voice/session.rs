@@ -268,11 +268,13 @@ pub fn prompt(labels: &[String]) -> String {
 }
 
 /// Whether words heard by an open microphone are addressed to Circe: a request of their own
-/// (the reader's test), or anything while Circe waits for an answer (the reader then decides
-/// whether it fits). Otherwise they are not understood and nothing acts (a sentence said to
+/// (the reader's test), anything while Circe waits for an answer (the reader then decides
+/// whether it fits), or a correction or cancel ("actually, in Paris", "never mind") while an
+/// interaction is live. Otherwise they are not understood and nothing acts (a sentence said to
 /// someone else must not become a request).
-pub fn addressed(text: &str, asking: bool) -> Result<(), String> {
-    if asking || crate::director::reader::is_request(text) {
+pub fn addressed(text: &str, live: bool, asking: bool) -> Result<(), String> {
+    let about_the_current = live && crate::director::reader::corrects_or_cancels(text);
+    if asking || about_the_current || crate::director::reader::is_request(text) {
         Ok(())
     } else {
         Err(format!("\"{text}\" is not a request Circe knows"))
@@ -793,13 +795,13 @@ impl VoiceSession {
 
     async fn admit(self: &Arc<Self>, utterance: Utterance, ended: Instant) -> Outcome {
         let text = utterance.heard[0].text.clone();
-        let asking = match self.engine.state(0).await {
-            Ok(state) => state
-                .interaction
-                .is_some_and(|i| !i.closed && !matches!(i.pending, Pending::None)),
-            Err(_) => false,
+        let (live, asking) = match self.engine.state(0).await {
+            Ok(state) => state.interaction.map_or((false, false), |i| {
+                (!i.closed, !i.closed && !matches!(i.pending, Pending::None))
+            }),
+            Err(_) => (false, false),
         };
-        if let Err(reason) = addressed(&text, asking) {
+        if let Err(reason) = addressed(&text, live, asking) {
             self.say("Not understood.");
             return Outcome::NotUnderstood { reason };
         }
@@ -1283,17 +1285,24 @@ mod tests {
 
     #[test]
     fn only_requests_are_addressed_to_circe_unless_it_asked() {
+        // (words, an interaction is live, it asks) → addressed.
         let table = [
-            ("scroll down", false, true),
-            ("open the comments on the third story", false, true),
-            ("add the MICKE desk to my cart", false, true),
-            ("what's the weather in Pune", false, true),
-            ("my grandmother baked bread on sunday", false, false),
-            ("Pune", false, false),
-            ("Pune", true, true),
+            ("scroll down", false, false, true),
+            ("open the comments on the third story", false, false, true),
+            ("add the MICKE desk to my cart", false, false, true),
+            ("what's the weather in Pune", false, false, true),
+            ("my grandmother baked bread on sunday", false, false, false),
+            ("my grandmother baked bread on sunday", true, false, false),
+            ("Pune", false, false, false),
+            ("Pune", true, true, true),
+            // A correction or a cancel is about the live interaction, and only then.
+            ("Actually, in Paris.", true, false, true),
+            ("No, I meant Mumbai", true, false, true),
+            ("never mind", true, false, true),
+            ("Actually, in Paris.", false, false, false),
         ];
-        for (text, asking, want) in table {
-            assert_eq!(addressed(text, asking).is_ok(), want, "{text}");
+        for (text, live, asking, want) in table {
+            assert_eq!(addressed(text, live, asking).is_ok(), want, "{text}");
         }
     }
 

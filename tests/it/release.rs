@@ -556,3 +556,124 @@ fn the_phone_page_runs_the_desktop_task_from_its_microphone() {
     );
     assert_eq!(rt().block_on(d.state()).operations.len(), 1, "done once");
 }
+
+/// Row 1 spoken: the weather question, its answer and a correction said into the phone page's
+/// microphone, one after another (one recording, as Chromium's fake microphone plays one file:
+/// "what's the weather?", a pause, "London", a pause, "actually, in Paris"), streamed to the
+/// node and heard by Whisper. The answer fills the question, the correction stops London's
+/// running lookup and Paris is looked up instead; the phone shows Paris.
+#[test]
+fn the_phone_page_asks_answers_and_corrects_the_weather_by_voice() {
+    use crate::mesh::admin;
+    use crate::mesh_browser::{pair_on_the_page, text_of, Phone};
+    use crate::util::{rt, WeatherServer};
+    use crate::voice::sox;
+    use circe::model::{OperationStatus, Pending};
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+
+    let weather = WeatherServer::start();
+    // Each forecast takes 12 s: London's is still running when the correction is said.
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(12_000, Ordering::SeqCst);
+    let d = Daemon::start_with_env(
+        &weather
+            .config()
+            .replace("timeout_ms = 1500", "timeout_ms = 60000"),
+        voice_env(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let parts = [
+        synth(dir.path(), "ask", Voice::Flite, "what's the weather?"),
+        synth(dir.path(), "answer", Voice::Flite, "London"),
+        synth(dir.path(), "correct", Voice::Flite, "actually, in Paris"),
+    ];
+    let gap = dir.path().join("gap.wav");
+    sox(&[
+        "-n -r 16000 -c 1 -b 16".as_ref(),
+        gap.as_os_str(),
+        "trim 0 6".as_ref(),
+    ]);
+    let said = dir.path().join("said.wav");
+    let mut cmd = std::process::Command::new("sox");
+    for p in &parts {
+        cmd.arg(p).arg(&gap);
+    }
+    cmd.arg(&said);
+    assert!(cmd.status().unwrap().success());
+    let looped = dir.path().join("looped.wav");
+    sox(&[said.as_os_str(), looped.as_os_str(), "pad 0 90".as_ref()]);
+    let mut phone = Phone::start_with(
+        &d.dir.path().join("phone.log"),
+        &[
+            "--use-fake-ui-for-media-stream".into(),
+            "--use-fake-device-for-media-stream".into(),
+            format!("--use-file-for-fake-audio-capture={}", looped.display()),
+        ],
+    );
+    let started = rt()
+        .block_on(admin(&d, circe::protocol::AdminVerb::PairStart))
+        .unwrap();
+    phone.goto(started["url"].as_str().unwrap());
+    phone.wait("!document.getElementById('pairing').hidden", 10);
+    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+
+    phone.eval("document.getElementById('talk').click()");
+    phone.wait("talking !== null", 10);
+    // The question is asked, and shown on the phone.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let state = rt().block_on(d.state());
+        if matches!(
+            state.interaction.as_ref().map(|i| &i.pending),
+            Some(Pending::Question(_))
+        ) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no question: {:#?}\n{}",
+            state.interaction,
+            d.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    phone.wait("!document.getElementById('question-box').hidden", 10);
+    // Then the answer runs London, the correction stops it, and Paris is the outcome.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let (london, paris) = loop {
+        let ops = rt().block_on(d.state()).operations;
+        let place = |p: &str| {
+            ops.iter()
+                .find(|o| o.arguments.get("place").is_some_and(|x| x == p))
+                .cloned()
+        };
+        if let (Some(l), Some(p)) = (place("London"), place("Paris")) {
+            if p.status.is_final() && l.status.is_final() {
+                break (l, p);
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not both London and Paris: {ops:#?}\n{}",
+            d.log()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    phone.eval("document.getElementById('talk').click()");
+    assert_eq!(london.interaction, paris.interaction, "one goal, corrected");
+    assert_eq!(london.status, OperationStatus::Stopped, "{london:#?}");
+    assert_eq!(london.stop.as_ref().unwrap().requested_by, "correction");
+    assert_eq!(paris.status, OperationStatus::Completed, "{paris:#?}");
+    assert_eq!(paris.mode, circe::model::InputMode::Voice);
+    phone.wait(
+        "document.getElementById('outcome').textContent.includes('Paris')",
+        10,
+    );
+    assert!(text_of(&mut phone, "outcome").contains("France"));
+    // Nothing else was looked up: the recording's three utterances, one question, two places.
+    let names = weather.names.lock().unwrap().clone();
+    assert_eq!(names, ["London", "Paris"], "{names:?}");
+}

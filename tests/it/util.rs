@@ -373,6 +373,8 @@ impl WeatherServer {
                         ("Ahmedabad", 23.0258, 72.5873, "Gujarat", "India"),
                         ("Pune", 18.5196, 73.8554, "Maharashtra", "India"),
                         ("Mumbai", 19.0728, 72.8826, "Maharashtra", "India"),
+                        ("London", 51.5072, -0.1276, "England", "United Kingdom"),
+                        ("Paris", 48.8566, 2.3522, "Île-de-France", "France"),
                     ];
                     if name.to_ascii_lowercase().starts_with("chaos") {
                         let lat = s.chaos.lock().unwrap().latitude(&name);
