@@ -209,7 +209,13 @@ impl Glossary {
                 let found = words
                     .lookup(&t.norm)
                     .or_else(|| compound_tail(words, &t.norm));
-                for g in found.into_iter().flat_map(|g| g.split(' ')) {
+                // An inflected form ("kurze Folgen") also means what its base form does
+                // ("kurz": short); the dictionary may list the form only as another word
+                // ("Kürze": shortness).
+                let base = uninflected(language, &t.norm)
+                    .into_iter()
+                    .find_map(|b| words.lookup(&b));
+                for g in found.into_iter().chain(base).flat_map(|g| g.split(' ')) {
                     if !g.is_empty() {
                         add(&t.norm, g);
                     }
@@ -231,6 +237,26 @@ impl Glossary {
             words: out,
         })
     }
+}
+
+/// The base forms an inflected word may have, by the language's endings (German adjectives
+/// "kurze", "kleinen"; French "petites"; Spanish "cortos"; …), longest ending first, never
+/// shorter than three letters.
+fn uninflected(language: &str, word: &str) -> Vec<String> {
+    let endings: &[&str] = match language {
+        "de" => &["en", "em", "er", "es", "e"],
+        "fr" => &["es", "e", "s"],
+        "es" | "pt" => &["as", "os", "a", "o", "s"],
+        "it" => &["a", "e", "i", "o"],
+        "nl" => &["e"],
+        _ => &[],
+    };
+    endings
+        .iter()
+        .filter_map(|e| word.strip_suffix(e))
+        .filter(|b| b.chars().count() >= 3)
+        .map(str::to_string)
+        .collect()
 }
 
 /// The glosses of the longest known last part (four letters or more) of a compound of eight or
@@ -578,6 +604,15 @@ mod tests {
     fn words(lines: &[&str]) -> Words {
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         Words::parse("de", text, Path::new("t")).unwrap()
+    }
+
+    #[test]
+    fn inflected_forms_have_their_base_forms() {
+        assert_eq!(uninflected("de", "kurze"), ["kurz"]);
+        assert_eq!(uninflected("de", "kleinen"), ["klein"]);
+        assert_eq!(uninflected("fr", "petites"), ["petit", "petite"]);
+        assert!(uninflected("de", "die").is_empty());
+        assert!(uninflected("en", "short").is_empty());
     }
 
     #[test]

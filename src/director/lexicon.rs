@@ -315,6 +315,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         &[
             "donate",
             "donation",
+            "fund",
+            "contribute",
+            "chip in",
             "spenden",
             "spende",
             "donner",

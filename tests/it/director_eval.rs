@@ -38,6 +38,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "shop-ebrosia.jsonl",
     "search-google.jsonl",
     "form-verivox.jsonl",
+    // Batch 11 (docs/batch11-first-run.md): a wrong target and an acted-instead case each left.
+    "paste-pastebin.jsonl",
+    "dictionary-wordsmith.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -66,6 +69,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("wiki-wikipedia.jsonl", 27, 0, 0),
     ("fiction-royalroad.jsonl", 25, 0, 0),
     ("registry-clinicaltrials.jsonl", 21, 0, 0),
+    // Batch 11 (docs/batch11-first-run.md): first scored 13/1/0, 16/1/1, 15/2/1.
+    ("podcast-resonator.jsonl", 13, 0, 0),
+    ("paste-pastebin.jsonl", 16, 1, 1),
+    ("dictionary-wordsmith.jsonl", 16, 1, 1),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
