@@ -131,12 +131,16 @@ fn corpora_stay_safe_with_the_signal() {
     assert_eq!(dev.acted_instead, 0, "{dev}");
     assert!(dev.correct_rate() >= 0.95, "{dev}");
     // The own corpus holds first-run batches that still act where a person
-    // would ask (tests/it/director_eval.rs lists them): the signal may not
-    // add a wrong target or an act-instead to what the words alone do.
+    // would ask or on the wrong element (tests/it/director_eval.rs lists them,
+    // each held to its ceilings there): the signal may not add a wrong target
+    // or an act-instead to what the words alone do.
     let own = run_corpus_with(&root.join("grounding"), &LocalDecider, Some(semantic())).unwrap();
     let words = run_corpus_with(&root.join("grounding"), &LocalDecider, None).unwrap();
     println!("{own}");
-    assert_eq!(own.wrong_target, 0, "{own}");
+    assert!(
+        own.wrong_target <= words.wrong_target,
+        "{own}\nwithout:\n{words}"
+    );
     assert!(
         own.acted_instead <= words.acted_instead,
         "{own}\nwithout:\n{words}"
