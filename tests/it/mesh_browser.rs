@@ -206,6 +206,17 @@ pub fn pair_on_the_page(phone: &mut Phone, d: &Daemon, started: &serde_json::Val
     );
 }
 
+/// A phone-size Chromium (with `extra` flags, such as a fake microphone) on `d`'s pairing page,
+/// paired as "Test phone" and online.
+pub fn paired_phone(d: &Daemon, extra: &[String]) -> Phone {
+    let mut phone = Phone::start_with(&d.dir.path().join("phone.log"), extra);
+    let started = rt().block_on(admin(d, AdminVerb::PairStart)).unwrap();
+    phone.goto(started["url"].as_str().unwrap());
+    phone.wait("!document.getElementById('pairing').hidden", 10);
+    pair_on_the_page(&mut phone, d, &started, "Test phone");
+    phone
+}
+
 impl Drop for Phone {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -374,11 +385,7 @@ fn the_phone_page_pairs_asks_answers_stops_corrects_and_survives_a_reload() {
 fn the_phone_page_tells_a_new_request_from_an_answer() {
     let weather = WeatherServer::start();
     let d = Daemon::start(&weather.config());
-    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
-    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
-    phone.goto(started["url"].as_str().unwrap());
-    phone.wait("!document.getElementById('pairing').hidden", 10);
-    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let mut phone = paired_phone(&d, &[]);
 
     phone.say("what's the weather?");
     phone.wait("!document.getElementById('question-box').hidden", 10);
@@ -424,11 +431,7 @@ fn the_phone_page_tells_a_new_request_from_an_answer() {
 #[test]
 fn the_phone_page_shows_what_circe_saw_at_a_step() {
     let (_sites, d, _b) = crate::browser_util::setup("/lab/counter.html");
-    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
-    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
-    phone.goto(started["url"].as_str().unwrap());
-    phone.wait("!document.getElementById('pairing').hidden", 10);
-    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let mut phone = paired_phone(&d, &[]);
     // Count what the page receives from here on.
     phone.eval(
         "window.__events = []; const seen = ws.onmessage; ws.onmessage = (e) => { window.__events.push(e.data); return seen(e); }; true",
@@ -478,11 +481,7 @@ fn the_phone_page_shows_what_circe_saw_at_a_step() {
 fn the_phone_page_ends_a_waiting_operation_by_cancel_new_request_and_stop() {
     use circe::model::OperationStatus;
     let (sites, d, _b) = crate::browser_util::setup("/news/index.html");
-    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
-    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
-    phone.goto(started["url"].as_str().unwrap());
-    phone.wait("!document.getElementById('pairing').hidden", 10);
-    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let mut phone = paired_phone(&d, &[]);
     let ask = |phone: &mut Phone| -> uuid::Uuid {
         phone.say("upvote the story about the rust database");
         phone.wait("!document.getElementById('question-box').hidden", 20);
@@ -540,11 +539,7 @@ fn the_phone_page_ends_a_waiting_operation_by_cancel_new_request_and_stop() {
 #[test]
 fn the_phone_page_approves_or_refuses_a_step_that_cannot_be_undone() {
     let (sites, d, _b) = crate::browser_util::setup("/lab/index.html");
-    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
-    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
-    phone.goto(started["url"].as_str().unwrap());
-    phone.wait("!document.getElementById('pairing').hidden", 10);
-    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let mut phone = paired_phone(&d, &[]);
     phone.say("open the order form");
     // The form opens in a tab of its own; on a loaded machine the click's change may not be
     // seen in time (unknown), and the form is in front either way.
@@ -590,11 +585,7 @@ fn the_phone_page_runs_the_editor_to_file_manager_task_on_the_desktop() {
     write(&desktop.docs.join("todo.md"), "# Todo\n");
     desktop.select_in_file_manager(&notes);
     let d = Daemon::start_with_env("[node]\nname = \"desk\"\n", desktop.daemon_env());
-    let mut phone = Phone::start(&d.dir.path().join("chromium.log"));
-    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
-    phone.goto(started["url"].as_str().unwrap());
-    phone.wait("!document.getElementById('pairing').hidden", 10);
-    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let mut phone = paired_phone(&d, &[]);
 
     phone.say(TASK);
     phone.wait(

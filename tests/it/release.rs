@@ -5,8 +5,11 @@
 //! the last three must be 0.
 
 use crate::desktop_util::{write, Desktop};
+use crate::mesh_browser::paired_phone;
+use crate::nodes::free_port;
+use crate::release_youtube::{known, wait_new};
 use crate::util::Daemon;
-use crate::voice::{hear, norm, synth, text, the_request, voice_env, Voice};
+use crate::voice::{fake_microphone, hear, norm, synth, text, the_request, voice_env, Voice};
 use serde_json::Value;
 use std::path::Path;
 
@@ -14,24 +17,26 @@ const NOTES: &str = "# Weekly sync\n\nAgenda:\n- budget\n";
 const TODO: &str = "# Todo\n- milk\n";
 const EXPECTED: &str = "# Meeting notes\n\nAgenda:\n- budget\n";
 
+/// What became of a gate task's phrasings (the release variations tests share it).
 #[derive(Debug, Default)]
-struct Counts {
-    completed: u32,
-    asked: u32,
-    refused: u32,
-    unknown: u32,
+pub struct Counts {
+    pub completed: u32,
+    pub asked: u32,
+    pub refused: u32,
+    pub unknown: u32,
     /// Spoken only: the recogniser's words were not the ones said (done as heard, not counted
     /// as Circe's error; the gate's three zeros still hold for them).
-    misheard: u32,
+    pub misheard: u32,
     /// Spoken only: the always-on stop detector also heard "stop" inside the request (in
     /// "desk·top"); with nothing running it stops nothing, and the request still runs.
-    false_stop: u32,
-    wrong_target: u32,
-    duplicate: u32,
-    false_success: u32,
+    pub false_stop: u32,
+    pub wrong_target: u32,
+    pub duplicate: u32,
+    pub false_success: u32,
 }
 
-fn cases(file: &str) -> Vec<Value> {
+/// The phrasings of a JSON-lines file.
+pub fn cases(file: &str) -> Vec<Value> {
     file.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
@@ -40,7 +45,7 @@ fn cases(file: &str) -> Vec<Value> {
 
 /// How a phrasing reaches the daemon.
 #[derive(Clone, Copy, Debug)]
-enum How {
+pub enum How {
     Typed,
     Spoken(Voice),
 }
@@ -201,7 +206,8 @@ pub fn distribution(samples: &[(String, u64)]) -> String {
         .join("\n")
 }
 
-fn assert_the_gate(counts: &Counts, lines: &[String]) {
+/// The gate's three zeros: no wrong target, no duplicate, no false success.
+pub fn assert_the_gate(counts: &Counts, lines: &[String]) {
     eprintln!("{}\n{counts:?}", lines.join("\n"));
     assert_eq!(counts.wrong_target, 0, "{}", lines.join("\n"));
     assert_eq!(counts.duplicate, 0, "{}", lines.join("\n"));
@@ -317,12 +323,9 @@ fn file_manager(desktop: &Desktop, signal: i32) {
 /// the operation is unknown, never done).
 #[test]
 fn the_desktop_task_stops_corrects_and_survives_reconnects() {
-    use crate::mesh::admin;
-    use crate::mesh_browser::{pair_on_the_page, Phone};
     use crate::util::rt;
     use circe::model::OperationStatus;
-    use circe::protocol::AdminVerb;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     const TASK: &str = "On my desktop, open the notes file I selected, change its heading to Meeting notes, save it, and show it in the file manager.";
 
     let desktop = Desktop::start();
@@ -330,62 +333,25 @@ fn the_desktop_task_stops_corrects_and_survives_reconnects() {
     write(&notes, NOTES);
     write(&desktop.docs.join("todo.md"), TODO);
     desktop.select_in_file_manager(&notes);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
     let mut d = Daemon::start_with_env(
-        &format!("[node]\nname = \"desk\"\n[mesh]\nlisten = \"127.0.0.1:{port}\"\n"),
+        &format!(
+            "[node]\nname = \"desk\"\n[mesh]\nlisten = \"127.0.0.1:{}\"\n",
+            free_port()
+        ),
         desktop.daemon_env(),
     );
-    let mut phone = Phone::start(&d.dir.path().join("phone.log"));
-    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
-    phone.goto(started["url"].as_str().unwrap());
-    phone.wait("!document.getElementById('pairing').hidden", 10);
-    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let mut phone = paired_phone(&d, &[]);
 
-    let ids = |d: &Daemon| -> Vec<uuid::Uuid> {
-        rt().block_on(d.state())
-            .operations
-            .iter()
-            .map(|o| o.id)
-            .collect()
-    };
-    let wait_op = |d: &Daemon,
-                   before: &[uuid::Uuid],
-                   what: &str,
-                   done: &dyn Fn(&circe::model::Operation) -> bool|
-     -> circe::model::Operation {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let state = rt().block_on(d.state());
-            if let Some(op) = state
-                .operations
-                .iter()
-                .find(|o| !before.contains(&o.id) && done(o))
-            {
-                return op.clone();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{what}: {:#?}\n{}",
-                state.operations.first(),
-                d.log()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
     let running = |o: &circe::model::Operation| o.status == OperationStatus::Running;
 
     // Stop while it runs: confirmed, and nothing after it once the file manager answers again.
     file_manager(&desktop, libc::SIGSTOP);
-    let before = ids(&d);
+    let before = known(&d);
     phone.say(TASK);
-    let op = wait_op(&d, &before, "the task running", &running);
+    let op = wait_new(&d, &before, "the task running", 60, running);
     std::thread::sleep(Duration::from_millis(500));
     phone.eval("document.getElementById('stop').click(); true");
-    let stopped = wait_op(&d, &before, "stopped", &|o| o.status.is_final());
+    let stopped = wait_new(&d, &before, "stopped", 60, |o| o.status.is_final());
     assert_eq!(stopped.id, op.id);
     assert_eq!(stopped.status, OperationStatus::Stopped, "{stopped:#?}");
     assert!(stopped.stop.as_ref().unwrap().confirmed_at.is_some());
@@ -402,17 +368,17 @@ fn the_desktop_task_stops_corrects_and_survives_reconnects() {
 
     // A correction mid-run: the heading becomes the corrected one, never the stale one.
     file_manager(&desktop, libc::SIGSTOP);
-    let before = ids(&d);
+    let before = known(&d);
     phone.say(TASK);
-    let first = wait_op(&d, &before, "the task running", &running);
+    let first = wait_new(&d, &before, "the task running", 60, running);
     phone.say("no, I meant Project notes");
     file_manager(&desktop, libc::SIGCONT);
-    let stale = wait_op(&d, &before, "the correction stops it", &|o| {
+    let stale = wait_new(&d, &before, "the correction stops it", 60, |o| {
         o.id == first.id && o.status.is_final()
     });
     assert_eq!(stale.status, OperationStatus::Stopped, "{stale:#?}");
     assert_eq!(stale.stop.as_ref().unwrap().requested_by, "correction");
-    let corrected = wait_op(&d, &before, "the corrected task", &|o| {
+    let corrected = wait_new(&d, &before, "the corrected task", 60, |o| {
         o.id != first.id && o.status.is_final()
     });
     assert_eq!(
@@ -427,9 +393,9 @@ fn the_desktop_task_stops_corrects_and_survives_reconnects() {
 
     // The phone reloads mid-operation: the running operation is shown, then its end.
     file_manager(&desktop, libc::SIGSTOP);
-    let before = ids(&d);
+    let before = known(&d);
     phone.say("on my desktop, change the heading of notes.md to Meeting notes and save it");
-    wait_op(&d, &before, "running", &running);
+    wait_new(&d, &before, "running", 60, running);
     phone.call("Page.reload", serde_json::json!({}));
     phone.wait(
         "document.getElementById('status').textContent === 'online' && document.getElementById('steps').textContent.includes('in progress')",
@@ -444,9 +410,9 @@ fn the_desktop_task_stops_corrects_and_survives_reconnects() {
 
     // SIGKILL mid-operation: after the restart the goal survives and the operation is unknown.
     file_manager(&desktop, libc::SIGSTOP);
-    let before = ids(&d);
+    let before = known(&d);
     phone.say("on my desktop, change the heading of notes.md to Final notes and save it");
-    let op = wait_op(&d, &before, "running", &running);
+    let op = wait_new(&d, &before, "running", 60, running);
     d.signal(libc::SIGKILL);
     file_manager(&desktop, libc::SIGCONT);
     d.spawn();
@@ -481,8 +447,7 @@ fn the_desktop_task_stops_corrects_and_survives_reconnects() {
 /// desktop once: verified on disk, the phone showing what happened.
 #[test]
 fn the_phone_page_runs_the_desktop_task_from_its_microphone() {
-    use crate::mesh::admin;
-    use crate::mesh_browser::{pair_on_the_page, text_of, Phone};
+    use crate::mesh_browser::text_of;
     use crate::util::rt;
     use crate::voice::sox;
     use circe::model::OperationStatus;
@@ -503,20 +468,7 @@ fn the_phone_page_runs_the_desktop_task_from_its_microphone() {
     // Chromium loops the file: a long silence after the words, so they are said once here.
     let looped = dir.path().join("looped.wav");
     sox(&[said.as_os_str(), looped.as_os_str(), "pad 0 60".as_ref()]);
-    let mut phone = Phone::start_with(
-        &d.dir.path().join("phone.log"),
-        &[
-            "--use-fake-ui-for-media-stream".into(),
-            "--use-fake-device-for-media-stream".into(),
-            format!("--use-file-for-fake-audio-capture={}", looped.display()),
-        ],
-    );
-    let started = rt()
-        .block_on(admin(&d, circe::protocol::AdminVerb::PairStart))
-        .unwrap();
-    phone.goto(started["url"].as_str().unwrap());
-    phone.wait("!document.getElementById('pairing').hidden", 10);
-    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let mut phone = paired_phone(&d, &fake_microphone(&looped));
 
     phone.eval("document.getElementById('talk').click()");
     phone.wait("talking !== null", 10);
@@ -564,8 +516,7 @@ fn the_phone_page_runs_the_desktop_task_from_its_microphone() {
 /// running lookup and Paris is looked up instead; the phone shows Paris.
 #[test]
 fn the_phone_page_asks_answers_and_corrects_the_weather_by_voice() {
-    use crate::mesh::admin;
-    use crate::mesh_browser::{pair_on_the_page, text_of, Phone};
+    use crate::mesh_browser::text_of;
     use crate::util::{rt, WeatherServer};
     use crate::voice::sox;
     use circe::model::{OperationStatus, Pending};
@@ -605,20 +556,7 @@ fn the_phone_page_asks_answers_and_corrects_the_weather_by_voice() {
     assert!(cmd.status().unwrap().success());
     let looped = dir.path().join("looped.wav");
     sox(&[said.as_os_str(), looped.as_os_str(), "pad 0 90".as_ref()]);
-    let mut phone = Phone::start_with(
-        &d.dir.path().join("phone.log"),
-        &[
-            "--use-fake-ui-for-media-stream".into(),
-            "--use-fake-device-for-media-stream".into(),
-            format!("--use-file-for-fake-audio-capture={}", looped.display()),
-        ],
-    );
-    let started = rt()
-        .block_on(admin(&d, circe::protocol::AdminVerb::PairStart))
-        .unwrap();
-    phone.goto(started["url"].as_str().unwrap());
-    phone.wait("!document.getElementById('pairing').hidden", 10);
-    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let mut phone = paired_phone(&d, &fake_microphone(&looped));
 
     phone.eval("document.getElementById('talk').click()");
     phone.wait("talking !== null", 10);

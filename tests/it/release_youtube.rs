@@ -7,11 +7,10 @@
 //! its pages reported), apart from what Circe says.
 
 use crate::browser_util::{wait_connected, Browser, RealSites, Sites};
-use crate::mesh::admin;
-use crate::mesh_browser::{pair_on_the_page, text_of, Phone};
+use crate::mesh_browser::{paired_phone, text_of, Phone};
+use crate::nodes::free_port;
 use crate::util::{rt, Daemon};
 use circe::model::{Operation, OperationStatus};
-use circe::protocol::AdminVerb;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
@@ -27,14 +26,6 @@ struct Gate {
     phone: Phone,
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn gate() -> Gate {
     let sites = Sites::start();
     let real = RealSites::start();
@@ -44,11 +35,7 @@ fn gate() -> Gate {
     ));
     let chrome = Browser::start_with(&d, &format!("{}/news/index.html", sites.url), &real.flags());
     wait_connected(&d, Duration::from_secs(30));
-    let mut phone = Phone::start(&d.dir.path().join("phone.log"));
-    let started = rt().block_on(admin(&d, AdminVerb::PairStart)).unwrap();
-    phone.goto(started["url"].as_str().unwrap());
-    phone.wait("!document.getElementById('pairing').hidden", 10);
-    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let phone = paired_phone(&d, &[]);
     Gate {
         sites,
         real,
@@ -58,7 +45,7 @@ fn gate() -> Gate {
     }
 }
 
-fn known(d: &Daemon) -> HashSet<uuid::Uuid> {
+pub fn known(d: &Daemon) -> HashSet<uuid::Uuid> {
     rt().block_on(d.state())
         .operations
         .iter()
@@ -67,7 +54,7 @@ fn known(d: &Daemon) -> HashSet<uuid::Uuid> {
 }
 
 /// The first operation not in `before` once `done` holds for it (within `secs`).
-fn wait_new(
+pub fn wait_new(
     d: &Daemon,
     before: &HashSet<uuid::Uuid>,
     what: &str,

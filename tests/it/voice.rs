@@ -192,6 +192,15 @@ pub fn hear(d: &Daemon, file: &Path, extra: &[&str]) -> Vec<Value> {
     })
 }
 
+/// Chromium's flags for a microphone that plays `wav` (in a loop) and needs no permission click.
+pub fn fake_microphone(wav: &Path) -> Vec<String> {
+    vec![
+        "--use-fake-ui-for-media-stream".into(),
+        "--use-fake-device-for-media-stream".into(),
+        format!("--use-file-for-fake-audio-capture={}", wav.display()),
+    ]
+}
+
 /// Of one file's hearings, the request: the one admitted, else the last. The always-on stop
 /// detector may also have heard "stop" inside a word of it ("desk·top"): with nothing running
 /// that hearing is "nothing to stop", and the request is still recognised and admitted.
@@ -702,8 +711,6 @@ fn listen_hears_a_live_stream_through_the_same_session_and_closes_the_microphone
 /// it as the phone's own voice request.
 #[test]
 fn the_phone_page_streams_its_microphone_and_the_node_acts_on_it() {
-    use crate::mesh::admin;
-    use crate::mesh_browser::{pair_on_the_page, Phone};
     use crate::util::rt;
     let env = voice_env();
     let weather = WeatherServer::start();
@@ -718,20 +725,7 @@ fn the_phone_page_streams_its_microphone_and_the_node_acts_on_it() {
     // Chromium loops the file: silence after the words ends the utterance before they repeat.
     let looped = dir.path().join("looped.wav");
     sox(&[said.as_os_str(), looped.as_os_str(), "pad 0 4".as_ref()]);
-    let mut phone = Phone::start_with(
-        &d.dir.path().join("chromium.log"),
-        &[
-            "--use-fake-ui-for-media-stream".into(),
-            "--use-fake-device-for-media-stream".into(),
-            format!("--use-file-for-fake-audio-capture={}", looped.display()),
-        ],
-    );
-    let started = rt()
-        .block_on(admin(&d, circe::protocol::AdminVerb::PairStart))
-        .unwrap();
-    phone.goto(started["url"].as_str().unwrap());
-    phone.wait("!document.getElementById('pairing').hidden", 10);
-    pair_on_the_page(&mut phone, &d, &started, "Test phone");
+    let mut phone = crate::mesh_browser::paired_phone(&d, &fake_microphone(&looped));
     assert!(rt().block_on(d.state()).interaction.is_none());
 
     // What the page says aloud (the browser's speech synthesis, recorded at its seam).
