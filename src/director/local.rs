@@ -649,6 +649,9 @@ fn concept_strength(
 /// everything: a media verb ("play") with no control of its own means
 /// "open", and a kind noun no element has ("radio") is a content word.
 pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
+    if let Some(relation) = &reading.relation {
+        return score_beside(reading, relation, screen, action);
+    }
     let mut scores = score_once(reading, screen, action);
     // A kind noun that is a label's own word on this screen ("Article", "No Results
     // Posted", "sections", "Next Chapter") may be that label's word rather than a kind of
@@ -693,6 +696,89 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     } else {
         scores
     }
+}
+
+/// "the link next to print", "the word right after maudlin": the anchor is grounded as a
+/// reference of its own; the target is its neighbour in reading order among the controls of
+/// its row (the whole screen's controls when the row has no other), of the kind the head
+/// names when any neighbour is of that kind. Beside means either neighbour, so two are asked
+/// about. An anchor two elements fit equally gives each one's neighbours; an anchor nothing
+/// fits gives nothing (the request is not read as the anchor itself).
+fn score_beside(
+    reading: &Reading<'_>,
+    relation: &utterance::Relation,
+    screen: Screen<'_>,
+    action: ActionKind,
+) -> Vec<f32> {
+    let structure = screen.structure;
+    let n = structure.facts.len();
+    let mut scores = vec![0.0f32; n];
+    let mut anchor_reading = reading.clone();
+    anchor_reading.relation = None;
+    anchor_reading.head = relation.anchor.clone();
+    anchor_reading.qualifier = utterance::Phrase::default();
+    anchor_reading.verb = Verb::Activate;
+    anchor_reading.typing = None;
+    anchor_reading.cue = Cue::Act;
+    let anchors = score_once(&anchor_reading, screen, ActionKind::Click);
+    let top = anchors.iter().copied().fold(0.0f32, f32::max);
+    if top < 0.3 {
+        return scores;
+    }
+    let mut named: Vec<usize> = (0..n).filter(|&i| anchors[i] >= 0.8 * top).collect();
+    // Copies of one control (a header and a footer "Print") are one anchor.
+    named.dedup_by(|b, a| structure.interchangeable(screen.observation, *a, *b));
+    if named.len() > 2 {
+        return scores;
+    }
+    let usable = |i: usize| {
+        let f = &structure.facts[i];
+        !f.disabled
+            && f.class != RoleClass::Static
+            && (action != ActionKind::Type || f.class == RoleClass::Editable)
+    };
+    let kind = match relation.head.kind {
+        Kind::Role(noun) => Some(noun),
+        _ => None,
+    };
+    for &anchor in &named {
+        let row = structure.facts[anchor].context_slot;
+        let mut peers: Vec<usize> = (0..n)
+            .filter(|&i| usable(i) || i == anchor)
+            .filter(|&i| structure.facts[i].context_slot == row)
+            .collect();
+        if peers.len() < 2 {
+            peers = (0..n).filter(|&i| usable(i) || i == anchor).collect();
+        }
+        let fits = |i: &usize| {
+            kind.is_none_or(|noun| {
+                role_fits(
+                    noun,
+                    structure.facts[*i].class,
+                    &screen.observation.elements[*i].role,
+                )
+            })
+        };
+        if kind.is_some() && !peers.iter().any(|i| *i != anchor && fits(i)) {
+            // "the button next to print" where the toolbar is links: people call both buttons.
+        } else {
+            peers.retain(|i| *i == anchor || fits(i));
+        }
+        let Some(at) = peers.iter().position(|&i| i == anchor) else {
+            continue;
+        };
+        let before = at.checked_sub(1).map(|k| peers[k]);
+        let after = peers.get(at + 1).copied();
+        let picked = match relation.side {
+            utterance::Side::After => vec![after],
+            utterance::Side::Before => vec![before],
+            utterance::Side::Beside => vec![before, after],
+        };
+        for i in picked.into_iter().flatten() {
+            scores[i] = scores[i].max(0.9);
+        }
+    }
+    scores
 }
 
 /// The reading with its item or section noun taken as a content word, when some label on
@@ -1887,6 +1973,71 @@ mod tests {
             ("photo", "phone"),
         ] {
             assert!(m(said, label) < 0.7, "{said} / {label}: {}", m(said, label));
+        }
+    }
+
+    /// The candidates' ids a decision leaves above the "show" line, best first.
+    fn candidates(obs: &Observation, text: &str) -> Vec<String> {
+        let structure = Structure::of(obs);
+        let ask = screen::ask(&Envelope::voice("t", text), obs, &structure);
+        let answers = LocalDecider.decide(&ask).expect("answers");
+        let target = answers
+            .iter()
+            .find(|a| a.key == QuestionKey::Target)
+            .expect("target");
+        let q = ask
+            .questions
+            .iter()
+            .find(|q| q.key == QuestionKey::Target)
+            .expect("q");
+        let mut ranked: Vec<(f32, String)> = q
+            .choices
+            .iter()
+            .zip(&target.probabilities)
+            .filter_map(|(c, p)| match c.meaning {
+                Meaning::Element(e) if *p >= 0.2 => Some((*p, obs.elements[e].id.clone())),
+                _ => None,
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+        ranked.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// A target named by its place beside another: its neighbour in the anchor's row, never
+    /// the anchor itself; "next to" is either neighbour, so both are asked about.
+    #[test]
+    fn a_place_beside_an_anchor_names_the_neighbour() {
+        let toolbar = "copy raw download clone embed print report";
+        let row = |id: &str, label: &str| el(id, "link", label, toolbar);
+        let obs = Observation {
+            elements: vec![
+                el("h1", "link", "Pastebin", "Pastebin API tools faq"),
+                el("h2", "link", "API", "Pastebin API tools faq"),
+                row("t1", "copy"),
+                row("t2", "raw"),
+                row("t3", "download"),
+                row("t4", "clone"),
+                row("t5", "embed"),
+                row("t6", "print"),
+                row("t7", "report"),
+                el("b1", "button", "Save", "Save Cancel"),
+                el("b2", "button", "Cancel", "Save Cancel"),
+            ],
+            ..Observation::default()
+        };
+        let table: &[(&str, &[&str])] = &[
+            ("click the link next to print", &["t5", "t7"]),
+            ("the one right after download", &["t4"]),
+            ("open the link just before clone", &["t3"]),
+            ("the button to the left of Cancel", &["b1"]),
+            ("press the button to the right of save", &["b2"]),
+            // The first of its row has one neighbour.
+            ("the link next to copy", &["t2"]),
+            // Nothing is called that: nothing, and never the words as a label.
+            ("the link after subscribe", &[]),
+        ];
+        for (said, want) in table {
+            assert_eq!(candidates(&obs, said), *want, "{said}");
         }
     }
 

@@ -38,6 +38,29 @@ pub struct Reading<'s> {
     /// "upboat"): it is read as that verb, and the result may only be offered,
     /// never acted on (a misheard verb must not become "open").
     pub guessed_verb: bool,
+    /// "the link next to print", "the word right after maudlin": the target is named by its
+    /// place beside another element (the anchor), not by its own words.
+    pub relation: Option<Relation>,
+}
+
+/// A target named by where it sits relative to another element.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relation {
+    pub side: Side,
+    /// The words before the marker ("the link"), naming what kind of thing is wanted.
+    pub head: Phrase,
+    /// The words after the marker ("print"), naming the anchor.
+    pub anchor: Phrase,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Right after the anchor in reading order.
+    After,
+    /// Right before it.
+    Before,
+    /// Either neighbour ("next to", "beside").
+    Beside,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,6 +209,7 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         quantified: false,
         fill: None,
         guessed_verb: false,
+        relation: None,
     };
     let words: Vec<String> = reading.tokens[begin..]
         .iter()
@@ -266,7 +290,62 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         .collect();
     reading.head = phrase(&reading.tokens, head);
     reading.qualifier = phrase(&reading.tokens, &qualifier);
+    reading.relation = relation(&reading.tokens, &rest);
     reading
+}
+
+/// "the link next to print", "the word right after maudlin", "the button to the left of
+/// Save": a marker of place followed by words naming the anchor. Without anchor words ("the
+/// day before", "coined after them") there is no relation.
+fn relation(tokens: &[Token], rest: &[usize]) -> Option<Relation> {
+    let norm = |k: usize| rest.get(k).map(|&i| tokens[i].norm.as_str());
+    // The marker starts the reference's qualifier: inside one ("the tweet that starts now
+    // before you write me off") it is the qualifier's words.
+    let first_preposition = rest
+        .iter()
+        .position(|&i| is_in(lexicon::PREPOSITIONS, &tokens[i].norm))
+        .unwrap_or(rest.len());
+    let (at, len, side) = (0..=first_preposition.min(rest.len())).find_map(|k| {
+        let previous = k.checked_sub(1).and_then(norm);
+        let marker = match (norm(k)?, norm(k + 1), norm(k + 2), norm(k + 3)) {
+            ("after", ..) => Some((1, Side::After)),
+            ("before", ..) => Some((1, Side::Before)),
+            ("following", ..) if !matches!(previous, Some("the" | "a" | "an") | None) => {
+                Some((1, Side::After))
+            }
+            ("preceding", ..) if !matches!(previous, Some("the" | "a" | "an") | None) => {
+                Some((1, Side::Before))
+            }
+            ("next", Some("to"), ..) => Some((2, Side::Beside)),
+            ("beside", ..) => Some((1, Side::Beside)),
+            ("to", Some("the"), Some("right"), Some("of")) => Some((4, Side::After)),
+            ("to", Some("the"), Some("left"), Some("of")) => Some((4, Side::Before)),
+            ("right", Some("of"), ..) if k > 0 => Some((2, Side::After)),
+            ("left", Some("of"), ..) if k > 0 => Some((2, Side::Before)),
+            _ => None,
+        };
+        marker.map(|(len, side)| (k, len, side))
+    })?;
+    // "right after", "just before", "immediately after": how close, not what.
+    let head: Vec<usize> = rest[..at]
+        .iter()
+        .copied()
+        .filter(|&i| {
+            !matches!(
+                tokens[i].norm.as_str(),
+                "right" | "just" | "immediately" | "directly"
+            )
+        })
+        .collect();
+    let anchor = phrase(tokens, &rest[at + len..]);
+    if anchor.content.is_empty() {
+        return None;
+    }
+    Some(Relation {
+        side,
+        head: phrase(tokens, &head),
+        anchor,
+    })
 }
 
 /// "what's new? open the changelog": the command is the last sentence.
@@ -893,6 +972,39 @@ fn kind_noun(t: &Token, next: Option<&Token>) -> Option<Kind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_place_marker_with_anchor_words_is_a_relation() {
+        let table: &[(&str, Option<(Side, &str)>)] = &[
+            ("click the link next to print", Some((Side::Beside, "print"))),
+            ("the word right after maudlin", Some((Side::After, "maudlin"))),
+            ("the button to the left of Save", Some((Side::Before, "save"))),
+            ("the tab following settings", Some((Side::After, "settings"))),
+            // No anchor words: a time, a pronoun.
+            ("the word from the day before", None),
+            ("open the following link", None),
+            ("show the words coined after them", None),
+            // Inside the qualifier the marker is the qualifier's words.
+            ("reply to the tweet that starts now before you write me off", None),
+        ];
+        for (said, want) in table {
+            let r = read(said);
+            let got = r.relation.as_ref().map(|rel| {
+                let words: Vec<&str> = rel
+                    .anchor
+                    .content
+                    .iter()
+                    .map(|&i| r.tokens[i].norm.as_str())
+                    .collect();
+                (rel.side, words.join(" "))
+            });
+            assert_eq!(
+                got,
+                want.map(|(side, words)| (side, words.to_string())),
+                "{said}"
+            );
+        }
+    }
 
     #[test]
     fn global_cues_need_no_target() {
