@@ -1054,6 +1054,12 @@ pub const STOPWORDS: &[&str] = &[
     "s", "as",
 ];
 
+/// Nouns that name how something is shown rather than what it is: a label often keeps only
+/// their modifier ("raw" for the raw text, "Mobile" for the mobile version).
+pub const PRESENTATION_NOUNS: &[&str] = &[
+    "text", "version", "view", "mode", "format", "edition", "layout",
+];
+
 /// Words that introduce a qualifier after the head of a reference.
 pub const PREPOSITIONS: &[&str] = &[
     "to",

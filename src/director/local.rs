@@ -698,6 +698,16 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     }
 }
 
+/// Two elements sit in one row: the same context, or one's context holds the other's (a
+/// paste's syntax link before its toolbar: "text 14 KB copy raw …" and "copy raw …").
+fn same_row(observation: &crate::director::observation::Observation, a: usize, b: usize) -> bool {
+    let (a, b) = (
+        observation.elements[a].context.as_str(),
+        observation.elements[b].context.as_str(),
+    );
+    !a.is_empty() && !b.is_empty() && (a.contains(b) || b.contains(a))
+}
+
 /// "the link next to print", "the word right after maudlin": the anchor is grounded as a
 /// reference of its own; the target is its neighbour in reading order among the controls of
 /// its row (the whole screen's controls when the row has no other), of the kind the head
@@ -1079,16 +1089,33 @@ fn score_element<'s>(
             .max(c)
             .max(head_desc[k] * 0.9)
             .max(gloss_strength(head_gloss[k]));
-        let m = own.max(head_ctx[k] * head_around);
+        // "show the raw text" beside a toolbar's "raw": the row's "raw" is that control's
+        // name, not a description of the "text" link next to it.
+        let neighbours_name = !specific
+            && own < 0.7
+            && scene.head_named[k]
+                .iter()
+                .any(|&j| j != i && same_row(screen.observation, i, j));
+        let head_ctx_k = if neighbours_name { 0.0 } else { head_ctx[k] };
+        let m = own.max(head_ctx_k * head_around);
         head_best[k] = head_best[k].max(m);
         label_content_hit |= own >= 0.7;
-        let fits = own >= 0.7 || head_ctx[k] * head_around >= 0.63 && head_around > 0.5;
+        let fits = own >= 0.7 || head_ctx_k * head_around >= 0.63 && head_around > 0.5;
         if fits {
             head_hit = true;
         }
         // The head noun is the last word ("the director branch"): when
-        // the screen has that word, the target must have it too.
-        if reading.head.kind == Kind::Plain && k + 1 == head.len() && head_seen[k] && !fits {
+        // the screen has that word, the target must have it too. A noun of presentation
+        // ("the raw text", "the mobile version", "the print view") is often left out of the
+        // label ("raw", "Mobile"), so its modifier may name the target alone.
+        let presentation = head.len() > 1
+            && lexicon::is_in(lexicon::PRESENTATION_NOUNS, &head[k].norm);
+        if reading.head.kind == Kind::Plain
+            && k + 1 == head.len()
+            && head_seen[k]
+            && !fits
+            && !presentation
+        {
             noun_missed = true;
         }
         noun_k = Some(k);
@@ -1362,7 +1389,18 @@ fn read_words<'r>(reading: &'r Reading<'_>, structure: &Structure) -> Words<'r> 
         .and_then(|t| t.replace.clone())
         .map(|r| r.map(|i| &reading.tokens[i]).collect())
         .unwrap_or_default();
-    let head_w: Vec<f32> = head.iter().map(|q| weight(q, structure)).collect();
+    // A noun of presentation after its modifier ("the raw text", "the print view") says
+    // little: the modifier names the thing.
+    let head_w: Vec<f32> = head
+        .iter()
+        .enumerate()
+        .map(|(k, q)| {
+            let presentation = k > 0
+                && k + 1 == head.len()
+                && lexicon::is_in(lexicon::PRESENTATION_NOUNS, &q.norm);
+            weight(q, structure) * if presentation { 0.5 } else { 1.0 }
+        })
+        .collect();
     let qual_w: Vec<f32> = qual.iter().map(|q| weight(q, structure)).collect();
     let head_c = span_concepts(reading, &reading.head, &head);
     let qual_c = span_concepts(reading, &reading.qualifier, &qual);
@@ -1405,6 +1443,9 @@ struct Scene {
     items_with_toggle: Vec<usize>,
     relative: bool,
     qual_around: f32,
+    /// Per head word: the controls whose whole label is that word ("raw" in a toolbar). In
+    /// their row the word is their name, not a description of their neighbours.
+    head_named: Vec<Vec<usize>>,
 }
 
 fn read_scene(reading: &Reading<'_>, words: &Words<'_>, screen: Screen<'_>) -> Scene {
@@ -1475,6 +1516,24 @@ fn read_scene(reading: &Reading<'_>, words: &Words<'_>, screen: Screen<'_>) -> S
         _ => false,
     };
     let qual_around = if specific || !names_itself { 0.9 } else { 0.6 };
+    let head_named: Vec<Vec<usize>> = head
+        .iter()
+        .map(|q| {
+            (0..n)
+                .filter(|&i| {
+                    let f = &structure.facts[i];
+                    let meaningful: Vec<&Token> = f
+                        .label
+                        .iter()
+                        .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+                        .collect();
+                    f.class != RoleClass::Static
+                        && meaningful.len() == 1
+                        && pair_match(q, meaningful[0]) >= 0.9
+                })
+                .collect()
+        })
+        .collect();
     Scene {
         search_concept,
         any_search_field,
@@ -1489,6 +1548,7 @@ fn read_scene(reading: &Reading<'_>, words: &Words<'_>, screen: Screen<'_>) -> S
         items_with_toggle,
         relative,
         qual_around,
+        head_named,
     }
 }
 
@@ -2038,6 +2098,33 @@ mod tests {
         ];
         for (said, want) in table {
             assert_eq!(candidates(&obs, said), *want, "{said}");
+        }
+    }
+
+    /// A toolbar's names are its own: "raw" in the row of the syntax link "text" does not
+    /// describe that link, and "text" after "raw" names how the paste is shown, so "the raw
+    /// text" is the Raw link; the syntax link is still what "text" alone names.
+    #[test]
+    fn a_neighbours_name_in_the_row_is_not_a_description() {
+        let toolbar = "copy raw download clone embed print report";
+        let mut copy = el("t1", "link", "copy", toolbar);
+        copy.description = Some("Copy raw to clipboard".into());
+        let obs = Observation {
+            elements: vec![
+                el("s1", "link", "text", &format!("text 14.84 KB {toolbar}")),
+                copy,
+                el("t2", "link", "raw", toolbar),
+                el("t3", "link", "download", toolbar),
+                el("t4", "link", "print", toolbar),
+            ],
+            ..Observation::default()
+        };
+        for (said, want) in [
+            ("show the raw text", "t2"),
+            ("open the raw version", "t2"),
+            ("open text", "s1"),
+        ] {
+            assert_eq!(candidates(&obs, said).first().map(String::as_str), Some(want), "{said}");
         }
     }
 
