@@ -516,7 +516,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ),
     (
         "reply",
-        &["reply", "respond", "antworten", "répondre", "responder"],
+        &["reply", "respond", "answer", "antworten", "répondre", "responder"],
     ),
     (
         "edit",

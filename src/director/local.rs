@@ -136,6 +136,15 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                 if reading.verb == Verb::None && fills_a_field(reading, screen) {
                     return ActionKind::Type;
                 }
+                // "where's the privacy policy": shown when the screen has it, else reasoned.
+                if reading.locates {
+                    let top = score_elements(reading, screen, ActionKind::Click)
+                        .into_iter()
+                        .fold(0.0f32, f32::max);
+                    if top < 0.5 {
+                        return ActionKind::Reason;
+                    }
+                }
                 if names_field_and_value(reading, screen)
                     || quantifies_over_list(reading, screen)
                     || compares(reading, screen)
@@ -144,6 +153,9 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                 {
                     return ActionKind::Reason;
                 }
+            }
+            if reading.locates && screen.is_none() {
+                return ActionKind::Reason;
             }
             ActionKind::Click
         }
@@ -229,15 +241,22 @@ fn names_field_and_value(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
         return false;
     }
     let tokens = &reading.tokens;
+    // "click the name field": a kind noun after the label names the field, it is no value.
+    let names_kind = |t: &Token| {
+        lexicon::ROLE_NOUNS.iter().any(|(w, _)| *w == t.stem)
+            || matches!(t.norm.as_str(), "area" | "input" | "entry" | "line")
+    };
     screen.structure.facts.iter().any(|f| {
         f.class == RoleClass::Editable
             && !f.label.is_empty()
             && tokens.windows(f.label.len() + 1).any(|w| {
+                let after = &w[f.label.len()];
                 w[..f.label.len()]
                     .iter()
                     .zip(&f.label)
                     .all(|(a, b)| a.stem == b.stem)
-                    && !lexicon::is_in(lexicon::STOPWORDS, &w[f.label.len()].norm)
+                    && !lexicon::is_in(lexicon::STOPWORDS, &after.norm)
+                    && !names_kind(after)
             })
     })
 }
@@ -246,6 +265,17 @@ fn names_field_and_value(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
 /// label itself says "all" ("Accept all").
 fn quantifies_over_list(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
     if !reading.quantified {
+        return false;
+    }
+    // "show me all the older words", "view all posts": seeing a collection is one place to go.
+    let sees = reading.verb == Verb::Activate
+        && reading.tokens.get(reading.begin).is_some_and(|t| {
+            matches!(
+                t.norm.as_str(),
+                "show" | "view" | "see" | "list" | "browse" | "display"
+            )
+        });
+    if sees {
         return false;
     }
     let all = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "all");
@@ -904,7 +934,16 @@ fn score_element<'s>(
         ActionKind::Type if f.class != RoleClass::Editable => return 0.0,
         // A closed list (a <select>) takes a choice, never typed text.
         ActionKind::Type if element.is_closed_list() => return 0.0,
-        ActionKind::Click if f.class == RoleClass::Editable => factor *= 0.6,
+        // Clicking a field is rarely meant, unless the words call it one ("the name field").
+        ActionKind::Click
+            if f.class == RoleClass::Editable
+                && !matches!(
+                    reading.head.kind,
+                    Kind::Role(RoleNoun::Field | RoleNoun::Editable)
+                ) =>
+        {
+            factor *= 0.6
+        }
         _ => {}
     }
     if reading.verb == Verb::Toggle && f.class != RoleClass::Toggle {
@@ -2125,6 +2164,50 @@ mod tests {
             ("open text", "s1"),
         ] {
             assert_eq!(candidates(&obs, said).first().map(String::as_str), Some(want), "{said}");
+        }
+    }
+
+    /// What kind of action a request is, against a blog's comment form and its links.
+    #[test]
+    fn requests_that_look_like_tasks_or_questions_but_name_one_control() {
+        let form = "Required fields are marked *";
+        let obs = Observation {
+            elements: vec![
+                el("c1", "link", "Reply to John Doe", "John Doe wrote: thanks"),
+                el("f1", "textbox", "Name *", form),
+                el(
+                    "f2",
+                    "checkbox",
+                    "Save my name, email, and website in this browser",
+                    form,
+                ),
+                el("f3", "textbox", "Comment", form),
+                el("l1", "link", "Privacy policy", "Home Archives Privacy policy"),
+                el("l2", "link", "Archives", "Home Archives Privacy policy"),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let table = [
+            ("where's the privacy policy", ActionKind::Click, Some("l1")),
+            ("where can I find the archives", ActionKind::Click, Some("l2")),
+            ("where is the nearest station", ActionKind::Reason, None),
+            ("show me all the archives", ActionKind::Click, Some("l2")),
+            ("click the name field", ActionKind::Click, Some("f1")),
+            ("go to the comment box", ActionKind::Click, Some("f3")),
+            ("answer John Doe", ActionKind::Click, Some("c1")),
+            ("answer this question", ActionKind::Reason, None),
+        ];
+        for (said, kind, want) in table {
+            let r = utterance::read(said);
+            assert_eq!(action_of(&r, Some(screen)), kind, "{said}");
+            if let Some(want) = want {
+                assert_eq!(candidates(&obs, said).first().map(String::as_str), Some(want), "{said}");
+            }
         }
     }
 

@@ -41,6 +41,9 @@ pub struct Reading<'s> {
     /// "the link next to print", "the word right after maudlin": the target is named by its
     /// place beside another element (the anchor), not by its own words.
     pub relation: Option<Relation>,
+    /// "where's the privacy policy": a question that names a thing to find. It is a
+    /// reference when the screen shows that thing, a question for reasoning otherwise.
+    pub locates: bool,
 }
 
 /// A target named by where it sits relative to another element.
@@ -210,7 +213,12 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         fill: None,
         guessed_verb: false,
         relation: None,
+        locates: false,
     };
+    let located = locating(&reading.tokens[begin..]);
+    let begin = begin + located;
+    reading.begin = begin;
+    reading.locates = located > 0;
     let words: Vec<String> = reading.tokens[begin..]
         .iter()
         .map(|t| t.norm.clone())
@@ -348,6 +356,25 @@ fn relation(tokens: &[Token], rest: &[usize]) -> Option<Relation> {
     })
 }
 
+/// "where's the privacy policy", "where can I find the archive": the words that ask where
+/// (their count), when a thing to find follows them.
+fn locating(tokens: &[Token]) -> usize {
+    const ASKS: &[&[&str]] = &[
+        &["where", "s"],
+        &["where", "is"],
+        &["where", "are"],
+        &["where", "can", "i", "find"],
+        &["where", "do", "i", "find"],
+        &["where", "would", "i", "find"],
+        &["where", "could", "i", "find"],
+    ];
+    ASKS.iter()
+        .find(|ask| {
+            tokens.len() > ask.len() && ask.iter().zip(tokens).all(|(a, t)| *a == t.norm)
+        })
+        .map_or(0, |ask| ask.len())
+}
+
 /// "what's new? open the changelog": the command is the last sentence.
 fn last_sentence(source: &str, tokens: &[Token]) -> usize {
     let body = source.trim_end().trim_end_matches(['?', '.', '!']);
@@ -418,8 +445,13 @@ fn global_cue(source: &str, w: &[&str]) -> Option<Cue> {
                 "this" | "that" | "it" | "there" | "these" | "those" | "i" | "we" | "my" | "any"
             )
         });
+    // "answer the last comment" replies; "answer this question" reasons.
+    let replies = first == "answer"
+        && !w
+            .iter()
+            .any(|x| matches!(*x, "question" | "questions" | "quiz" | "riddle" | "me"));
     if is_in(lexicon::QUESTION_WORDS, first)
-        || is_in(lexicon::REASON_VERBS, first)
+        || (is_in(lexicon::REASON_VERBS, first) && !replies)
         || ((asks || subject) && is_in(lexicon::AUXILIARIES, first))
     {
         return Some(Cue::Question);
@@ -578,7 +610,7 @@ fn sounds_like_a_ui_verb(word: &str) -> bool {
 pub const UI_VERBS: &[&str] = &[
     "react",
     "refuse", "write", "compose", "upvote", "downvote", "vote", "hide", "unhide", "join",
-    "leave", "buy", "purchase", "order", "play", "pause", "stop", "reply", "comment", "edit",
+    "leave", "buy", "purchase", "order", "play", "pause", "stop", "reply", "answer", "comment", "edit",
     "delete", "remove", "add", "like", "unlike", "share", "subscribe", "unsubscribe", "follow",
     "unfollow", "download", "upload", "save", "accept", "allow", "agree", "reject", "decline",
     "deny", "close", "dismiss", "cancel", "submit", "send", "post", "print", "log", "sign",
@@ -1026,6 +1058,12 @@ mod tests {
             ("take me to the previous article", Cue::Act),
             ("back to the RPG section", Cue::Act),
             ("open the first story and then upvote it", Cue::MultiStep),
+            // "answer" replies to a message, and reasons about a question.
+            ("answer the last comment", Cue::Act),
+            ("answer this question", Cue::Question),
+            // "where's X" names a thing to find; the decider tells a reference from a question.
+            ("where's the privacy policy", Cue::Act),
+            ("where", Cue::Question),
         ];
         for (text, cue) in table {
             assert_eq!(read(text).cue, cue, "{text}");
