@@ -682,6 +682,14 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     if let Some(relation) = &reading.relation {
         return score_beside(reading, relation, screen, action);
     }
+    let counted;
+    let reading = match unseen_noun_as_kind(reading, screen.structure) {
+        Some(r) => {
+            counted = r;
+            &counted
+        }
+        None => reading,
+    };
     let mut scores = score_once(reading, screen, action);
     // A kind noun that is a label's own word on this screen ("Article", "No Results
     // Posted", "sections", "Next Chapter") may be that label's word rather than a kind of
@@ -726,6 +734,20 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     } else {
         scores
     }
+}
+
+/// The element's description says every meaningful word of its label, and more.
+fn says_the_label(f: &crate::director::observation::ElementFacts) -> bool {
+    let meaningful: Vec<&Token> = f
+        .label
+        .iter()
+        .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+        .collect();
+    !meaningful.is_empty()
+        && f.description.len() > meaningful.len()
+        && meaningful
+            .iter()
+            .all(|q| f.description.iter().any(|d| pair_match(q, d) >= 0.9))
 }
 
 /// Two elements sit in one row: the same context, or one's context holds the other's (a
@@ -819,6 +841,36 @@ fn score_beside(
         }
     }
     scores
+}
+
+/// "rider number 13", "the third rider": a counted noun that no label, description or row on
+/// screen says is the name of the things counted, like "story" in "the third story".
+fn unseen_noun_as_kind<'a>(reading: &Reading<'a>, structure: &Structure) -> Option<Reading<'a>> {
+    if structure.items.is_empty() {
+        return None;
+    }
+    let mut counted = reading.clone();
+    let mut changed = false;
+    for phrase in [&mut counted.head, &mut counted.qualifier] {
+        if phrase.kind != Kind::Plain || phrase.ordinal.is_none() || phrase.content.len() != 1 {
+            continue;
+        }
+        let t = phrase.content[0];
+        let word = &reading.tokens[t];
+        let seen = word.is_number()
+            || structure.facts.iter().enumerate().any(|(i, f)| {
+                word_match(word, &f.label) >= 0.7
+                    || word_match(word, &f.description) >= 0.7
+                    || word_match(word, structure.context(i)) >= 0.7
+            });
+        if !seen {
+            phrase.content.clear();
+            phrase.kind = Kind::Item;
+            phrase.kind_token = Some(t);
+            changed = true;
+        }
+    }
+    changed.then_some(counted)
 }
 
 /// The reading with its item or section noun taken as a content word, when some label on
@@ -1004,8 +1056,25 @@ fn score_element<'s>(
             .cloned()
             .collect();
         let (by_concept, covered) = concept_strength(called, &zone_concepts, verb_concepts);
+        // A tooltip that says the label and more ("Share on Facebook" on "Facebook") is the
+        // control's fuller name: the verb may be its first words.
+        let fuller = if !unnamed && !f.description.is_empty() && says_the_label(f) {
+            let zone = f.description.len().min(2);
+            let said = phrase_match(verb_q, &f.description[..zone])
+                .into_iter()
+                .fold(1.0f32, f32::min);
+            let concepts: Vec<(usize, std::ops::Range<usize>)> =
+                lexicon::concepts_in(&f.description)
+                    .into_iter()
+                    .filter(|(_, r)| r.start < zone)
+                    .collect();
+            said.max(concept_strength(&f.description, &concepts, verb_concepts).0)
+        } else {
+            0.0
+        };
         let m = by_word
             .max(by_concept)
+            .max(fuller)
             .max(undoes(verb_tokens, &called[..zone], element));
         if m < 0.75 {
             return 0.0;
@@ -2209,6 +2278,38 @@ mod tests {
                 assert_eq!(candidates(&obs, said).first().map(String::as_str), Some(want), "{said}");
             }
         }
+    }
+
+    /// A counted noun the screen never says ("rider") names the numbered rows, as "story"
+    /// does; a noun the screen says is a word to match.
+    #[test]
+    fn an_unseen_counted_noun_counts_the_rows() {
+        let obs = Observation {
+            elements: [(9, "Emil Sajfutdinow"), (10, "Janusz Kolodziej"), (11, "Bartosz Smektala")]
+                .iter()
+                .map(|(n, name)| el(&format!("r{n}"), "link", name, &format!("{n} {name} 3 3 2 - 8")))
+                .chain([el("s1", "button", "Share", "Share the match")])
+                .collect(),
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let best = |said: &str| {
+            let r = utterance::read(said);
+            let scores = score_elements(&r, screen, ActionKind::Click);
+            let (i, top) = scores
+                .iter()
+                .enumerate()
+                .fold((0, 0.0f32), |b, (i, s)| if *s > b.1 { (i, *s) } else { b });
+            (top > 0.0).then(|| obs.elements[i].id.clone())
+        };
+        assert_eq!(best("rider number 10").as_deref(), Some("r10"));
+        assert_eq!(best("open the tenth rider").as_deref(), Some("r10"));
+        // "share" is on screen: a word, not a kind of row.
+        assert_ne!(best("the second share").as_deref(), Some("r10"));
     }
 
     #[test]

@@ -389,8 +389,23 @@ fn loose_numbers(elements: &[Element]) -> Option<Vec<Option<u32>>> {
             }
         }
     }
-    let consecutive = rows.len() >= 3 && rows.windows(2).all(|w| w[1].1 == w[0].1 + 1);
-    consecutive.then(|| elements.iter().map(|e| lead(&e.context)).collect())
+    // One run counting up, or several (two teams' tables: 9-15, then 1-8), each of three rows
+    // or more, and no number twice, so a number names one row.
+    let mut runs: Vec<usize> = vec![0];
+    for w in rows.windows(2) {
+        if w[1].1 == w[0].1 + 1 {
+            *runs.last_mut().expect("a run") += 1;
+        } else {
+            runs.push(0);
+        }
+    }
+    let mut numbers: Vec<u32> = rows.iter().map(|r| r.1).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let counted = rows.len() >= 3
+        && runs.iter().all(|r| r + 1 >= 3)
+        && numbers.len() == rows.len();
+    counted.then(|| elements.iter().map(|e| lead(&e.context)).collect())
 }
 
 /// Unnumbered lists of cards (products, videos): when an action button
@@ -582,6 +597,41 @@ pub(crate) fn element(id: &str, role: &str, label: &str, context: &str) -> Eleme
 mod tests {
     use super::element as el;
     use super::*;
+
+    /// Rows led by a number ("13 Piotr Pawlicki 3 3 3 3 - 12") are items when they count up in
+    /// runs of three or more (two teams' tables, 9-15 then 1-8) and no number is said twice.
+    #[test]
+    fn numbered_rows_in_runs_are_items_when_each_number_is_one_row() {
+        let rows = |numbers: &[u32]| -> Observation {
+            Observation {
+                elements: numbers
+                    .iter()
+                    .enumerate()
+                    .map(|(k, n)| {
+                        element(
+                            &format!("r{k}"),
+                            "link",
+                            &format!("Rider {k}"),
+                            &format!("{n} Rider {k} 3 2 1 - 6"),
+                        )
+                    })
+                    .collect(),
+                ..Observation::default()
+            }
+        };
+        let table: &[(&[u32], bool)] = &[
+            (&[9, 10, 11, 12, 1, 2, 3, 4], true),
+            (&[1, 2, 3], true),
+            // The same numbers in two tables: "number 2" would be two rows.
+            (&[1, 2, 3, 1, 2, 3], false),
+            // A run of two is no list.
+            (&[9, 10, 1, 2, 3], false),
+        ];
+        for (numbers, items) in table {
+            let structure = Structure::of(&rows(numbers));
+            assert_eq!(!structure.items.is_empty(), *items, "{numbers:?}");
+        }
+    }
 
     #[test]
     fn name_sources_and_unobserved_frames_are_optional_fields() {

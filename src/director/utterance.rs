@@ -565,7 +565,16 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
         return used;
     }
     if !is_in(UI_VERBS, first) {
-        if !sounds_like_a_ui_verb(first) {
+        // A misheard verb is followed by its object ("hyde the story", "upboat this"); a noun
+        // that sounds like one is not ("rider number 13").
+        let object_follows = w.get(1).is_none_or(|x| {
+            matches!(
+                *x,
+                "the" | "this" | "that" | "these" | "those" | "it" | "a" | "an" | "my" | "all"
+                    | "them" | "him" | "her" | "me" | "us" | "our" | "your" | "his" | "its"
+            )
+        });
+        if !sounds_like_a_ui_verb(first) || !object_follows {
             return 0;
         }
         reading.guessed_verb = true;
