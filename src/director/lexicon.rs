@@ -702,6 +702,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ),
     ("catalog", &["catalog", "catalogue", "katalog", "catálogo"]),
     (
+        "publish",
+        &["publish", "post", "veröffentlichen", "publier", "publicar", "pubblicare"],
+    ),
+    (
         "post",
         &[
             "post",

@@ -2251,6 +2251,8 @@ mod tests {
                     form,
                 ),
                 el("f3", "textbox", "Comment", form),
+                el("f4", "textbox", "Your email address will not be published.", form),
+                el("b1", "button", "Post Comment", form),
                 el("l1", "link", "Privacy policy", "Home Archives Privacy policy"),
                 el("l2", "link", "Archives", "Home Archives Privacy policy"),
             ],
@@ -2270,6 +2272,8 @@ mod tests {
             ("go to the comment box", ActionKind::Click, Some("f3")),
             ("answer John Doe", ActionKind::Click, Some("c1")),
             ("answer this question", ActionKind::Reason, None),
+            // A verb, not the word of a note ("will not be published").
+            ("publish it", ActionKind::Click, Some("b1")),
         ];
         for (said, kind, want) in table {
             let r = utterance::read(said);

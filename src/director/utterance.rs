@@ -629,7 +629,7 @@ pub const UI_VERBS: &[&str] = &[
     "copy", "paste", "undo", "redo", "minimize", "maximize", "zoom", "confirm", "continue",
     "retry", "approve", "archive", "move", "attach", "forward", "mark", "restart", "update",
     "change", "put", "start", "reset", "clear", "empty", "make", "block", "unblock", "ban",
-    "unban", "fork", "retweet", "repost", "invite", "kick", "unstar", "unpin", "snooze",
+    "unban", "fork", "retweet", "repost", "publish", "invite", "kick", "unstar", "unpin", "snooze",
     "restore", "unarchive", "merge", "clone", "embed", "duplicate", "favorite",
     "favourite",
 ];
