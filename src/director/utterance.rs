@@ -192,7 +192,7 @@ pub fn read_as_reference(source: &str) -> Reading<'_> {
 }
 
 fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
-    let tokens = text::tokens(source);
+    let tokens = spoken_digits(text::tokens(source));
     let begin = last_sentence(source, &tokens);
     let begin = begin + skip_openers(&tokens[begin..]);
     // "for the user @sam, click Share": the leading scope qualifies the target of the command
@@ -354,6 +354,60 @@ fn relation(tokens: &[Token], rest: &[usize]) -> Option<Relation> {
         head: phrase(tokens, &head),
         anchor,
     })
+}
+
+/// "issue one oh three", "room four one two": digits said one by one are one number (103,
+/// 412). A run of three digits or more, or of two with an "oh" or "zero" among them; "oh" counts
+/// only between digits.
+fn spoken_digits(tokens: Vec<Token>) -> Vec<Token> {
+    let digit = |t: &Token| -> Option<char> {
+        match t.norm.as_str() {
+            "oh" | "o" => Some('0'),
+            _ => {
+                let d = text::number_word(&t.norm).filter(|n| *n <= 9)?;
+                (t.norm.chars().all(|c| c.is_alphabetic()) || t.norm.len() == 1)
+                    .then(|| char::from_digit(d, 10))
+                    .flatten()
+            }
+        }
+    };
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut k = 0;
+    while k < tokens.len() {
+        let mut end = k;
+        while end < tokens.len() && digit(&tokens[end]).is_some() {
+            end += 1;
+        }
+        // An "oh" at either end is a word, not a digit ("oh, open three").
+        let is_oh = |t: &Token| matches!(t.norm.as_str(), "oh" | "o");
+        let mut start = k;
+        while start < end && is_oh(&tokens[start]) {
+            start += 1;
+        }
+        while end > start && is_oh(&tokens[end - 1]) {
+            end -= 1;
+        }
+        let run = &tokens[start..end.max(start)];
+        let zeros = run
+            .iter()
+            .filter(|t| matches!(t.norm.as_str(), "oh" | "o" | "zero"))
+            .count();
+        if run.len() >= 3 || (run.len() == 2 && zeros > 0) {
+            out.extend(tokens[k..start].iter().cloned());
+            let digits: String = run.iter().filter_map(digit).collect();
+            out.push(Token {
+                start: run[0].start,
+                end: run[run.len() - 1].end,
+                norm: digits.clone(),
+                stem: digits,
+            });
+            k = end;
+        } else {
+            out.push(tokens[k].clone());
+            k += 1;
+        }
+    }
+    out
 }
 
 /// "where's the privacy policy", "where can I find the archive": the words that ask where
@@ -1013,6 +1067,23 @@ fn kind_noun(t: &Token, next: Option<&Token>) -> Option<Kind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_said_one_by_one_are_one_number() {
+        let table = [
+            ("read issue one oh three", "read issue 103"),
+            ("room four one two", "room 412"),
+            ("call zero seven", "call 07"),
+            // Two digits without a zero, and an "oh" outside digits, stay words.
+            ("the one two punch", "the one two punch"),
+            ("oh open three", "oh open three"),
+            ("version two oh", "version two oh"),
+        ];
+        for (said, want) in table {
+            let got: Vec<String> = read(said).tokens.iter().map(|t| t.norm.clone()).collect();
+            assert_eq!(got.join(" "), want, "{said}");
+        }
+    }
 
     #[test]
     fn a_place_marker_with_anchor_words_is_a_relation() {
