@@ -1821,9 +1821,36 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             }
             continue;
         }
-        // "the third song" where nothing is a list: no list to count in.
+        // "the third recent post" where nothing is numbered: a run of links in one row (a
+        // sidebar's list) is a list to count in. The runs that hold what the words matched,
+        // else every run; one run acts, several are asked about (the n-th of each).
         if matches!(phrase.kind, Kind::Item | Kind::One) {
-            scores.iter_mut().for_each(|s| *s = 0.0);
+            let runs = alike_runs(structure);
+            let matched: Vec<&Vec<usize>> = runs
+                .iter()
+                .filter(|run| run.iter().any(|&i| scores[i] > 0.0))
+                .collect();
+            let counted: Vec<&Vec<usize>> = if matched.is_empty() {
+                runs.iter().collect()
+            } else {
+                matched
+            };
+            let picks: Vec<usize> = counted
+                .iter()
+                .filter_map(|run| match ordinal {
+                    Ordinal::Nth(n) if n >= 1 => run.get(n as usize - 1).copied(),
+                    Ordinal::Last => run.last().copied(),
+                    _ => None,
+                })
+                .take(3)
+                .collect();
+            for (i, s) in scores.iter_mut().enumerate() {
+                *s = match picks.iter().position(|&p| p == i) {
+                    Some(0) => 0.8,
+                    Some(_) => 0.78,
+                    None => 0.0,
+                };
+            }
             continue;
         }
         // "the fourth section" where no label is a numbered section: only labels that are
@@ -1876,6 +1903,26 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             }
         }
     }
+}
+
+/// Runs of three or more links or buttons that share one row, in reading order: the lists a
+/// page shows without numbering them.
+fn alike_runs(structure: &Structure) -> Vec<Vec<usize>> {
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for (i, f) in structure.facts.iter().enumerate() {
+        if f.class != RoleClass::Activatable || f.disabled || f.label.is_empty() {
+            continue;
+        }
+        match runs
+            .iter_mut()
+            .find(|run| structure.facts[run[0]].context_slot == f.context_slot)
+        {
+            Some(run) => run.push(i),
+            None => runs.push(vec![i]),
+        }
+    }
+    runs.retain(|run| run.len() >= 3);
+    runs
 }
 
 /// "third party plugins" on a page with "Third-party plugins": the ordinal
@@ -2314,6 +2361,43 @@ mod tests {
         assert_eq!(best("open the tenth rider").as_deref(), Some("r10"));
         // "share" is on screen: a word, not a kind of row.
         assert_ne!(best("the second share").as_deref(), Some("r10"));
+    }
+
+    /// Without numbered items, a run of links in one row is a list to count in: one run
+    /// acts, two runs ask about the n-th of each, and a pair is no list.
+    #[test]
+    fn an_unnumbered_run_of_links_is_counted() {
+        let posts = "Issue 106 Issue 105 Issue 104";
+        let tags = "rust tokio sqlite";
+        let obs = |with_tags: bool| Observation {
+            elements: [
+                el("c1", "link", "February 9", "John wrote on February 9"),
+                el("c2", "link", "Reply to John", "John wrote on February 9"),
+                el("p1", "link", "Issue 106", posts),
+                el("p2", "link", "Issue 105", posts),
+                el("p3", "link", "Issue 104", posts),
+            ]
+            .into_iter()
+            .chain(
+                with_tags
+                    .then(|| {
+                        [
+                            el("t1", "link", "rust", tags),
+                            el("t2", "link", "tokio", tags),
+                            el("t3", "link", "sqlite", tags),
+                        ]
+                    })
+                    .into_iter()
+                    .flatten(),
+            )
+            .collect(),
+            ..Observation::default()
+        };
+        assert_eq!(candidates(&obs(false), "open the third recent post"), ["p3"]);
+        assert_eq!(candidates(&obs(false), "the last one"), ["p3"]);
+        assert_eq!(candidates(&obs(true), "the second one"), ["p2", "t2"]);
+        // What the words match picks the run.
+        assert_eq!(candidates(&obs(true), "the second issue"), ["p2"]);
     }
 
     #[test]
