@@ -38,9 +38,11 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "shop-ebrosia.jsonl",
     "search-google.jsonl",
     "form-verivox.jsonl",
-    // Batch 11 (docs/batch11-first-run.md): a wrong target and an acted-instead case each left.
-    "paste-pastebin.jsonl",
+    // Batch 11 (docs/batch11-first-run.md): a wrong target and an acted-instead case left.
     "dictionary-wordsmith.jsonl",
+    // Batch 12 (docs/batch12-first-run.md): an acted-instead case each, a wrong target.
+    "blog-firefoxnightly.jsonl",
+    "public-nationalrail.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -71,8 +73,12 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("registry-clinicaltrials.jsonl", 21, 0, 0),
     // Batch 11 (docs/batch11-first-run.md): first scored 13/1/0, 16/1/1, 15/2/1.
     ("podcast-resonator.jsonl", 13, 0, 0),
-    ("paste-pastebin.jsonl", 16, 1, 1),
-    ("dictionary-wordsmith.jsonl", 16, 1, 1),
+    ("paste-pastebin.jsonl", 18, 0, 0),
+    ("dictionary-wordsmith.jsonl", 17, 1, 1),
+    // Batch 12 (docs/batch12-first-run.md): first scored 15/1/1, 10/0/0, 13/2/1.
+    ("blog-firefoxnightly.jsonl", 21, 0, 1),
+    ("sports-sportowefakty.jsonl", 11, 0, 0),
+    ("public-nationalrail.jsonl", 13, 1, 1),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
