@@ -35,7 +35,8 @@ impl Token {
 }
 
 /// Folds accented Latin letters to their base letter ("Économie" ->
-/// "economie"), so speech, typing and labels meet; "ß" becomes "ss".
+/// "economie", Polish "Składy" -> "sklady", Czech "řeč" -> "rec", Danish
+/// "kø" -> "ko"), so speech, typing and labels meet; "ß" becomes "ss", "æ" "ae".
 pub fn fold(word: &str) -> String {
     if word.is_ascii() {
         return word.to_string();
@@ -43,15 +44,22 @@ pub fn fold(word: &str) -> String {
     let mut out = String::with_capacity(word.len());
     for c in word.chars() {
         match c {
-            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => out.push('a'),
-            'ç' => out.push('c'),
-            'è' | 'é' | 'ê' | 'ë' => out.push('e'),
+            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ą' => out.push('a'),
+            'ç' | 'ć' | 'č' => out.push('c'),
+            'ď' => out.push('d'),
+            'è' | 'é' | 'ê' | 'ë' | 'ę' | 'ě' => out.push('e'),
             'ì' | 'í' | 'î' | 'ï' => out.push('i'),
-            'ñ' => out.push('n'),
-            'ò' | 'ó' | 'ô' | 'õ' | 'ö' => out.push('o'),
-            'ù' | 'ú' | 'û' | 'ü' => out.push('u'),
+            'ł' => out.push('l'),
+            'ñ' | 'ń' | 'ň' => out.push('n'),
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' => out.push('o'),
+            'ř' => out.push('r'),
+            'ś' | 'š' => out.push('s'),
+            'ť' => out.push('t'),
+            'ù' | 'ú' | 'û' | 'ü' | 'ů' => out.push('u'),
             'ý' | 'ÿ' => out.push('y'),
+            'ź' | 'ż' | 'ž' => out.push('z'),
             'ß' => out.push_str("ss"),
+            'æ' => out.push_str("ae"),
             other => out.push(other),
         }
     }
@@ -365,6 +373,27 @@ mod tests {
         let t = tokens(source);
         let words: Vec<&str> = t.iter().map(|t| &source[t.start..t.end]).collect();
         assert_eq!(words, ["type", "pyproject", "toml", "in", "the", "box"]);
+    }
+
+    #[test]
+    fn accents_fold_to_their_base_letters() {
+        let table = [
+            ("Économie", "economie"),
+            ("Straße", "strasse"),
+            ("SKŁADY", "sklady"),
+            ("Odświeżone", "odswiezone"),
+            ("chwilą", "chwila"),
+            ("přihlášení", "prihlaseni"),
+            ("účet", "ucet"),
+            ("Köp", "kop"),
+            ("søg", "sog"),
+            ("Æble", "aeble"),
+        ];
+        for (word, want) in table {
+            let t = tokens(word);
+            assert_eq!(t.len(), 1, "{word}");
+            assert_eq!(t[0].norm, want, "{word}");
+        }
     }
 
     #[test]
