@@ -374,18 +374,39 @@ fn glossary(paths: &Paths) -> Check {
     let mut c = check(
         "glossary",
         match crate::glossary::Glossary::load(&dir) {
-            Ok(g) => Ok(format!(
-                "{} ({})",
-                dir.display(),
-                g.languages()
-                    .iter()
-                    .map(|(l, n)| format!("{l}: {n} words"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            Ok(g) => {
+                let built = format!(
+                    "{} ({})",
+                    dir.display(),
+                    g.languages()
+                        .iter()
+                        .map(|(l, n)| format!("{l}: {n} words"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                // Dictionaries installed after the glossary was built (or read by a newer
+                // Circe): their languages are not in it yet.
+                let missing = g.missing(std::path::Path::new(crate::glossary::DICTD_DIR));
+                if missing.is_empty() {
+                    Ok(built)
+                } else {
+                    Err((
+                        format!(
+                            "{built}; without {}, whose dictionaries are installed",
+                            missing.join(", ")
+                        ),
+                        "circe install-glossary; then restart `circe serve`".into(),
+                    ))
+                }
+            }
             Err(e) => Err((
-                format!("glossary off (words in other languages meet English only as cognates): {e}"),
-                "apt-get install dict-freedict-deu-eng dict-freedict-fra-eng dict-freedict-spa-eng dict-freedict-ita-eng dict-freedict-nld-eng dict-freedict-por-eng; circe install-glossary; then restart `circe serve`".into(),
+                format!(
+                    "glossary off (words in other languages meet English only as cognates): {e}"
+                ),
+                format!(
+                    "apt-get install {}; circe install-glossary; then restart `circe serve`",
+                    crate::glossary::packages()
+                ),
             )),
         },
     );

@@ -2,10 +2,14 @@
 //! says "electricity" on a German page meets its "Strom", and "insurance" its "Versicherungen".
 //!
 //! Built once by `circe install-glossary` from FreeDict's dictionaries (the Debian packages
-//! `dict-freedict-{deu,fra,spa,ita,nld,por}-eng` and `dict-freedict-eng-{…}`, dictd format under
-//! `/usr/share/dictd`) into sorted files per language: `<dir>/<lang>.tsv` (the language's words
-//! in English) and `<dir>/en-<lang>.tsv` (English words in the language), each line
-//! `word<TAB>gloss gloss …` (folded, lower case, first sense first, at most `MAX_GLOSSES`). Both
+//! `dict-freedict-{deu,fra,spa,ita,nld,por,pol,ces,swe,dan}-eng` and `dict-freedict-eng-{…}`,
+//! dictd format under `/usr/share/dictd`) into sorted files per language: `<dir>/<lang>.tsv`
+//! (the language's words in English) and `<dir>/en-<lang>.tsv` (English words in the language),
+//! each line `word<TAB>gloss gloss …` (folded, lower case, first sense first, at most
+//! `MAX_GLOSSES`). A direction that is missing or thin (under a tenth of the other's words:
+//! FreeDict's Czech-English has a few hundred, its English-Czech a hundred thousand) is filled
+//! in from the other read backwards, for the words it lacks ("account" → "účet" gives "ucet" →
+//! account). Both
 //! directions meet on the screen's words: a label word's English glosses, and the English words
 //! said that translate into a label word. The directory is `$CIRCE_GLOSSARY_DIR` when set,
 //! else `<data dir>/glossary`. Loaded at start (a few MB per language, looked up by binary
@@ -32,13 +36,32 @@ pub const LANGUAGES: &[(&str, &str)] = &[
     ("it", "ita"),
     ("nl", "nld"),
     ("pt", "por"),
+    ("pl", "pol"),
+    ("cs", "ces"),
+    ("sv", "swe"),
+    ("da", "dan"),
 ];
+
+/// The Debian packages the glossary is built from, both directions of every language
+/// (`dict-freedict-deu-eng dict-freedict-eng-deu …`), for the messages that say what to install.
+pub fn packages() -> String {
+    LANGUAGES
+        .iter()
+        .flat_map(|(_, f)| {
+            [
+                format!("dict-freedict-{f}-eng"),
+                format!("dict-freedict-eng-{f}"),
+            ]
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum GlossaryError {
-    #[error("no glossary in {0}: run `circe install-glossary` (it needs the Debian packages dict-freedict-deu-eng, dict-freedict-fra-eng, dict-freedict-spa-eng, …)")]
+    #[error("no glossary in {0}: run `circe install-glossary` (it needs the Debian packages dict-freedict-deu-eng, dict-freedict-fra-eng, dict-freedict-pol-eng, …)")]
     NotInstalled(PathBuf),
-    #[error("no FreeDict dictionary in {0}: apt-get install dict-freedict-deu-eng dict-freedict-fra-eng dict-freedict-spa-eng dict-freedict-ita-eng dict-freedict-nld-eng dict-freedict-por-eng")]
+    #[error("no FreeDict dictionary in {0}: apt-get install {packages}", packages = packages())]
     NoDictionaries(PathBuf),
     #[error("{path}: {source}")]
     Io {
@@ -170,6 +193,21 @@ impl Glossary {
             .collect()
     }
 
+    /// The languages whose dictionaries are in `from` (FreeDict's dictd files) but not in this
+    /// glossary: built before they were installed, or before Circe read them.
+    pub fn missing(&self, from: &Path) -> Vec<&'static str> {
+        LANGUAGES
+            .iter()
+            .filter(|(code, _)| !self.languages.iter().any(|w| w.language == *code))
+            .filter(|(_, f)| {
+                [format!("{f}-eng"), format!("eng-{f}")]
+                    .iter()
+                    .any(|d| from.join(format!("freedict-{d}.index")).exists())
+            })
+            .map(|(code, _)| *code)
+            .collect()
+    }
+
     /// The English glosses of `word` (folded, lower case) in `language`.
     pub fn lookup(&self, language: &str, word: &str) -> Vec<&str> {
         self.languages
@@ -206,9 +244,11 @@ impl Glossary {
                 if t.norm.chars().count() < 3 || t.is_number() || !labels.insert(t.norm.clone()) {
                     continue;
                 }
-                let found = words
-                    .lookup(&t.norm)
-                    .or_else(|| compound_tail(words, &t.norm));
+                let found = words.lookup(&t.norm).or_else(|| {
+                    compounds(language)
+                        .then(|| compound_tail(words, &t.norm))
+                        .flatten()
+                });
                 // An inflected form ("kurze Folgen") also means what its base form does
                 // ("kurz": short); the dictionary may list the form only as another word
                 // ("Kürze": shortness).
@@ -240,23 +280,114 @@ impl Glossary {
 }
 
 /// The base forms an inflected word may have, by the language's endings (German adjectives
-/// "kurze", "kleinen"; French "petites"; Spanish "cortos"; …), longest ending first, never
-/// shorter than three letters.
+/// "kurze", "kleinen"; French "petites"; Spanish "cortos"; Polish "komentarze", "strony";
+/// Swedish "bilarna"; …), each ending cut and, where given, the base form's own ending put in
+/// its place (Polish "strony" → "strona", "nowego" → "nowy"); longest ending first, the stem
+/// never shorter than three letters. Words are folded ("składy" → "sklady" → "sklad").
 fn uninflected(language: &str, word: &str) -> Vec<String> {
-    let endings: &[&str] = match language {
-        "de" => &["en", "em", "er", "es", "e"],
-        "fr" => &["es", "e", "s"],
-        "es" | "pt" => &["as", "os", "a", "o", "s"],
-        "it" => &["a", "e", "i", "o"],
-        "nl" => &["e"],
+    let endings: &[(&str, &str)] = match language {
+        "de" => &[("en", ""), ("em", ""), ("er", ""), ("es", ""), ("e", "")],
+        "fr" => &[("es", ""), ("e", ""), ("s", "")],
+        "es" | "pt" => &[("as", ""), ("os", ""), ("a", ""), ("o", ""), ("s", "")],
+        "it" => &[("a", ""), ("e", ""), ("i", ""), ("o", "")],
+        "nl" => &[("e", "")],
+        // Nouns' plural and case endings (masculine "komentarze", "meczu", "składów",
+        // feminine "strony", "relacji"), adjectives' to their masculine "-y".
+        "pl" => &[
+            ("ami", ""),
+            ("ach", ""),
+            ("ami", "a"),
+            ("ach", "a"),
+            ("ego", "y"),
+            ("ych", "y"),
+            ("ymi", "y"),
+            ("ow", ""),
+            ("om", ""),
+            ("em", ""),
+            ("ie", "a"),
+            ("ej", "y"),
+            ("ym", "y"),
+            ("y", ""),
+            ("y", "a"),
+            ("e", ""),
+            ("e", "y"),
+            ("e", "a"),
+            ("i", ""),
+            ("i", "a"),
+            ("u", ""),
+            ("a", ""),
+            ("a", "y"),
+        ],
+        // The same for Czech ("komentáře", "zápasu", "stránky", "nového").
+        "cs" => &[
+            ("ami", ""),
+            ("ach", ""),
+            ("ech", ""),
+            ("ami", "a"),
+            ("ach", "a"),
+            ("eho", "y"),
+            ("ych", "y"),
+            ("ymi", "y"),
+            ("ove", ""),
+            ("um", ""),
+            ("em", ""),
+            ("ou", "a"),
+            ("ym", "y"),
+            ("y", ""),
+            ("y", "a"),
+            ("e", ""),
+            ("e", "y"),
+            ("e", "a"),
+            ("i", ""),
+            ("u", ""),
+            ("u", "a"),
+            ("a", ""),
+            ("a", "y"),
+        ],
+        // Plurals and the definite article's endings ("bilarna", "husen", "flickor", "flickan").
+        "sv" => &[
+            ("arna", ""),
+            ("erna", ""),
+            ("orna", "a"),
+            ("ar", ""),
+            ("er", ""),
+            ("or", "a"),
+            ("en", ""),
+            ("et", ""),
+            ("na", ""),
+            ("n", ""),
+        ],
+        // ("bilerne", "husene", "biler", "bilen", "huset", "store", "kaffen").
+        "da" => &[
+            ("erne", ""),
+            ("ene", ""),
+            ("er", ""),
+            ("en", ""),
+            ("et", ""),
+            ("ne", ""),
+            ("e", ""),
+            ("n", ""),
+        ],
         _ => &[],
     };
-    endings
-        .iter()
-        .filter_map(|e| word.strip_suffix(e))
-        .filter(|b| b.chars().count() >= 3)
-        .map(str::to_string)
-        .collect()
+    let mut out: Vec<String> = Vec::new();
+    for (ending, base) in endings {
+        let Some(stem) = word.strip_suffix(ending) else {
+            continue;
+        };
+        let form = format!("{stem}{base}");
+        if stem.chars().count() >= 3 && form != word && !out.contains(&form) {
+            out.push(form);
+        }
+    }
+    out
+}
+
+/// Whether the language makes words by joining others, so that an unknown long word may be read
+/// by its last part (German "Nettokreditbetrag", Swedish "kundtjänst"); not Polish and Czech,
+/// where a long word's tail is mostly a prefixed verb's or noun's own ("udostępnij").
+fn compounds(language: &str) -> bool {
+    !matches!(language, "pl" | "cs")
 }
 
 /// The glosses of the longest known last part (four letters or more) of a compound of eight or
@@ -280,43 +411,70 @@ pub struct Installed {
     /// English words in `language` (else `language`'s words in English).
     pub english_to: bool,
     pub words: usize,
+    /// Of `words`, those read backwards from the other direction's dictionary (this one missing
+    /// or thin).
+    pub reversed: usize,
     pub path: PathBuf,
 }
 
-/// Convert every FreeDict `<xxx>-eng` dictionary found in `from` into `<to>/<lang>.tsv`.
+/// A direction with fewer words than this fraction of the other's is filled in from the other.
+const THIN: usize = 10;
+
+/// Convert every FreeDict `<xxx>-eng` and `eng-<xxx>` dictionary found in `from` into
+/// `<to>/<lang>.tsv` and `<to>/en-<lang>.tsv`; a direction missing or thin is filled in from the
+/// other read backwards.
 pub fn install(from: &Path, to: &Path) -> Result<Vec<Installed>, GlossaryError> {
     std::fs::create_dir_all(to).map_err(io(to))?;
     let mut done = Vec::new();
-    let both = LANGUAGES.iter().flat_map(|(code, freedict)| {
-        [
-            (*code, format!("{freedict}-eng"), code.to_string(), false),
-            (*code, format!("eng-{freedict}"), format!("en-{code}"), true),
-        ]
-    });
-    for (code, freedict, name, english_to) in both {
-        let index = from.join(format!("freedict-{freedict}.index"));
-        let dict = from.join(format!("freedict-{freedict}.dict.dz"));
-        if !index.exists() || !dict.exists() {
-            continue;
+    for (code, freedict) in LANGUAGES {
+        let read = |name: String| -> Result<Option<Dictd>, GlossaryError> {
+            let index = from.join(format!("freedict-{name}.index"));
+            let dict = from.join(format!("freedict-{name}.dict.dz"));
+            if !index.exists() || !dict.exists() {
+                return Ok(None);
+            }
+            read_dictd(&index, &dict).map(Some)
+        };
+        let into = read(format!("{freedict}-eng"))?;
+        let out_of = read(format!("eng-{freedict}"))?;
+        for (this, other, name, english_to) in [
+            (&into, &out_of, code.to_string(), false),
+            (&out_of, &into, format!("en-{code}"), true),
+        ] {
+            let mut entries = this.as_ref().map(|d| d.words.clone()).unwrap_or_default();
+            let mut reversed = 0;
+            if let Some(other) = other {
+                if entries.len() * THIN < other.words.len() {
+                    for (word, glosses) in &other.reversed {
+                        if !entries.contains_key(word) {
+                            entries.insert(word.clone(), glosses.clone());
+                            reversed += 1;
+                        }
+                    }
+                }
+            }
+            if entries.is_empty() {
+                continue;
+            }
+            let path = to.join(format!("{name}.tsv"));
+            let tmp = to.join(format!(".{name}.tsv.tmp"));
+            let mut text = String::new();
+            for (word, glosses) in &entries {
+                text.push_str(word);
+                text.push('\t');
+                text.push_str(&glosses.join(" "));
+                text.push('\n');
+            }
+            std::fs::write(&tmp, text).map_err(io(&tmp))?;
+            std::fs::rename(&tmp, &path).map_err(io(&path))?;
+            done.push(Installed {
+                language: code,
+                english_to,
+                words: entries.len(),
+                reversed,
+                path,
+            });
         }
-        let entries = read_dictd(&index, &dict)?;
-        let path = to.join(format!("{name}.tsv"));
-        let tmp = to.join(format!(".{name}.tsv.tmp"));
-        let mut text = String::new();
-        for (word, glosses) in &entries {
-            text.push_str(word);
-            text.push('\t');
-            text.push_str(&glosses.join(" "));
-            text.push('\n');
-        }
-        std::fs::write(&tmp, text).map_err(io(&tmp))?;
-        std::fs::rename(&tmp, &path).map_err(io(&path))?;
-        done.push(Installed {
-            language: code,
-            english_to,
-            words: entries.len(),
-            path,
-        });
     }
     if !done.iter().any(|d| !d.english_to) {
         return Err(GlossaryError::NoDictionaries(from.to_path_buf()));
@@ -324,10 +482,20 @@ pub fn install(from: &Path, to: &Path) -> Result<Vec<Installed>, GlossaryError> 
     Ok(done)
 }
 
+/// One dictd dictionary read both ways.
+struct Dictd {
+    /// Headword → gloss words (`gloss_words`).
+    words: BTreeMap<String, Vec<String>>,
+    /// A one-word gloss → the headwords it glosses, in dictionary order.
+    reversed: BTreeMap<String, Vec<String>>,
+}
+
 /// A dictd dictionary as word → glosses: one-word headwords only, folded to lower case; each
-/// entry's sense lines read by `gloss_words`, senses of the same word merged in order.
-fn read_dictd(index: &Path, dict: &Path) -> Result<BTreeMap<String, Vec<String>>, GlossaryError> {
-    // The index: headword, offset, length (dictd's base64 numbers), in headword order.
+/// entry's sense lines read by `gloss_words`, senses of the same word merged in order; and
+/// backwards, each one-word gloss → its headwords.
+fn read_dictd(index: &Path, dict: &Path) -> Result<Dictd, GlossaryError> {
+    // The index: headword, offset, length (dictd's base64 numbers), in headword order. The
+    // database's description (an empty word here) says how its entries are written.
     let mut entries: Vec<(u64, u64, String)> = Vec::new();
     let file = std::fs::File::open(index).map_err(io(index))?;
     for line in BufReader::new(file).lines() {
@@ -337,16 +505,22 @@ fn read_dictd(index: &Path, dict: &Path) -> Result<BTreeMap<String, Vec<String>>
         else {
             continue;
         };
-        if word.starts_with("00") || word.contains('-') {
-            continue;
-        }
-        let Some(word) = headword(word) else {
-            continue;
+        let info = word == "00databaseinfo" || word == "00-database-info";
+        let folded = if info {
+            String::new()
+        } else {
+            if word.starts_with("00") || word.contains('-') {
+                continue;
+            }
+            let Some(word) = headword(word) else {
+                continue;
+            };
+            let folded = text::fold(&word.to_lowercase());
+            if folded.chars().count() < 2 || !folded.chars().all(char::is_alphanumeric) {
+                continue;
+            }
+            folded
         };
-        let folded = text::fold(&word.to_lowercase());
-        if folded.chars().count() < 2 || !folded.chars().all(char::is_alphanumeric) {
-            continue;
-        }
         let (Some(offset), Some(len)) = (b64(offset), b64(len)) else {
             return Err(GlossaryError::Format {
                 path: index.to_path_buf(),
@@ -361,6 +535,8 @@ fn read_dictd(index: &Path, dict: &Path) -> Result<BTreeMap<String, Vec<String>>
     let mut body = flate2::read::MultiGzDecoder::new(BufReader::new(file));
     let mut at = 0u64;
     let mut words: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut reversed: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
+    let mut format = Format::Plain;
     let mut buf = Vec::new();
     for (offset, len, word) in entries {
         if offset < at {
@@ -375,15 +551,37 @@ fn read_dictd(index: &Path, dict: &Path) -> Result<BTreeMap<String, Vec<String>>
             .map_err(io(dict))?;
         at = offset + buf.len() as u64;
         let entry = String::from_utf8_lossy(&buf);
-        let glosses = words.entry(word).or_default();
-        for g in gloss_words(&entry) {
+        if word.is_empty() {
+            if entry.contains("WikDict") {
+                format = Format::WikDict;
+            }
+            continue;
+        }
+        let glosses = words.entry(word.clone()).or_default();
+        for g in gloss_words_in(&entry, format) {
             if glosses.len() < MAX_GLOSSES && !glosses.contains(&g) {
                 glosses.push(g);
             }
         }
+        for (rank, item) in one_word_glosses(&entry, format).into_iter().enumerate() {
+            let back = reversed.entry(item).or_default();
+            if !back.iter().any(|(_, w)| *w == word) {
+                back.push((rank, word.clone()));
+            }
+        }
     }
     words.retain(|_, g| !g.is_empty());
-    Ok(words)
+    // A headword the gloss translates first comes first ("výsledek": result, before
+    // accomplishment, of which it is the fourth).
+    let reversed = reversed
+        .into_iter()
+        .map(|(item, mut back)| {
+            back.sort_by_key(|(rank, _)| *rank);
+            let back = back.into_iter().take(MAX_GLOSSES).map(|(_, w)| w).collect();
+            (item, back)
+        })
+        .collect();
+    Ok(Dictd { words, reversed })
 }
 
 /// Words of a dictionary phrase that only stand for its objects ("jdn./etw. mit jdm./etw.
@@ -497,31 +695,28 @@ const GLOSS_STOPWORDS: &[&str] = &[
     "alguien",
 ];
 
+/// How a dictionary writes its entries' senses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// Every unindented line after the headword is a sense ("amount <n>, sum <n>").
+    Plain,
+    /// WikDict's (FreeDict's Polish-English): each sense's translations on one line, the line
+    /// after the headword or one numbered "2. …", then a definition in the language itself
+    /// ("1. commentary, comment" / "objaśnienie lub uzupełnienie …"), which is no gloss.
+    WikDict,
+}
+
 /// The gloss words of one dictd entry: the sense lines after the headword line ("amount <n>,
 /// sum <n>", "1. account, bill"), without domains `[…]`, grammar `<…>`, notes `(…)`, examples,
 /// synonyms and cross-references; one word per item, folded.
 pub fn gloss_words(entry: &str) -> Vec<String> {
+    gloss_words_in(entry, Format::Plain)
+}
+
+fn gloss_words_in(entry: &str, format: Format) -> Vec<String> {
     let mut out = Vec::new();
-    for line in entry.lines().skip(1) {
-        if line.trim().is_empty() {
-            break;
-        }
-        let indent = line.len() - line.trim_start().len();
-        let line = line.trim();
-        if indent >= 3
-            || line.starts_with('"')
-            || line.starts_with("see:")
-            || line.starts_with("Synonym")
-            || line.starts_with("Note:")
-        {
-            continue;
-        }
-        let line = line
-            .trim_start_matches(|c: char| c.is_ascii_digit())
-            .trim_start_matches('.')
-            .trim();
-        let clean = strip_brackets(line);
-        for word in text::tokens(&clean) {
+    for line in sense_lines(entry, format) {
+        for word in text::tokens(&line) {
             let w = word.norm;
             // Words in letters only (a pronunciation in the line is not a gloss); `tokens`
             // folded a German or French gloss's accents to ASCII already.
@@ -534,6 +729,57 @@ pub fn gloss_words(entry: &str) -> Vec<String> {
             }
             out.push(w);
         }
+    }
+    out
+}
+
+/// The glosses of one dictd entry that are one word each ("účet" of "account": "ucet"; not
+/// "Jaderské moře" of "Adriatic"), folded: what the entry's headword translates back from.
+fn one_word_glosses(entry: &str, format: Format) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in sense_lines(entry, format) {
+        for item in line.split([',', ';', '/']) {
+            let words = text::tokens(item);
+            let [word] = words.as_slice() else {
+                continue;
+            };
+            let w = &word.norm;
+            if w.chars().count() >= 2
+                && w.chars().all(|c| c.is_ascii_alphabetic())
+                && !GLOSS_STOPWORDS.contains(&w.as_str())
+                && !out.contains(w)
+            {
+                out.push(w.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The sense lines of one dictd entry, numbering and brackets taken off.
+fn sense_lines(entry: &str, format: Format) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, line) in entry.lines().enumerate().skip(1) {
+        if line.trim().is_empty() {
+            break;
+        }
+        let indent = line.len() - line.trim_start().len();
+        let line = line.trim();
+        let numbered = line.starts_with(|c: char| c.is_ascii_digit());
+        if indent >= 3
+            || line.starts_with('"')
+            || line.starts_with("see:")
+            || line.starts_with("Synonym")
+            || line.starts_with("Note:")
+            || (format == Format::WikDict && k > 1 && !numbered)
+        {
+            continue;
+        }
+        let line = line
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start_matches('.')
+            .trim();
+        out.push(strip_brackets(line));
     }
     out
 }
@@ -613,6 +859,208 @@ mod tests {
         assert_eq!(uninflected("fr", "petites"), ["petit", "petite"]);
         assert!(uninflected("de", "die").is_empty());
         assert!(uninflected("en", "short").is_empty());
+    }
+
+    #[test]
+    fn inflected_forms_of_polish_czech_swedish_and_danish() {
+        // (language, word as `text` folds it, a base form among those tried)
+        let table = [
+            ("pl", "komentarze", "komentarz"),
+            ("pl", "sklady", "sklad"),
+            ("pl", "meczu", "mecz"),
+            ("pl", "meczow", "mecz"),
+            ("pl", "meczami", "mecz"),
+            ("pl", "strony", "strona"),
+            ("pl", "relacji", "relacja"),
+            ("pl", "stronie", "strona"),
+            ("pl", "nowego", "nowy"),
+            ("pl", "nowe", "nowy"),
+            ("cs", "komentare", "komentar"),
+            ("cs", "zapasu", "zapas"),
+            ("cs", "stranky", "stranka"),
+            ("cs", "novou", "nova"),
+            ("cs", "noveho", "novy"),
+            ("sv", "bilarna", "bil"),
+            ("sv", "bilar", "bil"),
+            ("sv", "huset", "hus"),
+            ("sv", "flickor", "flicka"),
+            ("sv", "flickan", "flicka"),
+            ("da", "bilerne", "bil"),
+            ("da", "husene", "hus"),
+            ("da", "bilen", "bil"),
+            ("da", "store", "stor"),
+        ];
+        for (language, word, base) in table {
+            let got = uninflected(language, word);
+            assert!(got.iter().any(|b| b == base), "{language} {word}: {got:?}");
+        }
+        // The first tried is the longest ending's.
+        assert_eq!(uninflected("pl", "meczami")[0], "mecz");
+        // Never a stem under three letters, never the word itself.
+        assert!(uninflected("pl", "psy").is_empty());
+        assert!(uninflected("sv", "bilar").iter().all(|b| b.len() >= 3));
+        assert!(!uninflected("cs", "nova").contains(&"nova".to_string()));
+    }
+
+    fn glossary(language: &'static str, lines: &[&str]) -> Glossary {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        Glossary {
+            languages: vec![Words::parse(language, text, Path::new("t")).unwrap()],
+            english: Vec::new(),
+        }
+    }
+
+    fn element(label: &str) -> crate::model::Element {
+        crate::model::Element {
+            label: label.into(),
+            ..Default::default()
+        }
+    }
+
+    /// A Polish sports page's labels, capitals and diacritics and all, meet their base forms
+    /// in a Polish glossary; a long Polish word is not read by its tail.
+    #[test]
+    fn a_polish_screen_is_glossed_by_base_forms() {
+        let g = glossary(
+            "pl",
+            &[
+                "chwila\tmoment minute",
+                "komentarz\tcommentary comment",
+                "mecz\tmatch",
+                "relacja\tkinship relation story",
+                "sklad\tline",
+                "stepnij\tjunk",
+                "zywo\tvividly",
+            ],
+        );
+        let observation = Observation {
+            title: "Wynik i relacja na żywo - Sport".into(),
+            elements: [
+                "Start",
+                "RELACJA NA ŻYWO",
+                "KOMENTARZE 962",
+                "SKŁADY",
+                "O MECZU",
+                "Odświeżone przed chwilą",
+                "Udostępnij",
+            ]
+            .into_iter()
+            .map(element)
+            .collect(),
+            ..Default::default()
+        };
+        let glosses = g.glosses(&observation).expect("a Polish page");
+        assert_eq!(glosses.language, "pl");
+        let of = |w: &str| glosses.words.get(w).cloned().unwrap_or_default();
+        assert_eq!(of("komentarze"), ["commentary", "comment"]);
+        assert_eq!(of("sklady"), ["line"]);
+        assert_eq!(of("meczu"), ["match"]);
+        assert_eq!(of("relacja"), ["kinship", "relation", "story"]);
+        assert_eq!(of("zywo"), ["vividly"]);
+        assert_eq!(of("chwila"), ["moment", "minute"]);
+        assert!(of("udostepnij").is_empty(), "{:?}", of("udostepnij"));
+    }
+
+    #[test]
+    fn wikdict_senses_are_their_first_lines_only() {
+        let entry = "komentarz /kɔ̃ˈmɛ̃ntaʃ/ <n>\n1. commentary, comment\nobjaśnienie lub uzupełnienie jakiegoś tekstu bądź grafiki\n2. comment\nuwaga odnośnie czegoś lub kogoś\n";
+        assert_eq!(
+            gloss_words_in(entry, Format::WikDict),
+            ["commentary", "comment"]
+        );
+        let entry = "mecz /mɛʧ̑/ <n>\nmatch\n(sport, sportowy) część rozgrywek sportowych\n";
+        assert_eq!(gloss_words_in(entry, Format::WikDict), ["match"]);
+        // Read as plain, the definition's words would be glosses.
+        assert!(gloss_words_in(entry, Format::Plain).contains(&"czesc".to_string()));
+    }
+
+    #[test]
+    fn one_word_glosses_translate_back() {
+        let entry = "account <n>\n [ekon] účet, konto; vyúčtování\n";
+        assert_eq!(
+            one_word_glosses(entry, Format::Plain),
+            ["ucet", "konto", "vyuctovani"]
+        );
+        let entry = "Adriatic Sea <n>\n [zem] Jaderské moře\n";
+        assert!(one_word_glosses(entry, Format::Plain).is_empty());
+    }
+
+    /// Writes a dictd dictionary (index and gzip body) of `entries` (headword, entry text).
+    fn write_dictd(dir: &Path, name: &str, entries: &[(&str, &str)]) {
+        use std::io::Write;
+        const DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let b64 = |mut n: usize| {
+            let mut s = Vec::new();
+            loop {
+                s.insert(0, DIGITS[n % 64]);
+                n /= 64;
+                if n == 0 {
+                    break String::from_utf8(s).unwrap();
+                }
+            }
+        };
+        let (mut body, mut index) = (String::new(), String::new());
+        for (word, entry) in entries {
+            index.push_str(&format!(
+                "{word}\t{}\t{}\n",
+                b64(body.len()),
+                b64(entry.len())
+            ));
+            body.push_str(entry);
+        }
+        std::fs::write(dir.join(format!("freedict-{name}.index")), index).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(body.as_bytes()).unwrap();
+        std::fs::write(
+            dir.join(format!("freedict-{name}.dict.dz")),
+            gz.finish().unwrap(),
+        )
+        .unwrap();
+    }
+
+    /// Czech as FreeDict has it: a few Czech-English words, many English-Czech ones. The thin
+    /// direction is filled in from the other read backwards; its own words come first.
+    #[test]
+    fn a_thin_direction_is_filled_in_from_the_other() {
+        let from = tempfile::tempdir().unwrap();
+        let to = tempfile::tempdir().unwrap();
+        write_dictd(from.path(), "ces-eng", &[("ucet", "účet\nbill\n")]);
+        let letter = |k: u8| char::from(b'a' + k);
+        let english: Vec<(String, String)> = (0..30u8)
+            .map(|k| {
+                let (a, b) = (letter(k / 26), letter(k % 26));
+                (format!("w{a}{b}"), format!("w{a}{b}\nslovo{a}{b}\n"))
+            })
+            .chain([
+                (
+                    "account".into(),
+                    "account <n>\n [ekon] účet, konto\n".into(),
+                ),
+                ("search".into(), "search <v>\n hledat\n".into()),
+            ])
+            .collect();
+        let english: Vec<(&str, &str)> = english
+            .iter()
+            .map(|(w, e)| (w.as_str(), e.as_str()))
+            .collect();
+        write_dictd(from.path(), "eng-ces", &english);
+        let done = install(from.path(), to.path()).unwrap();
+        let cs = done
+            .iter()
+            .find(|d| d.language == "cs" && !d.english_to)
+            .unwrap();
+        assert_eq!((cs.words, cs.reversed), (33, 32));
+        let en = done
+            .iter()
+            .find(|d| d.language == "cs" && d.english_to)
+            .unwrap();
+        assert_eq!((en.words, en.reversed), (32, 0));
+        let g = Glossary::load(to.path()).unwrap();
+        // The Czech-English dictionary's own gloss, not the one read backwards.
+        assert_eq!(g.lookup("cs", "ucet"), ["bill"]);
+        assert_eq!(g.lookup("cs", "konto"), ["account"]);
+        assert_eq!(g.lookup("cs", "hledat"), ["search"]);
+        assert_eq!(g.translate("cs", "account"), ["ucet", "konto"]);
     }
 
     #[test]

@@ -92,8 +92,9 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Build the glossary (English glosses of German, French, Spanish, Italian, Dutch and
-    /// Portuguese words) from the FreeDict dictionaries (apt-get install dict-freedict-deu-eng …).
+    /// Build the glossary (English glosses of German, French, Spanish, Italian, Dutch,
+    /// Portuguese, Polish, Czech, Swedish and Danish words) from the FreeDict dictionaries
+    /// (apt-get install dict-freedict-deu-eng dict-freedict-eng-deu …).
     InstallGlossary(InstallGlossaryArgs),
     /// Be the native-messaging host (what Chrome starts; useful for manual tests).
     NativeHost {

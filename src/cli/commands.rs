@@ -227,7 +227,7 @@ pub fn install_glossary(
     if json {
         let v: Vec<_> = done
             .iter()
-            .map(|d| serde_json::json!({"language": d.language, "englishTo": d.english_to, "words": d.words, "path": d.path}))
+            .map(|d| serde_json::json!({"language": d.language, "englishTo": d.english_to, "words": d.words, "reversed": d.reversed, "path": d.path}))
             .collect();
         println!("{}", serde_json::Value::Array(v));
     } else {
@@ -237,7 +237,16 @@ pub fn install_glossary(
             } else {
                 format!("{} to English", d.language)
             };
-            println!("{what}: {} words -> {}", d.words, d.path.display());
+            let reversed = if d.reversed > 0 {
+                format!(" ({} read backwards from the other direction)", d.reversed)
+            } else {
+                String::new()
+            };
+            println!(
+                "{what}: {} words{reversed} -> {}",
+                d.words,
+                d.path.display()
+            );
         }
     }
     Ok(0)

@@ -59,6 +59,41 @@ const FUNCTION_WORDS: &[(&str, &[&str])] = &[
             "por", "no", "na", "seu", "sua",
         ],
     ),
+    // Folded as `text` folds ("się" → "sie", "że" → "ze", "już" → "juz"). Not "a" and "o"
+    // (Portuguese, English), nor "s" (English "it's").
+    (
+        "pl",
+        &[
+            "i", "w", "na", "z", "do", "nie", "sie", "jest", "ze", "po", "dla", "od", "przez",
+            "jak", "co", "ale", "tak", "za", "sa", "lub", "oraz", "przy", "ten", "jego", "juz",
+            "tylko", "czy", "przed", "pod", "wiecej", "twoje", "nas",
+        ],
+    ),
+    (
+        "cs",
+        &[
+            "v", "na", "se", "je", "z", "ze", "do", "jak", "k", "po", "pro", "ale", "jsou", "jako",
+            "od", "za", "by", "jsme", "tak", "ne", "co", "jen", "nebo", "podle", "u", "pri",
+            "ktery", "ktere", "take", "vice", "vase",
+        ],
+    ),
+    // Not "du" (French), "de" (Romance), "men", "at" (English).
+    (
+        "sv",
+        &[
+            "och", "i", "att", "det", "som", "en", "pa", "ar", "med", "till", "av", "den", "har",
+            "inte", "om", "ett", "var", "jag", "kan", "eller", "fran", "vi", "sig", "nar", "alla",
+            "mer", "din", "ditt", "dina", "hur", "ocksa",
+        ],
+    ),
+    (
+        "da",
+        &[
+            "og", "i", "det", "som", "en", "pa", "er", "med", "til", "af", "den", "har", "ikke",
+            "om", "et", "var", "jeg", "kan", "eller", "fra", "vi", "sig", "nar", "alle", "mere",
+            "din", "dit", "dine", "hvordan", "ogsa", "hvad",
+        ],
+    ),
 ];
 
 /// The language of the screen's words (`"de"`, `"fr"`, …), or `None` when too few small words
@@ -130,6 +165,82 @@ mod tests {
             // Mixed: English wins ties.
             ("the and for der die das", Some("en")),
             ("Login", None),
+        ];
+        for (words, want) in table {
+            let tokens = text::tokens(words);
+            let got = of_words(tokens.iter().map(|t| t.norm.as_str()));
+            assert_eq!(got, want, "{words}");
+        }
+    }
+
+    /// A realistic screen's words in each language read since the glossary reads Polish, Czech,
+    /// Swedish and Danish, and the languages read before are still told from them (and from
+    /// English) on their own screens, however many small words they share ("na", "do", "i",
+    /// "en", "den", "se", "je").
+    #[test]
+    fn every_language_on_its_own_screen() {
+        let table = [
+            (
+                "Relacja na żywo z meczu. Komentarze i składy – zaloguj się, aby dodać komentarz do artykułu. Wyniki są odświeżane przed rozpoczęciem.",
+                Some("pl"),
+            ),
+            (
+                "Strona główna | Wiadomości z kraju i ze świata, sport oraz pogoda. Nie masz jeszcze konta? Zarejestruj się za darmo",
+                Some("pl"),
+            ),
+            (
+                "Přihlásit se | Zprávy z domova a ze světa. Výsledky zápasů jsou k dispozici v sekci Sport, komentáře pro předplatitele.",
+                Some("cs"),
+            ),
+            (
+                "Košík je prázdný. Vyhledávání podle ceny, doprava zdarma na objednávky nad 1000 Kč a vrácení do 30 dnů",
+                Some("cs"),
+            ),
+            (
+                "Logga in för att se dina beställningar och det som finns i varukorgen. Fri frakt på alla order över 500 kr",
+                Some("sv"),
+            ),
+            (
+                "Nyheter från Sverige och världen – läs mer om hur det går till när du röstar i valet",
+                Some("sv"),
+            ),
+            (
+                "Log ind for at se dine ordrer og hvad der er i kurven. Gratis fragt på alle ordrer over 500 kr. og det er ikke alt",
+                Some("da"),
+            ),
+            (
+                "Nyheder fra Danmark og udlandet – læs mere om hvordan valget foregår, og hvad du kan gøre",
+                Some("da"),
+            ),
+            // The languages read before, on screens with the small words the new ones share.
+            (
+                "Sign in to see your orders. I agree to the terms, and I want to do more with my account",
+                Some("en"),
+            ),
+            (
+                "Melden Sie sich an, um den Warenkorb zu sehen und mit den Angeboten der Woche zu sparen",
+                Some("de"),
+            ),
+            (
+                "Les commentaires du match et la composition des équipes sont disponibles pour les abonnés",
+                Some("fr"),
+            ),
+            (
+                "Se muestran los resultados del partido y los comentarios de los lectores para el día de hoy",
+                Some("es"),
+            ),
+            (
+                "I commenti dei lettori e i risultati della partita sono disponibili per gli abbonati",
+                Some("it"),
+            ),
+            (
+                "Log in om je bestellingen te zien en de inhoud van je winkelwagen, met gratis verzending voor leden",
+                Some("nl"),
+            ),
+            (
+                "O resultado do jogo e a escalação das equipes estão disponíveis na página para os assinantes",
+                Some("pt"),
+            ),
         ];
         for (words, want) in table {
             let tokens = text::tokens(words);

@@ -25,7 +25,7 @@ fn install_glossary_builds_every_installed_language_and_refuses_a_wrong_source()
         .iter()
         .map(|l| l["language"].as_str().unwrap())
         .collect();
-    for l in ["de", "fr", "es"] {
+    for l in ["de", "fr", "es", "pl", "cs", "sv", "da"] {
         assert!(languages.contains(&l), "{languages:?}");
     }
     let g = circe::glossary::Glossary::load(to.path()).unwrap();
@@ -36,6 +36,12 @@ fn install_glossary_builds_every_installed_language_and_refuses_a_wrong_source()
         ("de", "betrag", "amount"),
         ("fr", "compte", "account"),
         ("es", "cuenta", "account"),
+        ("pl", "komentarz", "comment"),
+        ("pl", "konto", "account"),
+        // Read backwards from English-Czech: FreeDict's Czech-English has a few hundred words.
+        ("cs", "ucet", "account"),
+        ("sv", "konto", "account"),
+        ("da", "konto", "account"),
     ] {
         let glosses = g.lookup(language, word);
         assert!(glosses.contains(&gloss), "{language} {word}: {glosses:?}");
@@ -91,6 +97,35 @@ fn a_german_page_is_glossed_and_an_english_one_is_not() {
     )))
     .unwrap();
     assert_eq!(g.glosses(&english), None);
+}
+
+/// A Polish page's labels get English glosses, inflected ones by their base forms
+/// ("KOMENTARZE" → komentarz, "SKŁADY" → skład, "O MECZU" → mecz).
+#[test]
+fn a_polish_page_is_glossed() {
+    let g = glossary();
+    let polish = circe::eval::load_observation(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/grounding/observations/sports-sportowefakty.json"
+    )))
+    .unwrap();
+    let glosses = g.glosses(&polish).expect("a Polish page");
+    assert_eq!(glosses.language, "pl");
+    for (word, gloss) in [
+        ("komentarze", "comment"),
+        ("sklady", "line"),
+        ("meczu", "match"),
+        ("relacja", "story"),
+    ] {
+        assert!(
+            glosses
+                .words
+                .get(word)
+                .is_some_and(|g| g.iter().any(|g| g == gloss)),
+            "{word}: {:?}",
+            glosses.words.get(word)
+        );
+    }
 }
 
 /// Real daemon, real Chromium, the saved Verivox page: "real estate" opens the "Immobilien"

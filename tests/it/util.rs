@@ -479,7 +479,7 @@ pub fn file_mode(p: &Path) -> u32 {
 
 /// The glossary the grounding tests use: `$CIRCE_GLOSSARY_DIR`, else `.models/glossary` in the
 /// repository, built there once from the FreeDict dictionaries (`/usr/share/dictd`, the Debian
-/// packages scripts/test installs) when missing. Fails, saying what to install, without them.
+/// packages scripts/test installs) when missing or without a language those have. Fails, saying what to install, without them.
 pub fn glossary_dir() -> PathBuf {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
@@ -487,7 +487,9 @@ pub fn glossary_dir() -> PathBuf {
             || Path::new(env!("CARGO_MANIFEST_DIR")).join(".models/glossary"),
             PathBuf::from,
         );
-        if circe::glossary::Glossary::load(&dir).is_err() {
+        // Missing, or built before a language's dictionary was installed (or read).
+        let dictd = Path::new(circe::glossary::DICTD_DIR);
+        if circe::glossary::Glossary::load(&dir).map_or(true, |g| !g.missing(dictd).is_empty()) {
             circe::glossary::install(Path::new(circe::glossary::DICTD_DIR), &dir).unwrap_or_else(
                 |e| panic!("the glossary cannot be built: {e} (scripts/test installs them)"),
             );
