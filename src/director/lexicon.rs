@@ -1058,6 +1058,14 @@ pub const STOPWORDS: &[&str] = &[
     "s", "as",
 ];
 
+/// File formats: a link named by one offers that file (it downloads).
+pub const FILE_FORMATS: &[&str] = &[
+    "mp3", "m4a", "opus", "ogg", "oga", "wav", "flac", "aac", "mp4", "m4v", "webm", "mkv", "avi",
+    "mov", "pdf", "epub", "mobi", "zip", "tar", "gz", "tgz", "7z", "rar", "csv", "xls", "xlsx",
+    "doc", "docx", "odt", "ods", "rtf", "txt", "json", "xml", "ics", "vcf", "iso", "dmg", "exe",
+    "msi", "apk", "deb", "rpm", "jpg", "jpeg", "png", "gif", "svg", "tiff",
+];
+
 /// Nouns that name how something is shown rather than what it is: a label often keeps only
 /// their modifier ("raw" for the raw text, "Mobile" for the mobile version).
 pub const PRESENTATION_NOUNS: &[&str] = &[

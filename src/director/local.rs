@@ -2400,6 +2400,24 @@ mod tests {
         assert_eq!(candidates(&obs(true), "the second issue"), ["p2"]);
     }
 
+    /// A link named by a file format offers that file: "download" fits it.
+    #[test]
+    fn a_file_format_link_downloads() {
+        let obs = Observation {
+            elements: vec![
+                el("h1", "link", "Archiv", "Home Archiv Impressum"),
+                el("d1", "link", "mp3", "mp3 (30 MB)"),
+                el("d2", "link", "m4a", "m4a (24 MB)"),
+                el("d3", "link", "opus", "opus (16 MB)"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(candidates(&obs, "download the mp3"), ["d1"]);
+        assert_eq!(candidates(&obs, "download the episode"), ["d1", "d2", "d3"]);
+        // A format is no synonym of another: never one of them alone.
+        assert_ne!(candidates(&obs, "download the pdf").len(), 1);
+    }
+
     #[test]
     fn the_best_element_follows_meaning_structure_and_sound() {
         let table = [

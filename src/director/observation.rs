@@ -104,6 +104,30 @@ fn glosses_of(observation: &Observation, label: &[Token]) -> Vec<Token> {
     out
 }
 
+/// The concepts a label names. A link named by a file format ("mp3", "PDF", "opus (16 MB)")
+/// offers that file: it downloads, whatever else its words say.
+fn label_concepts(e: &Element, label: &[Token]) -> Vec<(usize, std::ops::Range<usize>)> {
+    let mut concepts = super::lexicon::concepts_in(label);
+    let first = label
+        .iter()
+        .position(|t| super::lexicon::is_in(super::lexicon::FILE_FORMATS, &t.norm));
+    if let (Some(k), "link" | "button") = (first, e.role.as_str()) {
+        let meaningful = label
+            .iter()
+            .filter(|t| !t.is_number() && !super::lexicon::is_in(super::lexicon::STOPWORDS, &t.norm))
+            .count();
+        let download = super::lexicon::CONCEPTS
+            .iter()
+            .position(|(name, _)| *name == "download");
+        if let (true, Some(c)) = (meaningful <= 2, download) {
+            if !concepts.iter().any(|(x, _)| *x == c) {
+                concepts.push((c, k..k + 1));
+            }
+        }
+    }
+    concepts
+}
+
 impl Structure {
     pub fn of(observation: &Observation) -> Structure {
         let elements = &observation.elements;
@@ -172,7 +196,7 @@ impl Structure {
                 ElementFacts {
                     index,
                     class: role_class(e),
-                    label_concepts: super::lexicon::concepts_in(&label),
+                    label_concepts: label_concepts(e, &label),
                     label,
                     description: text::tokens(e.description.as_deref().unwrap_or("")),
                     glosses,
