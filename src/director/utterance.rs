@@ -628,7 +628,10 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
                     | "them" | "him" | "her" | "me" | "us" | "our" | "your" | "his" | "its"
             )
         });
-        if !sounds_like_a_ui_verb(first) || !object_follows {
+        // A small word ("all", "any") is no misheard verb: "all the speedway news".
+        let small = is_in(lexicon::STOPWORDS, first)
+            || matches!(first, "all" | "every" | "each" | "any" | "some");
+        if !sounds_like_a_ui_verb(first) || !object_follows || small {
             return 0;
         }
         reading.guessed_verb = true;
@@ -1145,6 +1148,12 @@ mod tests {
             ("where's the privacy policy", Cue::Act),
             ("where", Cue::Question),
         ];
+        // Nouns and small words that sound like a verb are none.
+        for said in ["all the speedway news", "rider number 13"] {
+            assert!(!read(said).guessed_verb, "{said}");
+            assert!(!matches!(read(said).verb, Verb::Specific { .. }), "{said}");
+        }
+        assert!(read("hyde the story").guessed_verb);
         for (text, cue) in table {
             assert_eq!(read(text).cue, cue, "{text}");
         }
