@@ -516,7 +516,14 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ),
     (
         "reply",
-        &["reply", "respond", "answer", "antworten", "répondre", "responder"],
+        &[
+            "reply",
+            "respond",
+            "answer",
+            "antworten",
+            "répondre",
+            "responder",
+        ],
     ),
     (
         "edit",
@@ -703,7 +710,14 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ("catalog", &["catalog", "catalogue", "katalog", "catálogo"]),
     (
         "publish",
-        &["publish", "post", "veröffentlichen", "publier", "publicar", "pubblicare"],
+        &[
+            "publish",
+            "post",
+            "veröffentlichen",
+            "publier",
+            "publicar",
+            "pubblicare",
+        ],
     ),
     (
         "post",

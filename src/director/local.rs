@@ -268,13 +268,15 @@ fn quantifies_over_list(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
         return false;
     }
     // "show me all the older words", "view all posts": seeing a collection is one place to go.
-    let sees = reading.verb == Verb::Activate
-        && reading.tokens.get(reading.begin).is_some_and(|t| {
-            matches!(
-                t.norm.as_str(),
-                "show" | "view" | "see" | "list" | "browse" | "display"
-            )
-        });
+    // A bare "all the speedway news" names the collection too.
+    let sees = reading.verb == Verb::None
+        || reading.verb == Verb::Activate
+            && reading.tokens.get(reading.begin).is_some_and(|t| {
+                matches!(
+                    t.norm.as_str(),
+                    "show" | "view" | "see" | "list" | "browse" | "display"
+                )
+            });
     if sees {
         return false;
     }
@@ -1072,10 +1074,11 @@ fn score_element<'s>(
         } else {
             0.0
         };
-        let m = by_word
-            .max(by_concept)
-            .max(fuller)
-            .max(undoes(verb_tokens, &called[..zone], element));
+        let m =
+            by_word
+                .max(by_concept)
+                .max(fuller)
+                .max(undoes(verb_tokens, &called[..zone], element));
         if m < 0.75 {
             return 0.0;
         }
@@ -1216,8 +1219,8 @@ fn score_element<'s>(
         // the screen has that word, the target must have it too. A noun of presentation
         // ("the raw text", "the mobile version", "the print view") is often left out of the
         // label ("raw", "Mobile"), so its modifier may name the target alone.
-        let presentation = head.len() > 1
-            && lexicon::is_in(lexicon::PRESENTATION_NOUNS, &head[k].norm);
+        let presentation =
+            head.len() > 1 && lexicon::is_in(lexicon::PRESENTATION_NOUNS, &head[k].norm);
         if reading.head.kind == Kind::Plain
             && k + 1 == head.len()
             && head_seen[k]
@@ -2279,7 +2282,11 @@ mod tests {
             ("open the raw version", "t2"),
             ("open text", "s1"),
         ] {
-            assert_eq!(candidates(&obs, said).first().map(String::as_str), Some(want), "{said}");
+            assert_eq!(
+                candidates(&obs, said).first().map(String::as_str),
+                Some(want),
+                "{said}"
+            );
         }
     }
 
@@ -2298,9 +2305,19 @@ mod tests {
                     form,
                 ),
                 el("f3", "textbox", "Comment", form),
-                el("f4", "textbox", "Your email address will not be published.", form),
+                el(
+                    "f4",
+                    "textbox",
+                    "Your email address will not be published.",
+                    form,
+                ),
                 el("b1", "button", "Post Comment", form),
-                el("l1", "link", "Privacy policy", "Home Archives Privacy policy"),
+                el(
+                    "l1",
+                    "link",
+                    "Privacy policy",
+                    "Home Archives Privacy policy",
+                ),
                 el("l2", "link", "Archives", "Home Archives Privacy policy"),
             ],
             ..Observation::default()
@@ -2312,7 +2329,11 @@ mod tests {
         };
         let table = [
             ("where's the privacy policy", ActionKind::Click, Some("l1")),
-            ("where can I find the archives", ActionKind::Click, Some("l2")),
+            (
+                "where can I find the archives",
+                ActionKind::Click,
+                Some("l2"),
+            ),
             ("where is the nearest station", ActionKind::Reason, None),
             ("show me all the archives", ActionKind::Click, Some("l2")),
             ("click the name field", ActionKind::Click, Some("f1")),
@@ -2326,7 +2347,11 @@ mod tests {
             let r = utterance::read(said);
             assert_eq!(action_of(&r, Some(screen)), kind, "{said}");
             if let Some(want) = want {
-                assert_eq!(candidates(&obs, said).first().map(String::as_str), Some(want), "{said}");
+                assert_eq!(
+                    candidates(&obs, said).first().map(String::as_str),
+                    Some(want),
+                    "{said}"
+                );
             }
         }
     }
@@ -2336,11 +2361,22 @@ mod tests {
     #[test]
     fn an_unseen_counted_noun_counts_the_rows() {
         let obs = Observation {
-            elements: [(9, "Emil Sajfutdinow"), (10, "Janusz Kolodziej"), (11, "Bartosz Smektala")]
-                .iter()
-                .map(|(n, name)| el(&format!("r{n}"), "link", name, &format!("{n} {name} 3 3 2 - 8")))
-                .chain([el("s1", "button", "Share", "Share the match")])
-                .collect(),
+            elements: [
+                (9, "Emil Sajfutdinow"),
+                (10, "Janusz Kolodziej"),
+                (11, "Bartosz Smektala"),
+            ]
+            .iter()
+            .map(|(n, name)| {
+                el(
+                    &format!("r{n}"),
+                    "link",
+                    name,
+                    &format!("{n} {name} 3 3 2 - 8"),
+                )
+            })
+            .chain([el("s1", "button", "Share", "Share the match")])
+            .collect(),
             ..Observation::default()
         };
         let structure = Structure::of(&obs);
@@ -2351,10 +2387,11 @@ mod tests {
         let best = |said: &str| {
             let r = utterance::read(said);
             let scores = score_elements(&r, screen, ActionKind::Click);
-            let (i, top) = scores
-                .iter()
-                .enumerate()
-                .fold((0, 0.0f32), |b, (i, s)| if *s > b.1 { (i, *s) } else { b });
+            let (i, top) =
+                scores
+                    .iter()
+                    .enumerate()
+                    .fold((0, 0.0f32), |b, (i, s)| if *s > b.1 { (i, *s) } else { b });
             (top > 0.0).then(|| obs.elements[i].id.clone())
         };
         assert_eq!(best("rider number 10").as_deref(), Some("r10"));
@@ -2393,7 +2430,10 @@ mod tests {
             .collect(),
             ..Observation::default()
         };
-        assert_eq!(candidates(&obs(false), "open the third recent post"), ["p3"]);
+        assert_eq!(
+            candidates(&obs(false), "open the third recent post"),
+            ["p3"]
+        );
         assert_eq!(candidates(&obs(false), "the last one"), ["p3"]);
         assert_eq!(candidates(&obs(true), "the second one"), ["p2", "t2"]);
         // What the words match picks the run.

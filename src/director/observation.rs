@@ -114,7 +114,9 @@ fn label_concepts(e: &Element, label: &[Token]) -> Vec<(usize, std::ops::Range<u
     if let (Some(k), "link" | "button") = (first, e.role.as_str()) {
         let meaningful = label
             .iter()
-            .filter(|t| !t.is_number() && !super::lexicon::is_in(super::lexicon::STOPWORDS, &t.norm))
+            .filter(|t| {
+                !t.is_number() && !super::lexicon::is_in(super::lexicon::STOPWORDS, &t.norm)
+            })
             .count();
         let download = super::lexicon::CONCEPTS
             .iter()
@@ -426,9 +428,7 @@ fn loose_numbers(elements: &[Element]) -> Option<Vec<Option<u32>>> {
     let mut numbers: Vec<u32> = rows.iter().map(|r| r.1).collect();
     numbers.sort_unstable();
     numbers.dedup();
-    let counted = rows.len() >= 3
-        && runs.iter().all(|r| r + 1 >= 3)
-        && numbers.len() == rows.len();
+    let counted = rows.len() >= 3 && runs.iter().all(|r| r + 1 >= 3) && numbers.len() == rows.len();
     counted.then(|| elements.iter().map(|e| lead(&e.context)).collect())
 }
 

@@ -423,9 +423,7 @@ fn locating(tokens: &[Token]) -> usize {
         &["where", "could", "i", "find"],
     ];
     ASKS.iter()
-        .find(|ask| {
-            tokens.len() > ask.len() && ask.iter().zip(tokens).all(|(a, t)| *a == t.norm)
-        })
+        .find(|ask| tokens.len() > ask.len() && ask.iter().zip(tokens).all(|(a, t)| *a == t.norm))
         .map_or(0, |ask| ask.len())
 }
 
@@ -624,8 +622,25 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
         let object_follows = w.get(1).is_none_or(|x| {
             matches!(
                 *x,
-                "the" | "this" | "that" | "these" | "those" | "it" | "a" | "an" | "my" | "all"
-                    | "them" | "him" | "her" | "me" | "us" | "our" | "your" | "his" | "its"
+                "the"
+                    | "this"
+                    | "that"
+                    | "these"
+                    | "those"
+                    | "it"
+                    | "a"
+                    | "an"
+                    | "my"
+                    | "all"
+                    | "them"
+                    | "him"
+                    | "her"
+                    | "me"
+                    | "us"
+                    | "our"
+                    | "your"
+                    | "his"
+                    | "its"
             )
         });
         // A small word ("all", "any") is no misheard verb: "all the speedway news".
@@ -1091,16 +1106,31 @@ mod tests {
     #[test]
     fn a_place_marker_with_anchor_words_is_a_relation() {
         let table: &[(&str, Option<(Side, &str)>)] = &[
-            ("click the link next to print", Some((Side::Beside, "print"))),
-            ("the word right after maudlin", Some((Side::After, "maudlin"))),
-            ("the button to the left of Save", Some((Side::Before, "save"))),
-            ("the tab following settings", Some((Side::After, "settings"))),
+            (
+                "click the link next to print",
+                Some((Side::Beside, "print")),
+            ),
+            (
+                "the word right after maudlin",
+                Some((Side::After, "maudlin")),
+            ),
+            (
+                "the button to the left of Save",
+                Some((Side::Before, "save")),
+            ),
+            (
+                "the tab following settings",
+                Some((Side::After, "settings")),
+            ),
             // No anchor words: a time, a pronoun.
             ("the word from the day before", None),
             ("open the following link", None),
             ("show the words coined after them", None),
             // Inside the qualifier the marker is the qualifier's words.
-            ("reply to the tweet that starts now before you write me off", None),
+            (
+                "reply to the tweet that starts now before you write me off",
+                None,
+            ),
         ];
         for (said, want) in table {
             let r = read(said);
