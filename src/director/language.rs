@@ -116,10 +116,12 @@ pub fn of(observation: &Observation) -> Option<&'static str> {
 /// The same over any words (already lower-case and folded).
 pub fn of_words<'a>(words: impl Iterator<Item = &'a str>) -> Option<&'static str> {
     let mut counts = [0usize; FUNCTION_WORDS.len()];
+    let mut distinct: Vec<HashSet<&str>> = vec![HashSet::new(); FUNCTION_WORDS.len()];
     for w in words {
         for (k, (_, list)) in FUNCTION_WORDS.iter().enumerate() {
             if list.contains(&w) {
                 counts[k] += 1;
+                distinct[k].insert(w);
             }
         }
     }
@@ -130,7 +132,8 @@ pub fn of_words<'a>(words: impl Iterator<Item = &'a str>) -> Option<&'static str
         .skip(1)
         .max_by_key(|(_, n)| **n)
         .map(|(k, n)| (k, *n))?;
-    if n >= 3 && n > english {
+    // One small word said often ("com" of example.com, "os" of Mac OS) is no language.
+    if n >= 3 && n > english && distinct[best].len() >= 2 {
         Some(FUNCTION_WORDS[best].0)
     } else if english >= 3 {
         Some("en")
@@ -142,6 +145,17 @@ pub fn of_words<'a>(words: impl Iterator<Item = &'a str>) -> Option<&'static str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_small_word_said_often_is_no_language() {
+        // "com" of the domains an English admin page lists, "os" of "Mac OS".
+        let words = "example com shop com mail com status page the";
+        assert_ne!(of_words(words.split(' ')), Some("pt"));
+        let words = "mac os x os os firefox";
+        assert_ne!(of_words(words.split(' ')), Some("pt"));
+        let words = "os dados do cliente para a loja com entrega";
+        assert_eq!(of_words(words.split(' ')), Some("pt"));
+    }
 
     #[test]
     fn small_words_tell_the_language() {
