@@ -65,6 +65,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     (
         "save",
         &[
+            "remember",
             "save",
             "store",
             "bookmark",
@@ -130,6 +131,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     (
         "home",
         &[
+            "strona glowna",
+            "hlavni strana",
+            "startsida",
+            "forside",
             "home",
             "homepage",
             "home page",
@@ -501,7 +506,18 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         "subscribe",
         &["subscribe", "abonnieren", "abonner", "suscribirse"],
     ),
-    ("share", &["share", "teilen", "partager", "compartir"]),
+    (
+        "share",
+        &[
+            "share",
+            "teilen",
+            "partager",
+            "compartir",
+            "udostepnij",
+            "sdilet",
+            "dela",
+        ],
+    ),
     (
         "comment",
         &[
@@ -708,6 +724,35 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         ],
     ),
     ("catalog", &["catalog", "catalogue", "katalog", "catálogo"]),
+    (
+        "report",
+        &[
+            "report",
+            "flag",
+            "report abuse",
+            "melden",
+            "signaler",
+            "denunciar",
+            "reportar",
+            "zglos",
+        ],
+    ),
+    (
+        "clone",
+        &["clone", "fork", "duplicate", "klonen", "cloner", "clonar"],
+    ),
+    (
+        "refresh",
+        &[
+            "refresh",
+            "reload",
+            "aktualisieren",
+            "neu laden",
+            "actualiser",
+            "actualizar",
+            "odswiez",
+        ],
+    ),
     (
         "publish",
         &[

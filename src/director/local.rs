@@ -1023,6 +1023,7 @@ fn score_element<'s>(
         }
     };
 
+    let mut synonym_only = false;
     // A specific verb must be the element's own word or meaning.
     if !verb_tokens.is_empty() {
         // An unnamed control (an icon) is called by its description: a tooltip, or where it
@@ -1081,6 +1082,11 @@ fn score_element<'s>(
                 .max(undoes(verb_tokens, &called[..zone], element));
         if m < 0.75 {
             return 0.0;
+        }
+        // "flag lucaspiller's comment" on a Report button: a destructive control is acted on
+        // when its own word is said; a synonym only asks.
+        if by_word < 0.75 && semantic::destructive(called) {
+            synonym_only = true;
         }
         explained += m;
         total += 1.0;
@@ -1363,7 +1369,12 @@ fn score_element<'s>(
     } else {
         0.1 * precision
     };
-    factor * (0.8 * coverage.min(1.0) + said + bonus)
+    let score = factor * (0.8 * coverage.min(1.0) + said + bonus);
+    if synonym_only {
+        score.min(semantic::ASK_SCORE)
+    } else {
+        score
+    }
 }
 
 /// What the words say, read once per reading: the phrases' content words (without what the
@@ -2456,6 +2467,46 @@ mod tests {
         assert_eq!(candidates(&obs, "download the episode"), ["d1", "d2", "d3"]);
         // A format is no synonym of another: never one of them alone.
         assert_ne!(candidates(&obs, "download the pdf").len(), 1);
+    }
+
+    /// Interface synonyms: a synonym acts on a harmless control and only asks about a
+    /// destructive one (its own word must be said to act).
+    #[test]
+    fn a_synonym_acts_on_a_harmless_control_and_asks_about_a_destructive_one() {
+        let toolbar = "copy raw download clone embed print report";
+        let obs = Observation {
+            elements: vec![
+                el("t1", "link", "clone", toolbar),
+                el("t2", "link", "print", toolbar),
+                el("t3", "link", "report", toolbar),
+                el("f1", "checkbox", "Remember me", "Log in Remember me"),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let best = |said: &str| {
+            let r = utterance::read(said);
+            let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
+            let (i, top) = scores
+                .iter()
+                .enumerate()
+                .fold((0, 0.0f32), |b, (i, s)| if *s > b.1 { (i, *s) } else { b });
+            (obs.elements[i].id.clone(), top)
+        };
+        let (id, score) = best("fork this paste");
+        assert_eq!(id, "t1");
+        assert!(score > semantic::ASK_SCORE, "fork acts on clone: {score}");
+        let (id, score) = best("flag this as abuse");
+        assert_eq!(id, "t3");
+        assert!(score <= semantic::ASK_SCORE, "flag only asks about report: {score}");
+        let (id, score) = best("report this paste");
+        assert_eq!(id, "t3");
+        assert!(score > semantic::ASK_SCORE, "report's own word acts: {score}");
+        assert_eq!(best("save my details").0, "f1");
     }
 
     #[test]
