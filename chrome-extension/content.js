@@ -179,12 +179,25 @@
     return el;
   }
 
+  // Elements whose text is never shown: a <style> sheet beside a row's cells is no context.
+  const NO_TEXT_TAGS = new Set(['STYLE', 'SCRIPT', 'NOSCRIPT', 'TEMPLATE']);
+
   function textOf(el) {
+    if (NO_TEXT_TAGS.has(el.tagName)) return '';
     // innerText respects CSS (hidden text is left out); alt text of images counts as text.
     // An element with only text inside (most links and buttons) gives the same with the much
     // cheaper textContent.
     let t = el.childElementCount === 0 ? el.textContent : el.innerText;
     if (t == null) t = el.textContent;
+    // A sheet or script an author rule displays is in the container's innerText: take it out.
+    if (el.childElementCount > 0 && t && el.querySelector('style, script')) {
+      let n = C.normText(t);
+      for (const s of el.querySelectorAll('style, script')) {
+        const x = C.normText(s.textContent);
+        if (x) n = n.split(x).join(' ');
+      }
+      t = n;
+    }
     if (!C.normText(t)) {
       const img = el.querySelector && el.querySelector('img[alt], [aria-label], svg title, [title]');
       if (img) t = img.getAttribute('alt') || img.getAttribute('aria-label') || img.getAttribute('title') || img.textContent || '';

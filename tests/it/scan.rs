@@ -277,3 +277,25 @@ fn a_grids_cells_are_targets_only_when_they_can_be() {
     assert_eq!(opened(before), vec!["/scan/grid.html?open=gitignore"]);
     assert!(sites.actions().is_empty(), "{:?}", sites.actions());
 }
+
+/// A style sheet beside a post's controls is no text of the post: the controls' context is the
+/// post's words, never CSS (a real Reddit page gave every control its theme sheet as context).
+#[test]
+fn a_style_sheet_is_no_context() {
+    let (sites, d, _b) = setup("/scan/styled.html");
+    let v = seen(&d, say(&d, "hide this post"));
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(
+        sites.actions(),
+        vec![json!({"site": "scan", "action": "hide", "item": 1})]
+    );
+    for label in ["Share", "Save", "Hide"] {
+        let e = element(&v, label);
+        let context = e["context"].as_str().unwrap_or_default();
+        assert!(context.contains("What to put in __init__.py"), "{e}");
+    }
+    for e in elements(&v) {
+        let context = e["context"].as_str().unwrap_or_default();
+        assert!(!context.contains("--theme"), "{e}");
+    }
+}
