@@ -1894,7 +1894,29 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             .filter(|&i| scores[i] >= 0.8 * top)
             .collect();
         let readings = counted_readings(reading, phrase, structure, &pool, ordinal);
+        // "the first ingredient" where one button's row mentions ingredients: a count of one
+        // thing that only its row names is no count; it may be asked about, not acted on.
+        let own_words = |i: usize| {
+            phrase.content.iter().any(|&t| {
+                let w = &reading.tokens[t];
+                word_match(w, &structure.facts[i].label) >= 0.7
+                    || word_match(w, &structure.facts[i].description) >= 0.7
+            })
+        };
+        let uncounted = pool.len() == 1
+            && !phrase.content.is_empty()
+            && matches!(ordinal, Ordinal::Nth(_) | Ordinal::Last)
+            && !own_words(pool[0]);
         match readings.as_slice() {
+            [one] if uncounted => {
+                for (i, s) in scores.iter_mut().enumerate() {
+                    if i != *one {
+                        *s = 0.0;
+                    } else {
+                        *s = s.min(semantic::ASK_SCORE);
+                    }
+                }
+            }
             [one] => {
                 for (i, s) in scores.iter_mut().enumerate() {
                     if i != *one {
@@ -2491,10 +2513,11 @@ mod tests {
         let best = |said: &str| {
             let r = utterance::read(said);
             let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
-            let (i, top) = scores
-                .iter()
-                .enumerate()
-                .fold((0, 0.0f32), |b, (i, s)| if *s > b.1 { (i, *s) } else { b });
+            let (i, top) =
+                scores
+                    .iter()
+                    .enumerate()
+                    .fold((0, 0.0f32), |b, (i, s)| if *s > b.1 { (i, *s) } else { b });
             (obs.elements[i].id.clone(), top)
         };
         let (id, score) = best("fork this paste");
@@ -2502,11 +2525,47 @@ mod tests {
         assert!(score > semantic::ASK_SCORE, "fork acts on clone: {score}");
         let (id, score) = best("flag this as abuse");
         assert_eq!(id, "t3");
-        assert!(score <= semantic::ASK_SCORE, "flag only asks about report: {score}");
+        assert!(
+            score <= semantic::ASK_SCORE,
+            "flag only asks about report: {score}"
+        );
         let (id, score) = best("report this paste");
         assert_eq!(id, "t3");
-        assert!(score > semantic::ASK_SCORE, "report's own word acts: {score}");
+        assert!(
+            score > semantic::ASK_SCORE,
+            "report's own word acts: {score}"
+        );
         assert_eq!(best("save my details").0, "f1");
+    }
+
+    /// "The first X" over one thing that only its row names is no count: never acted on.
+    #[test]
+    fn a_count_of_one_thing_its_row_names_is_not_acted_on() {
+        let list = "1 cup of corn starch 3/4 cup of flour 1/4 cup of sugar";
+        let obs = Observation {
+            elements: vec![
+                el("c1", "checkbox", "1 cup of corn starch", list),
+                el("c2", "checkbox", "3/4 cup of flour", list),
+                el("c3", "checkbox", "1/4 cup of sugar", list),
+                el(
+                    "b1",
+                    "button",
+                    "",
+                    "How to make 1. Sift the dry ingredients into a bowl",
+                ),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        for said in ["check the first ingredient", "tick the last ingredient"] {
+            let r = utterance::read(said);
+            let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
+            assert!(scores[3] <= semantic::ASK_SCORE, "{said}: {scores:?}");
+        }
     }
 
     #[test]
