@@ -841,6 +841,12 @@ fn score_beside(
         for i in picked.into_iter().flatten() {
             scores[i] = scores[i].max(0.9);
         }
+        // "the little button next to Como Fazer" where an unlabelled button is described by
+        // those words: the words may be the text beside that very button, so it is asked about
+        // with its neighbours.
+        if structure.facts[anchor].label.is_empty() && usable(anchor) {
+            scores[anchor] = scores[anchor].max(0.9);
+        }
     }
     scores
 }
@@ -2271,6 +2277,12 @@ mod tests {
                 row("t5", "embed"),
                 row("t6", "print"),
                 row("t7", "report"),
+                {
+                    let mut icon = row("i1", "");
+                    icon.role = "button".into();
+                    icon.description = Some("more options".into());
+                    icon
+                },
                 el("b1", "button", "Save", "Save Cancel"),
                 el("b2", "button", "Cancel", "Save Cancel"),
             ],
@@ -2284,6 +2296,8 @@ mod tests {
             ("press the button to the right of save", &["b2"]),
             // The first of its row has one neighbour.
             ("the link next to copy", &["t2"]),
+            // An unlabelled control the anchor's words describe may be the one meant.
+            ("the button next to more options", &["t7", "i1"]),
             // Nothing is called that: nothing, and never the words as a label.
             ("the link after subscribe", &[]),
         ];
