@@ -1206,10 +1206,23 @@ fn score_element<'s>(
     let mut label_content_hit = false;
     let mut noun_missed = false;
     let mut noun_k: Option<usize> = None;
+    // An unlabelled control is named by its description: its concepts too ("aktualne logo"
+    // is the home link).
+    let described_concepts = if f.label.is_empty() && !f.description.is_empty() {
+        lexicon::concepts_in(&f.description)
+    } else {
+        Vec::new()
+    };
     for k in 0..head.len() {
         let (c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
+        let described = if described_concepts.is_empty() {
+            0.0
+        } else {
+            concept_strength(&f.description, &described_concepts, &head_c[k]).0 * 0.9
+        };
         let own = head_label[k]
             .max(c)
+            .max(described)
             .max(head_desc[k] * 0.9)
             .max(gloss_strength(head_gloss[k]));
         // "show the raw text" beside a toolbar's "raw": the row's "raw" is that control's
@@ -2580,6 +2593,24 @@ mod tests {
             let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
             assert!(scores[3] <= semantic::ASK_SCORE, "{said}: {scores:?}");
         }
+    }
+
+    /// An unlabelled control is named by its description, concepts included: a logo link is
+    /// a home link.
+    #[test]
+    fn an_unlabelled_logo_is_the_home_link() {
+        let menu = "News World Sport Video";
+        let mut logo = el("l1", "link", "", menu);
+        logo.description = Some("aktualne logo".into());
+        let obs = Observation {
+            elements: vec![
+                logo,
+                el("m1", "link", "News", menu),
+                el("m2", "link", "World", menu),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(candidates(&obs, "go to the home page"), ["l1"]);
     }
 
     #[test]
