@@ -43,6 +43,8 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 12 (docs/batch12-first-run.md): an acted-instead case each, a wrong target.
     "blog-firefoxnightly.jsonl",
     "public-nationalrail.jsonl",
+    // Batch 13 (docs/batch13-first-run.md): the Reddit thread's post counted as a comment.
+    "thread-reddit.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -72,13 +74,17 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("fiction-royalroad.jsonl", 25, 0, 0),
     ("registry-clinicaltrials.jsonl", 21, 0, 0),
     // Batch 11 (docs/batch11-first-run.md): first scored 13/1/0, 16/1/1, 15/2/1.
-    ("podcast-resonator.jsonl", 13, 0, 0),
-    ("paste-pastebin.jsonl", 18, 0, 0),
+    ("podcast-resonator.jsonl", 15, 0, 0),
+    ("paste-pastebin.jsonl", 19, 0, 0),
     ("dictionary-wordsmith.jsonl", 17, 1, 1),
     // Batch 12 (docs/batch12-first-run.md): first scored 15/1/1, 10/0/0, 13/2/1.
     ("blog-firefoxnightly.jsonl", 21, 0, 1),
-    ("sports-sportowefakty.jsonl", 11, 0, 0),
+    ("sports-sportowefakty.jsonl", 12, 0, 0),
     ("public-nationalrail.jsonl", 13, 1, 1),
+    // Batch 13 (docs/batch13-first-run.md): first scored 17/3/0, 12/3/0, 12/1/0.
+    ("thread-reddit.jsonl", 18, 3, 0),
+    ("recipe-cybercook.jsonl", 12, 0, 0),
+    ("newsletter-aktualne.jsonl", 12, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
