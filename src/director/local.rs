@@ -1702,6 +1702,8 @@ fn is_search_field(screen: Screen<'_>, search_concept: Option<usize>, i: usize) 
             .label_concepts
             .iter()
             .any(|(x, _)| *x == c)
+            // A label in another language that says search ("Hledaný výraz": searched term).
+            || lexicon::concept_ids(&structure.facts[i].glosses).contains(&c)
             || lexicon::concept_ids(structure.context(i)).contains(&c)
             || e.role == "searchbox"
     })
@@ -2176,6 +2178,49 @@ mod tests {
         ];
         for (text, want) in table {
             assert_eq!(decide(&obs, text).as_deref(), want, "{text}");
+        }
+    }
+
+    /// A field whose label says search in another language is the search field.
+    #[test]
+    fn a_search_field_named_in_another_language_takes_the_search() {
+        let form = "Nejnovější zprávy do e-mailu";
+        let mut obs = Observation {
+            elements: vec![
+                el("n1", "textbox", "zadejte e-mail", form),
+                el("n2", "button", "Odebírat", form),
+                el("s1", "textbox", "Hledaný výraz", "Domácí Zahraničí Sport"),
+                el("s2", "button", "Hledání", "Domácí Zahraničí Sport"),
+            ],
+            ..Observation::default()
+        };
+        obs.glosses = Some(crate::model::Glosses {
+            language: "cs".into(),
+            words: [
+                ("hledany", "searched wanted"),
+                ("hledani", "finding search"),
+            ]
+            .iter()
+            .map(|(w, g)| (w.to_string(), g.split(' ').map(String::from).collect()))
+            .collect(),
+        });
+        let snapshot = crate::director::Snapshot {
+            observation: Some(obs.clone()),
+            ..Default::default()
+        };
+        let decision = crate::director::decide(
+            &Envelope::typed("t", "search for West Ham"),
+            &snapshot,
+            &LocalDecider,
+        );
+        match decision {
+            crate::director::Decision::Execute(plan) => match plan.action {
+                crate::director::Action::Type { target, text, .. } => {
+                    assert_eq!((target.as_str(), text.as_str()), ("s1", "West Ham"));
+                }
+                other => panic!("typed nothing: {other:?}"),
+            },
+            other => panic!("no action: {other:?}"),
         }
     }
 

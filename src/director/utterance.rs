@@ -1050,7 +1050,17 @@ fn role_noun(stem: &str) -> Option<RoleNoun> {
 
 fn kind_noun(t: &Token, next: Option<&Token>) -> Option<Kind> {
     let s = t.stem.as_str();
-    if t.norm == "one" || t.norm == "ones" {
+    // "the one with the red cover", "the second one": a pronoun; "one beaten egg", "one
+    // cup": the number, before the words it counts.
+    let counts_a_thing = next.is_some_and(|n| {
+        !is_in(lexicon::STOPWORDS, &n.norm)
+            && !is_in(lexicon::PREPOSITIONS, &n.norm)
+            && !matches!(
+                n.norm.as_str(),
+                "which" | "who" | "that" | "i" | "you" | "we"
+            )
+    });
+    if (t.norm == "one" && !counts_a_thing) || t.norm == "ones" {
         return Some(Kind::One);
     }
     if matches!(
@@ -1178,6 +1188,10 @@ mod tests {
             ("where's the privacy policy", Cue::Act),
             ("where", Cue::Question),
         ];
+        // "one" before the words it counts is the number, not the pronoun.
+        assert_eq!(read("one beaten egg").head.kind, Kind::Plain);
+        assert_eq!(read("the one with the red cover").head.kind, Kind::One);
+        assert_eq!(read("the second one").head.kind, Kind::One);
         // Nouns and small words that sound like a verb are none.
         for said in ["all the speedway news", "rider number 13"] {
             assert!(!read(said).guessed_verb, "{said}");
