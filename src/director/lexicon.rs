@@ -82,11 +82,24 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "sichern",
             "enregistrer",
             "guardar",
+            "ulozit",
+            "zapisz",
+            "spara",
         ],
     ),
     (
         "cancel",
-        &["cancel", "abort", "abbrechen", "annuler", "cancelar"],
+        &[
+            "cancel",
+            "abort",
+            "abbrechen",
+            "annuler",
+            "cancelar",
+            "zrusit",
+            "anuluj",
+            "avbryt",
+            "annuller",
+        ],
     ),
     (
         "close",
@@ -97,6 +110,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "schließen",
             "fermer",
             "cerrar",
+            "zavrit",
+            "zamknij",
+            "stang",
+            "luk",
         ],
     ),
     (
@@ -110,6 +127,12 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "datenschutzhinweise",
             "confidentialité",
             "privacidad",
+            "ochrana osobnich udaju",
+            "ochrany osobnich",
+            "prywatnosci",
+            "polityka prywatnosci",
+            "integritetspolicy",
+            "privatlivspolitik",
         ],
     ),
     (
@@ -126,6 +149,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "herunterladen",
             "télécharger",
             "descargar",
+            "stahnout",
+            "pobierz",
+            "ladda ner",
         ],
     ),
     (
@@ -162,6 +188,12 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "se connecter",
             "connecter",
             "iniciar sesion",
+            "prihlasit",
+            "prihlasit se",
+            "zaloguj",
+            "zaloguj sie",
+            "logga in",
+            "log ind",
         ],
     ),
     (
@@ -198,6 +230,13 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "chercher",
             "buscar",
             "filter",
+            "hledat",
+            "vyhledat",
+            "hledani",
+            "szukaj",
+            "wyszukaj",
+            "sok",
+            "sog",
         ],
     ),
     (
@@ -260,6 +299,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "ajustes",
             "parametrer",
             "reglages",
+            "nastaveni",
+            "ustawienia",
+            "installningar",
+            "indstillinger",
         ],
     ),
     (
@@ -274,6 +317,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "nächste",
             "suivant",
             "siguiente",
+            "dalsi",
+            "nastepny",
+            "nastepna",
+            "nasta",
+            "naeste",
         ],
     ),
     (
@@ -500,11 +548,26 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "vorherige",
             "précédent",
             "anterior",
+            "predchozi",
+            "poprzedni",
+            "poprzednia",
+            "foregaende",
+            "forrige",
         ],
     ),
     (
         "subscribe",
-        &["subscribe", "abonnieren", "abonner", "suscribirse"],
+        &[
+            "subscribe",
+            "abonnieren",
+            "abonner",
+            "suscribirse",
+            "odebirat",
+            "prihlasit k odberu",
+            "subskrybuj",
+            "zapisz sie",
+            "prenumerera",
+        ],
     ),
     (
         "share",
@@ -528,6 +591,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "kommentare",
             "commentaire",
             "comentario",
+            "komentare",
+            "komentar",
+            "komentarze",
+            "komentarz",
+            "kommentarer",
         ],
     ),
     (
@@ -555,6 +623,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "entfernen",
             "supprimer",
             "eliminar",
+            "smazat",
+            "odstranit",
+            "usun",
+            "ta bort",
         ],
     ),
     ("play", &["play", "abspielen", "wiedergeben", "reproducir"]),
@@ -562,11 +634,14 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ("mute", &["mute", "stummschalten", "silence"]),
     (
         "help",
-        &["help", "support", "faq", "hilfe", "aide", "ayuda"],
+        &[
+            "help", "support", "faq", "hilfe", "aide", "ayuda", "napoveda", "pomoc", "hjalp",
+            "hjaelp",
+        ],
     ),
     ("contact", &["contact", "kontakt", "contacto"]),
-    ("account", &["account", "konto", "compte", "cuenta"]),
-    ("menu", &["menu", "menü"]),
+    ("account", &["account", "konto", "compte", "cuenta", "ucet"]),
+    ("menu", &["menu", "menü", "meny"]),
     (
         "return",
         &["return", "back", "zurück", "retour", "volver", "previous"],
@@ -614,7 +689,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ("follow", &["follow", "folgen", "suivre", "seguir"]),
     (
         "send",
-        &["send", "submit", "senden", "absenden", "envoyer", "enviar"],
+        &[
+            "send", "submit", "senden", "absenden", "envoyer", "enviar", "odeslat", "wyslij",
+            "skicka",
+        ],
     ),
     ("open", &["open", "öffnen", "ouvrir", "abrir"]),
     ("upload", &["upload", "hochladen"]),
@@ -1310,6 +1388,12 @@ mod tests {
         assert!(names("upvote").is_empty());
         // Other inflections of a table word.
         assert_eq!(names("NÄCHSTER ARTIKEL"), ["next", "article"]);
+        // The languages the glossary learned: their interface words.
+        assert_eq!(names("Odebírat"), ["subscribe"]);
+        assert_eq!(names("Zaloguj się"), ["login"]);
+        assert_eq!(names("Zásad ochrany osobních údajů"), ["privacy"]);
+        assert_eq!(names("Udostępnij"), ["share"]);
+        assert_eq!(names("Inställningar"), ["settings"]);
         assert_eq!(names("VORHERIGER ARTIKEL"), ["article", "previous"]);
         assert_eq!(names("Je m'abonne"), ["subscribe"]);
         assert_eq!(names("Abonnez-vous"), ["subscribe"]);
