@@ -298,14 +298,16 @@ fn the_phone_page_pairs_asks_answers_stops_corrects_and_survives_a_reload() {
     weather
         .behaviour
         .forecast_delay_ms
-        .store(20_000, Ordering::SeqCst);
+        .store(60_000, Ordering::SeqCst);
     phone.say("weather in Pune");
     phone.wait(
         "document.getElementById('steps').textContent.includes('in progress')",
         10,
     );
     phone.call("Page.reload", serde_json::json!({}));
-    phone.wait("document.getElementById('status').textContent === 'online' && document.getElementById('steps').textContent.includes('in progress')", 10);
+    // A loaded 2-core machine may take a while to reload and reconnect; the forecast waits a
+    // minute, so the operation is still running when the page is back.
+    phone.wait("document.getElementById('status').textContent === 'online' && document.getElementById('steps').textContent.includes('in progress')", 40);
     assert!(
         text_of(&mut phone, "heard").contains("weather in Pune"),
         "{}",

@@ -800,6 +800,9 @@ async fn realtime_api_key_is_the_authorization_header_and_never_logged() {
         .finish();
     // A current-thread runtime: the adapter's tasks log on this thread, into this subscriber.
     let _guard = tracing::subscriber::set_default(subscriber);
+    // Callsites hit by other tests' threads first may have cached "no subscriber wants this";
+    // recompute with this thread's subscriber in place, so the capture misses nothing.
+    tracing::callsite::rebuild_interest_cache();
 
     let mock = Mock::start(Scenario::default()).await;
     let mut c = Client::start(config(&mock, SessionKind::Speech, TurnDetection::ServerVad));
