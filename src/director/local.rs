@@ -1911,9 +1911,35 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
         if top <= 0.0 {
             continue;
         }
-        let pool: Vec<usize> = (0..scores.len())
+        let mut pool: Vec<usize> = (0..scores.len())
             .filter(|&i| scores[i] >= 0.8 * top)
             .collect();
+        // "the top comment" under a post that shows "50 Comments": the card with the count of
+        // the things counted is what they belong to, not one of them.
+        let parents = parent_items(reading, phrase, structure);
+        // Only the parent fits ("the permalink of the first comment" finds "50 Comments"): no
+        // count of the things themselves; asked at most.
+        let mut only_parents = false;
+        if !parents.is_empty() {
+            let within: Vec<usize> = pool
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    !structure.facts[i]
+                        .item
+                        .is_some_and(|n| parents.contains(&n))
+                })
+                .collect();
+            only_parents = within.is_empty();
+            if !within.is_empty() && within.len() < pool.len() {
+                for &i in &pool {
+                    if !within.contains(&i) {
+                        scores[i] = 0.0;
+                    }
+                }
+                pool = within;
+            }
+        }
         let readings = counted_readings(reading, phrase, structure, &pool, ordinal);
         // "the first ingredient" where one button's row mentions ingredients: a count of one
         // thing that only its row names is no count; it may be asked about, not acted on.
@@ -1924,10 +1950,11 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
                     || word_match(w, &structure.facts[i].description) >= 0.7
             })
         };
-        let uncounted = pool.len() == 1
-            && !phrase.content.is_empty()
-            && matches!(ordinal, Ordinal::Nth(_) | Ordinal::Last)
-            && !own_words(pool[0]);
+        let uncounted = only_parents
+            || pool.len() == 1
+                && !phrase.content.is_empty()
+                && matches!(ordinal, Ordinal::Nth(_) | Ordinal::Last)
+                && !own_words(pool[0]);
         match readings.as_slice() {
             [one] if uncounted => {
                 for (i, s) in scores.iter_mut().enumerate() {
@@ -1959,7 +1986,43 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
                 }
             }
         }
+        if only_parents {
+            for s in scores.iter_mut() {
+                *s = s.min(semantic::ASK_SCORE);
+            }
+        }
     }
+}
+
+/// The items that show a count of the phrase's noun ("50 Comments", "3 replies"): the parents
+/// of the things counted.
+fn parent_items(
+    reading: &Reading<'_>,
+    phrase: &utterance::Phrase,
+    structure: &Structure,
+) -> Vec<u32> {
+    let nouns: Vec<&Token> = phrase
+        .content
+        .iter()
+        .chain(phrase.kind_token.iter())
+        .map(|&t| &reading.tokens[t])
+        .filter(|t| !t.is_number())
+        .collect();
+    if nouns.is_empty() {
+        return Vec::new();
+    }
+    structure
+        .facts
+        .iter()
+        .filter(|f| {
+            f.label.iter().any(Token::is_number)
+                && f.label.len() <= 3
+                && nouns
+                    .iter()
+                    .any(|q| f.label.iter().any(|w| !w.is_number() && w.stem == q.stem))
+        })
+        .filter_map(|f| f.item)
+        .collect()
 }
 
 /// Runs of three or more links or buttons that share one row, in reading order: the lists a
@@ -2656,6 +2719,52 @@ mod tests {
             ..Observation::default()
         };
         assert_eq!(candidates(&obs, "go to the home page"), ["l1"]);
+    }
+
+    /// A post that shows "50 Comments" is what the comments belong to, not the first of them.
+    #[test]
+    fn a_card_that_counts_the_things_is_not_one_of_them() {
+        let post = "124 What to put in __init__.py Posted by u/someone 50 Comments Share";
+        let first = "level 1 39 points 6 years ago I tend toward option 3";
+        let second = "level 2 10 points 6 years ago flat is better than nested";
+        let obs = Observation {
+            elements: vec![
+                el("p1", "button", "upvote", post),
+                el("p2", "link", "50 Comments", post),
+                el("p3", "button", "Share", post),
+                el("c1", "button", "upvote", first),
+                el("c2", "link", "6 years ago", first),
+                el("d1", "button", "upvote", second),
+                el("d2", "link", "6 years ago", second),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let r = utterance::read("upvote the top comment");
+        let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
+        assert!(
+            scores[0] <= semantic::ASK_SCORE,
+            "the post is no comment: {scores:?}"
+        );
+        // Where the rows do not say "comment", every upvote fits and the post's is left out.
+        let mut plain = obs.clone();
+        for e in &mut plain.elements[..3] {
+            // A long post's row text is cut before its "50 Comments".
+            e.context = "124 What to put in __init__.py Posted by u/someone".into();
+        }
+        assert_eq!(candidates(&plain, "upvote the top comment"), ["c1"]);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        // Only the post's own count fits: asked about at most, never clicked.
+        let r = utterance::read("open the permalink of the first comment");
+        let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
+        assert!(scores[1] <= semantic::ASK_SCORE, "{scores:?}");
     }
 
     #[test]
