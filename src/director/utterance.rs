@@ -761,6 +761,28 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
             },
         });
     }
+    // "put petr@example.cz in the newsletter box": a value put into a field. Not "put it in the
+    // cart" or "put this paste on my website" (a thing, not a value).
+    if first == "put"
+        && w.get(1).is_some_and(|x| {
+            !is_in(lexicon::STOPWORDS, x)
+                && !matches!(
+                    *x,
+                    "it" | "this" | "that" | "them" | "these" | "those" | "my"
+                )
+        })
+    {
+        let last_in = (b + 2..n)
+            .rev()
+            .find(|&i| matches!(reading.tokens[i].norm.as_str(), "in" | "into"));
+        if let Some(p) = last_in.filter(|p| p + 1 < n) {
+            return Some(Typing {
+                text: reading.span(&(b + 1..p)),
+                field: (p + 1..n).collect(),
+                ..Typing::default()
+            });
+        }
+    }
     if matches!(first, "replace" | "change") {
         let with =
             (b + 2..n).find(|&i| matches!(reading.tokens[i].norm.as_str(), "with" | "to"))?;
@@ -1192,6 +1214,9 @@ mod tests {
         assert_eq!(read("one beaten egg").head.kind, Kind::Plain);
         assert_eq!(read("the one with the red cover").head.kind, Kind::One);
         assert_eq!(read("the second one").head.kind, Kind::One);
+        // A thing put somewhere is no value typed.
+        assert!(read("put it in the cart").typing.is_none());
+        assert!(read("put this paste on my website").typing.is_none());
         // Nouns and small words that sound like a verb are none.
         for said in ["all the speedway news", "rider number 13"] {
             assert!(!read(said).guessed_verb, "{said}");
@@ -1214,6 +1239,10 @@ mod tests {
             ("the password is h7q2", "h7q2"),
             ("replace oD with done", "done"),
             ("type \"lo-fi beats\" into search", "lo-fi beats"),
+            (
+                "put petr.svoboda@email.cz in the newsletter box",
+                "petr.svoboda@email.cz",
+            ),
             // Words that scope the request to the page or site are not content.
             ("search for red pandas on the encyclopedia", "red pandas"),
             ("search for flohkot in this forum please", "flohkot"),
