@@ -611,7 +611,14 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ),
     (
         "edit",
-        &["edit", "modify", "bearbeiten", "modifier", "editar"],
+        &[
+            "edit",
+            "modify",
+            "improve",
+            "bearbeiten",
+            "modifier",
+            "editar",
+        ],
     ),
     (
         "delete",

@@ -1056,9 +1056,18 @@ fn score_element<'s>(
         } else {
             called.len()
         };
+        // "You must be signed in to star a repository", "Log in to reply": a label that states
+        // its precondition names its action after "to".
+        let after_to = called
+            .windows(2)
+            .position(|w| {
+                w[0].norm == "to" && verb_tokens.first().is_some_and(|v| v.stem == w[1].stem)
+            })
+            .map_or(0.0, |_| 1.0);
         let by_word = phrase_match(verb_q, &called[..zone])
             .into_iter()
-            .fold(1.0f32, f32::min);
+            .fold(1.0f32, f32::min)
+            .max(after_to);
         let zone_concepts: Vec<(usize, std::ops::Range<usize>)> = called_concepts
             .iter()
             .filter(|(_, r)| r.start < zone)
@@ -2671,6 +2680,42 @@ mod tests {
             "report's own word acts: {score}"
         );
         assert_eq!(best("save my details").0, "f1");
+    }
+
+    /// A label that states its precondition names its action after "to"; "log into" is "log
+    /// in"; "improve this question" is the edit link.
+    #[test]
+    fn precondition_labels_and_particles_name_the_action() {
+        let obs = Observation {
+            elements: vec![
+                el(
+                    "s1",
+                    "link",
+                    "You must be signed in to star a repository",
+                    "Code Issues",
+                ),
+                el("l1", "link", "Log in", "Log in Sign up"),
+                el(
+                    "q1",
+                    "link",
+                    "Improve this question",
+                    "Share Improve this question Follow",
+                ),
+                el("h1", "link", "Help", "Help About"),
+            ],
+            ..Observation::default()
+        };
+        for (said, want) in [
+            ("star this repository", "s1"),
+            ("log into my account", "l1"),
+            ("edit the question", "q1"),
+        ] {
+            assert_eq!(
+                candidates(&obs, said).first().map(String::as_str),
+                Some(want),
+                "{said}"
+            );
+        }
     }
 
     /// "The first X" over one thing that only its row names is no count: never acted on.

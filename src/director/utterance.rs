@@ -659,6 +659,11 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
         }
         used += 1;
     }
+    // "log into my account", "sign into Gmail": the verb is "log in".
+    if used == 1 && matches!(first, "log" | "sign") && w.get(1) == Some(&"into") {
+        words.push(Token::synthetic("in"));
+        used += 1;
+    }
     let concept = lexicon::concepts_in(&words)
         .into_iter()
         .find(|(_, r)| r.start == 0)
