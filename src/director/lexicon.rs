@@ -642,8 +642,17 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     (
         "help",
         &[
-            "help", "support", "faq", "hilfe", "aide", "ayuda", "napoveda", "pomoc", "hjalp",
+            "help",
+            "support",
+            "faq",
+            "hilfe",
+            "aide",
+            "ayuda",
+            "napoveda",
+            "pomoc",
+            "hjalp",
             "hjaelp",
+            "frequently asked questions",
         ],
     ),
     ("contact", &["contact", "kontakt", "contacto"]),
@@ -961,6 +970,17 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "tabellarisch",
             "tableau",
             "tabla",
+        ],
+    ),
+    (
+        "twofactor",
+        &[
+            "2fa",
+            "two factor",
+            "two factor authentication",
+            "two step verification",
+            "mfa",
+            "multi factor authentication",
         ],
     ),
 ];

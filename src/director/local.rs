@@ -738,6 +738,35 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     }
 }
 
+/// "The file below gitignore" in a table: the element at the anchor's place in the next (or
+/// previous) row of several controls, when the anchor's row has more than itself; rows are the
+/// contexts in reading order.
+fn vertical(
+    structure: &Structure,
+    anchor: usize,
+    down: bool,
+    usable: &dyn Fn(usize) -> bool,
+) -> Option<usize> {
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    for i in (0..structure.facts.len()).filter(|&i| usable(i) || i == anchor) {
+        let slot = structure.facts[i].context_slot;
+        match rows
+            .iter_mut()
+            .find(|r| structure.facts[r[0]].context_slot == slot)
+        {
+            Some(r) => r.push(i),
+            None => rows.push(vec![i]),
+        }
+    }
+    let row = rows.iter().position(|r| r.contains(&anchor))?;
+    if rows[row].len() < 2 {
+        return None;
+    }
+    let place = rows[row].iter().position(|&i| i == anchor)?;
+    let next = if down { row + 1 } else { row.checked_sub(1)? };
+    rows.get(next)?.get(place).copied()
+}
+
 /// The element's description says every meaningful word of its label, and more.
 fn says_the_label(f: &crate::director::observation::ElementFacts) -> bool {
     let meaningful: Vec<&Token> = f
@@ -837,6 +866,19 @@ fn score_beside(
             utterance::Side::After => vec![after],
             utterance::Side::Before => vec![before],
             utterance::Side::Beside => vec![before, after],
+            utterance::Side::Below | utterance::Side::Above => {
+                vec![vertical(
+                    structure,
+                    anchor,
+                    relation.side == utterance::Side::Below,
+                    &usable,
+                )
+                .or(if relation.side == utterance::Side::Below {
+                    after
+                } else {
+                    before
+                })]
+            }
         };
         for i in picked.into_iter().flatten() {
             scores[i] = scores[i].max(0.9);
@@ -2810,6 +2852,33 @@ mod tests {
         let r = utterance::read("open the permalink of the first comment");
         let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
         assert!(scores[1] <= semantic::ASK_SCORE, "{scores:?}");
+    }
+
+    /// Below and above in a table are the next and previous rows, in the anchor's column.
+    #[test]
+    fn below_and_above_are_rows_of_a_table() {
+        let row = |n: &str, name: &str, message: &str| {
+            let context = format!("{name} {message} 3 years ago");
+            vec![
+                el(&format!("n{n}"), "link", name, &context),
+                el(&format!("m{n}"), "link", message, &context),
+            ]
+        };
+        let obs = Observation {
+            elements: [
+                row("1", "docs", "Update the guide"),
+                row("2", ".gitignore", "Ignore build output"),
+                row("3", "setup.py", "Release 1.2"),
+            ]
+            .concat(),
+            ..Observation::default()
+        };
+        assert_eq!(candidates(&obs, "the file right below gitignore"), ["n3"]);
+        assert_eq!(candidates(&obs, "the folder above gitignore"), ["n1"]);
+        assert_eq!(
+            candidates(&obs, "the message below ignore build output"),
+            ["m3"]
+        );
     }
 
     #[test]

@@ -64,6 +64,10 @@ pub enum Side {
     Before,
     /// Either neighbour ("next to", "beside").
     Beside,
+    /// In the next row, where the anchor is in its own ("the file below gitignore").
+    Below,
+    /// In the row before.
+    Above,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -326,6 +330,10 @@ fn relation(tokens: &[Token], rest: &[usize]) -> Option<Relation> {
             }
             ("next", Some("to"), ..) => Some((2, Side::Beside)),
             ("beside", ..) => Some((1, Side::Beside)),
+            // In a list read top to bottom, below is after and above is before.
+            // "Under" and "over" stay qualifiers ("the comments under the second story").
+            ("below" | "beneath", ..) if k > 0 => Some((1, Side::Below)),
+            ("above", ..) if k > 0 => Some((1, Side::Above)),
             ("to", Some("the"), Some("right"), Some("of")) => Some((4, Side::After)),
             ("to", Some("the"), Some("left"), Some("of")) => Some((4, Side::Before)),
             ("right", Some("of"), ..) if k > 0 => Some((2, Side::After)),
@@ -1159,6 +1167,11 @@ mod tests {
                 "the tab following settings",
                 Some((Side::After, "settings")),
             ),
+            (
+                "the file right below gitignore",
+                Some((Side::Below, "gitignore")),
+            ),
+            ("the link above Help", Some((Side::Above, "help"))),
             // No anchor words: a time, a pronoun.
             ("the word from the day before", None),
             ("open the following link", None),
