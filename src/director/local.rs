@@ -2624,7 +2624,7 @@ mod tests {
     #[test]
     fn an_unnumbered_run_of_links_is_counted() {
         let posts = "Issue 106 Issue 105 Issue 104";
-        let tags = "rust tokio sqlite";
+        let tags = "rust python sqlite";
         let obs = |with_tags: bool| Observation {
             elements: [
                 el("c1", "link", "February 9", "John wrote on February 9"),
@@ -2639,7 +2639,7 @@ mod tests {
                     .then(|| {
                         [
                             el("t1", "link", "rust", tags),
-                            el("t2", "link", "tokio", tags),
+                            el("t2", "link", "python", tags),
                             el("t3", "link", "sqlite", tags),
                         ]
                     })
