@@ -552,8 +552,9 @@ fn phrase_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
         }
     }
     // A number means a quantity of the word beside it: "17 points" is not
-    // "17 comments". Out of its phrase it is weak evidence.
-    if query.len() > 1 {
+    // "17 comments". Out of its phrase it is weak evidence, unless the label is the number
+    // alone: then it is a name ("draft 01" for the version link "01").
+    if query.len() > 1 && words.len() > 1 {
         for (k, q) in query.iter().enumerate() {
             if !q.is_number() || out[k] < 1.0 {
                 continue;
@@ -765,6 +766,12 @@ fn vertical(
     let place = rows[row].iter().position(|&i| i == anchor)?;
     let next = if down { row + 1 } else { row.checked_sub(1)? };
     rows.get(next)?.get(place).copied()
+}
+
+/// A label that is a web address rather than a name.
+fn is_address(label: &str) -> bool {
+    let l = label.trim();
+    l.contains("://") || l.starts_with("www.")
 }
 
 /// The element's description says every meaningful word of its label, and more.
@@ -1271,7 +1278,13 @@ fn score_element<'s>(
         } else {
             concept_strength(&f.description, &described_concepts, &head_c[k]).0 * 0.9
         };
-        let own = head_label[k]
+        // A label that is an address ("http://datatracker.ietf.org/…") holds words, not a name.
+        let addressed = if is_address(&element.label) {
+            0.85
+        } else {
+            1.0
+        };
+        let own = (head_label[k] * addressed)
             .max(c)
             .max(described)
             .max(head_desc[k] * 0.9)
@@ -2878,6 +2891,41 @@ mod tests {
         assert_eq!(
             candidates(&obs, "the message below ignore build output"),
             ["m3"]
+        );
+    }
+
+    /// A label that is a number alone is a name: "draft oh one" is the version link "01", not
+    /// the draft's own link; an address's words are weaker than a name.
+    #[test]
+    fn a_number_alone_is_a_name() {
+        let versions = "Versions: 00 01 02";
+        let obs = Observation {
+            elements: vec![
+                el("v0", "link", "00", versions),
+                el("v1", "link", "01", versions),
+                el("v2", "link", "02", versions),
+                el(
+                    "d1",
+                    "link",
+                    "draft-dejong-remotestorage-02",
+                    "Document: draft",
+                ),
+                el(
+                    "u1",
+                    "link",
+                    "http://datatracker.ietf.org/drafts/current/",
+                    "Document: draft",
+                ),
+            ],
+            ..Observation::default()
+        };
+        let got = candidates(&obs, "show draft oh one");
+        assert!(got.contains(&"v1".to_string()) && got != ["d1"], "{got:?}");
+        assert_eq!(
+            candidates(&obs, "open version zero two")
+                .first()
+                .map(String::as_str),
+            Some("v2")
         );
     }
 

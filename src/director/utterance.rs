@@ -386,12 +386,10 @@ fn spoken_digits(tokens: Vec<Token>) -> Vec<Token> {
         while end < tokens.len() && digit(&tokens[end]).is_some() {
             end += 1;
         }
-        // An "oh" at either end is a word, not a digit ("oh, open three").
+        // A leading "oh" is a zero ("draft oh one"); a trailing one, or one alone, is a word
+        // ("oh, open three", "version two oh").
         let is_oh = |t: &Token| matches!(t.norm.as_str(), "oh" | "o");
-        let mut start = k;
-        while start < end && is_oh(&tokens[start]) {
-            start += 1;
-        }
+        let start = k;
         while end > start && is_oh(&tokens[end - 1]) {
             end -= 1;
         }
@@ -403,11 +401,12 @@ fn spoken_digits(tokens: Vec<Token>) -> Vec<Token> {
         if run.len() >= 3 || (run.len() == 2 && zeros > 0) {
             out.extend(tokens[k..start].iter().cloned());
             let digits: String = run.iter().filter_map(digit).collect();
+            // Stemmed as a label's digits are ("02" is 2).
             out.push(Token {
                 start: run[0].start,
                 end: run[run.len() - 1].end,
-                norm: digits.clone(),
-                stem: digits,
+                stem: text::stem(&digits),
+                norm: digits,
             });
             k = end;
         } else {
@@ -1140,6 +1139,7 @@ mod tests {
             // Two digits without a zero, and an "oh" outside digits, stay words.
             ("the one two punch", "the one two punch"),
             ("oh open three", "oh open three"),
+            ("show draft oh one", "show draft 01"),
             ("version two oh", "version two oh"),
         ];
         for (said, want) in table {
