@@ -43,6 +43,10 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 12 (docs/batch12-first-run.md): an acted-instead case each, a wrong target.
     "blog-firefoxnightly.jsonl",
     "public-nationalrail.jsonl",
+    // Batch 14 (docs/batch14-first-run.md): wrong targets and an acted-instead case left.
+    "reviews-trustpilot.jsonl",
+    "gov-parcoabruzzo.jsonl",
+    "standards-ietf.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -82,7 +86,11 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     // Batch 13 (docs/batch13-first-run.md): first scored 17/3/0, 12/3/0, 12/1/0.
     ("thread-reddit.jsonl", 19, 0, 0),
     ("recipe-cybercook.jsonl", 12, 0, 0),
-    ("newsletter-aktualne.jsonl", 17, 0, 0),
+    ("newsletter-aktualne.jsonl", 18, 0, 0),
+    // Batch 14 (docs/batch14-first-run.md): first scored 17/1/0, 12/0/1, 12/3/1.
+    ("reviews-trustpilot.jsonl", 17, 1, 0),
+    ("gov-parcoabruzzo.jsonl", 12, 0, 1),
+    ("standards-ietf.jsonl", 15, 2, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
