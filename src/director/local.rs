@@ -1341,7 +1341,14 @@ fn score_element<'s>(
     let qual_gloss = phrase_match(qual_q, &f.glosses);
     for k in 0..qual.len() {
         let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
-        let own = qual_label[k].max(c).max(gloss_strength(qual_gloss[k]));
+        let addressed = if is_address(&element.label) {
+            0.85
+        } else {
+            1.0
+        };
+        let own = (qual_label[k] * addressed)
+            .max(c)
+            .max(gloss_strength(qual_gloss[k]));
         let m = own.max(qual_ctx[k] * qual_around).max(qual_desc[k] * 0.9);
         label_content_hit |= own >= 0.7;
         qual_best[k] = qual_best[k].max(m);
@@ -1971,6 +1978,21 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
                 }
             }
         }
+        // "the very first version" beside "Versions: 00 01 02 03 04": a run of links whose row
+        // opens with the noun is the list of those things, and the count is in it.
+        if let Some(run) = headed_run(reading, phrase, structure) {
+            let pick = match ordinal {
+                Ordinal::Nth(n) if n >= 1 => run.get(n as usize - 1).copied(),
+                Ordinal::Last => run.last().copied(),
+                _ => None,
+            };
+            if let Some(pick) = pick {
+                for (i, s) in scores.iter_mut().enumerate() {
+                    *s = if i == pick { s.max(0.8) } else { 0.0 };
+                }
+                continue;
+            }
+        }
         let top = scores.iter().copied().fold(0.0f32, f32::max);
         if top <= 0.0 {
             continue;
@@ -2055,6 +2077,39 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
                 *s = s.min(semantic::ASK_SCORE);
             }
         }
+    }
+}
+
+/// The one run of three or more links in a row whose text opens with the phrase's noun
+/// ("Versions: 00 01 02 03 04" for "the first version").
+fn headed_run(
+    reading: &Reading<'_>,
+    phrase: &utterance::Phrase,
+    structure: &Structure,
+) -> Option<Vec<usize>> {
+    let nouns: Vec<&Token> = phrase
+        .content
+        .iter()
+        .chain(phrase.kind_token.iter())
+        .map(|&t| &reading.tokens[t])
+        .filter(|t| !t.is_number())
+        .collect();
+    let headed: Vec<Vec<usize>> = alike_runs(structure)
+        .into_iter()
+        .filter(|run| {
+            let first = structure.context(run[0]).first();
+            first.is_some_and(|w| nouns.iter().any(|q| q.stem == w.stem))
+                && !run.iter().any(|&i| {
+                    structure.facts[i]
+                        .label
+                        .iter()
+                        .any(|l| nouns.iter().any(|q| q.stem == l.stem))
+                })
+        })
+        .collect();
+    match headed.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
     }
 }
 
@@ -2927,6 +2982,31 @@ mod tests {
                 .map(String::as_str),
             Some("v2")
         );
+    }
+
+    /// A run of links whose row opens with the noun counted is the list of those things.
+    #[test]
+    fn a_row_headed_by_the_noun_is_the_list_counted() {
+        let tools = "[Docs] [txt|pdf] [Tracker]";
+        let mut txt = el("t1", "link", "txt", tools);
+        txt.description = Some("Plaintext version of this document".into());
+        let mut pdf = el("t2", "link", "pdf", tools);
+        pdf.description = Some("PDF version of this document".into());
+        let versions = "Versions: 00 01 02 03";
+        let obs = Observation {
+            elements: vec![
+                el("t0", "link", "Docs", tools),
+                txt,
+                pdf,
+                el("v0", "link", "00", versions),
+                el("v1", "link", "01", versions),
+                el("v2", "link", "02", versions),
+                el("v3", "link", "03", versions),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(candidates(&obs, "open the very first version"), ["v0"]);
+        assert_eq!(candidates(&obs, "the last version"), ["v3"]);
     }
 
     #[test]
