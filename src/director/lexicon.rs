@@ -85,6 +85,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "ulozit",
             "zapisz",
             "spara",
+            "salva",
+            "opslaan",
+            "salvar",
         ],
     ),
     (
@@ -99,6 +102,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "anuluj",
             "avbryt",
             "annuller",
+            "annulla",
+            "annuleren",
         ],
     ),
     (
@@ -114,6 +119,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "zamknij",
             "stang",
             "luk",
+            "chiudi",
+            "sluiten",
+            "fechar",
         ],
     ),
     (
@@ -133,6 +141,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "polityka prywatnosci",
             "integritetspolicy",
             "privatlivspolitik",
+            "informativa privacy",
+            "privacybeleid",
+            "privacidade",
+            "politica de privacidade",
         ],
     ),
     (
@@ -152,6 +164,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "stahnout",
             "pobierz",
             "ladda ner",
+            "scarica",
+            "downloaden",
+            "baixar",
+            "transferir",
         ],
     ),
     (
@@ -172,6 +188,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "accueil",
             "inicio",
             "logo",
+            "pagina iniziale",
+            "startpagina",
+            "pagina inicial",
         ],
     ),
     (
@@ -194,6 +213,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "zaloguj sie",
             "logga in",
             "log ind",
+            "accedi",
+            "inloggen",
+            "aanmelden",
+            "entrar",
+            "iniciar sessao",
         ],
     ),
     (
@@ -214,6 +238,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "new account",
             "open account",
             "s inscrire",
+            "registrati",
+            "registreren",
+            "cadastre se",
+            "cadastrar",
+            "registar",
         ],
     ),
     (
@@ -237,6 +266,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "wyszukaj",
             "sok",
             "sog",
+            "ricerca",
+            "cercare",
+            "zoeken",
+            "pesquisar",
+            "procurar",
         ],
     ),
     (
@@ -303,6 +337,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "ustawienia",
             "installningar",
             "indstillinger",
+            "impostazioni",
+            "instellingen",
+            "configuracoes",
         ],
     ),
     (
@@ -322,6 +359,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "nastepna",
             "nasta",
             "naeste",
+            "successivo",
+            "avanti",
+            "volgende",
+            "proximo",
+            "seguinte",
         ],
     ),
     (
@@ -553,6 +595,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "poprzednia",
             "foregaende",
             "forrige",
+            "precedente",
+            "indietro",
+            "vorige",
         ],
     ),
     (
@@ -567,6 +612,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "subskrybuj",
             "zapisz sie",
             "prenumerera",
+            "iscriviti",
+            "abbonati",
+            "abonneren",
+            "assinar",
+            "inscrever se",
         ],
     ),
     (
@@ -579,6 +629,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "udostepnij",
             "sdilet",
             "dela",
+            "condividi",
+            "condividere",
+            "delen",
+            "partilhar",
+            "compartilhar",
         ],
     ),
     (
@@ -596,6 +651,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "komentarze",
             "komentarz",
             "kommentarer",
+            "commenti",
+            "commento",
+            "reacties",
+            "reactie",
+            "comentarios",
         ],
     ),
     (
@@ -634,6 +694,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "odstranit",
             "usun",
             "ta bort",
+            "elimina",
+            "verwijderen",
+            "excluir",
+            "apagar",
         ],
     ),
     ("play", &["play", "abspielen", "wiedergeben", "reproducir"]),
@@ -653,9 +717,22 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "hjalp",
             "hjaelp",
             "frequently asked questions",
+            "aiuto",
+            "hulp",
+            "ajuda",
         ],
     ),
-    ("contact", &["contact", "kontakt", "contacto"]),
+    (
+        "contact",
+        &[
+            "contact",
+            "kontakt",
+            "contacto",
+            "contatti",
+            "contattaci",
+            "contato",
+        ],
+    ),
     ("account", &["account", "konto", "compte", "cuenta", "ucet"]),
     ("menu", &["menu", "menü", "meny"]),
     (
@@ -706,8 +783,18 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     (
         "send",
         &[
-            "send", "submit", "senden", "absenden", "envoyer", "enviar", "odeslat", "wyslij",
+            "send",
+            "submit",
+            "senden",
+            "absenden",
+            "envoyer",
+            "enviar",
+            "odeslat",
+            "wyslij",
             "skicka",
+            "invia",
+            "verzenden",
+            "verstuur",
         ],
     ),
     ("open", &["open", "öffnen", "ouvrir", "abrir"]),
@@ -1421,6 +1508,8 @@ mod tests {
         assert_eq!(names("Zásad ochrany osobních údajů"), ["privacy"]);
         assert_eq!(names("Udostępnij"), ["share"]);
         assert_eq!(names("Inställningar"), ["settings"]);
+        assert_eq!(names("Condividi su Facebook"), ["share"]);
+        assert_eq!(names("Inloggen"), ["login"]);
         assert_eq!(names("VORHERIGER ARTIKEL"), ["article", "previous"]);
         assert_eq!(names("Je m'abonne"), ["subscribe"]);
         assert_eq!(names("Abonnez-vous"), ["subscribe"]);
