@@ -778,7 +778,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "crear",
         ],
     ),
-    ("like", &["like", "favorite", "favourite", "gefällt"]),
+    (
+        "like",
+        &["like", "favorite", "favourite", "gefällt", "thumbs up"],
+    ),
     ("follow", &["follow", "folgen", "suivre", "seguir"]),
     (
         "send",
@@ -932,6 +935,17 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "actualiser",
             "actualizar",
             "odswiez",
+        ],
+    ),
+    (
+        "useful",
+        &[
+            "useful",
+            "helpful",
+            "nützlich",
+            "hilfreich",
+            "utile",
+            "util",
         ],
     ),
     (

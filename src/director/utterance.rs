@@ -196,7 +196,7 @@ pub fn read_as_reference(source: &str) -> Reading<'_> {
 }
 
 fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
-    let tokens = spoken_digits(text::tokens(source));
+    let tokens = spoken_letters(spoken_digits(text::tokens(source)));
     let begin = last_sentence(source, &tokens);
     let begin = begin + skip_openers(&tokens[begin..]);
     // "for the user @sam, click Share": the leading scope qualifies the target of the command
@@ -407,6 +407,39 @@ fn spoken_digits(tokens: Vec<Token>) -> Vec<Token> {
                 end: run[run.len() - 1].end,
                 stem: text::stem(&digits),
                 norm: digits,
+            });
+            k = end;
+        } else {
+            out.push(tokens[k].clone());
+            k += 1;
+        }
+    }
+    out
+}
+
+/// "open the t x t", "the p d f": letters said one by one are one word ("txt", "pdf"). A run of
+/// two single letters or more; "a" and "i" (words of their own) only inside a run of three.
+fn spoken_letters(tokens: Vec<Token>) -> Vec<Token> {
+    let letter = |t: &Token| t.norm.chars().count() == 1 && t.norm.chars().all(char::is_alphabetic);
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut k = 0;
+    while k < tokens.len() {
+        let mut end = k;
+        while end < tokens.len() && letter(&tokens[end]) {
+            end += 1;
+        }
+        let run = &tokens[k..end];
+        let words = run
+            .iter()
+            .filter(|t| matches!(t.norm.as_str(), "a" | "i"))
+            .count();
+        if run.len() >= 3 || (run.len() == 2 && words == 0) {
+            let word: String = run.iter().map(|t| t.norm.as_str()).collect();
+            out.push(Token {
+                start: run[0].start,
+                end: run[run.len() - 1].end,
+                stem: text::stem(&word),
+                norm: word,
             });
             k = end;
         } else {
@@ -1140,6 +1173,10 @@ mod tests {
             ("the one two punch", "the one two punch"),
             ("oh open three", "oh open three"),
             ("show draft oh one", "show draft 01"),
+            ("open the t x t", "open the txt"),
+            ("download the p d f", "download the pdf"),
+            ("take a picture", "take a picture"),
+            ("i want a b", "i want a b"),
             ("version two oh", "version two oh"),
         ];
         for (said, want) in table {
