@@ -99,18 +99,20 @@ fn respond_to_lucaspiller_is_the_reply_on_that_comment() {
 
 #[test]
 fn a_label_that_states_a_precondition_is_the_control() {
-    // "You must be signed in to star a repository" is the Star control; the
-    // verb must lead an action label, so shared words alone reject it.
+    // "You must be signed in to star a repository" is the Star control. The words now say so
+    // on their own (a label that states its precondition names its action after "to"), and
+    // meaning does not pull it elsewhere.
     let without = decide("forge-signedout.json", "star this repository", false);
-    assert!(matches!(without, Decision::Reject(_)), "{without:?}");
+    assert_eq!(clicked(&without), Some("e8"), "{without:?}");
     let with = decide("forge-signedout.json", "star this repository", true);
     assert_eq!(clicked(&with), Some("e8"), "{with:?}");
 }
 
 #[test]
 fn a_spoken_form_grounds_a_written_abbreviation() {
+    // "2FA" is two-factor authentication, in the words (the lexicon) and in meaning alike.
     let without = decide("privacy.json", "turn on two factor authentication", false);
-    assert_eq!(clicked(&without), None, "{without:?}");
+    assert_eq!(clicked(&without), Some("e4"), "{without:?}");
     let with = decide("privacy.json", "turn on two factor authentication", true);
     assert_eq!(clicked(&with), Some("e4"), "{with:?}");
 }
