@@ -365,76 +365,72 @@ fn relation(tokens: &[Token], rest: &[usize]) -> Option<Relation> {
 }
 
 /// "issue one oh three", "room four one two": digits said one by one are one number (103,
-/// 412). A run of three digits or more, or of two with an "oh" or "zero" among them; "oh" counts
-/// only between digits.
+/// 412). A run of three digits or more, or of two with an "oh" or "zero" among them; a leading
+/// "oh" is a zero ("draft oh one"), a trailing one, or one alone, is a word ("oh, open three",
+/// "version two oh").
 fn spoken_digits(tokens: Vec<Token>) -> Vec<Token> {
+    let is_oh = |t: &Token| matches!(t.norm.as_str(), "oh" | "o");
     let digit = |t: &Token| -> Option<char> {
-        match t.norm.as_str() {
-            "oh" | "o" => Some('0'),
-            _ => {
-                let d = text::number_word(&t.norm).filter(|n| *n <= 9)?;
-                (t.norm.chars().all(|c| c.is_alphabetic()) || t.norm.len() == 1)
-                    .then(|| char::from_digit(d, 10))
-                    .flatten()
-            }
+        if is_oh(t) {
+            return Some('0');
         }
+        let d = text::number_word(&t.norm).filter(|n| *n <= 9)?;
+        (t.norm.chars().all(|c| c.is_alphabetic()) || t.norm.len() == 1)
+            .then(|| char::from_digit(d, 10))
+            .flatten()
     };
-    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
-    let mut k = 0;
-    while k < tokens.len() {
-        let mut end = k;
-        while end < tokens.len() && digit(&tokens[end]).is_some() {
-            end += 1;
-        }
-        // A leading "oh" is a zero ("draft oh one"); a trailing one, or one alone, is a word
-        // ("oh, open three", "version two oh").
-        let is_oh = |t: &Token| matches!(t.norm.as_str(), "oh" | "o");
-        let start = k;
-        while end > start && is_oh(&tokens[end - 1]) {
-            end -= 1;
-        }
-        let run = &tokens[start..end.max(start)];
+    let one_number = |run: &[Token]| {
         let zeros = run
             .iter()
             .filter(|t| matches!(t.norm.as_str(), "oh" | "o" | "zero"))
             .count();
-        if run.len() >= 3 || (run.len() == 2 && zeros > 0) {
-            out.extend(tokens[k..start].iter().cloned());
-            let digits: String = run.iter().filter_map(digit).collect();
-            // Stemmed as a label's digits are ("02" is 2).
-            out.push(Token {
-                start: run[0].start,
-                end: run[run.len() - 1].end,
-                stem: text::stem(&digits),
-                norm: digits,
-            });
-            k = end;
-        } else {
-            out.push(tokens[k].clone());
-            k += 1;
-        }
-    }
-    out
+        run.len() >= 3 || (run.len() == 2 && zeros > 0)
+    };
+    join_runs(tokens, digit, is_oh, one_number)
 }
 
 /// "open the t x t", "the p d f": letters said one by one are one word ("txt", "pdf"). A run of
 /// two single letters or more; "a" and "i" (words of their own) only inside a run of three.
 fn spoken_letters(tokens: Vec<Token>) -> Vec<Token> {
-    let letter = |t: &Token| t.norm.chars().count() == 1 && t.norm.chars().all(char::is_alphabetic);
-    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
-    let mut k = 0;
-    while k < tokens.len() {
-        let mut end = k;
-        while end < tokens.len() && letter(&tokens[end]) {
-            end += 1;
+    let letter = |t: &Token| {
+        let mut chars = t.norm.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_alphabetic() => Some(c),
+            _ => None,
         }
-        let run = &tokens[k..end];
+    };
+    let one_word = |run: &[Token]| {
         let words = run
             .iter()
             .filter(|t| matches!(t.norm.as_str(), "a" | "i"))
             .count();
-        if run.len() >= 3 || (run.len() == 2 && words == 0) {
-            let word: String = run.iter().map(|t| t.norm.as_str()).collect();
+        run.len() >= 3 || (run.len() == 2 && words == 0)
+    };
+    join_runs(tokens, letter, |_| false, one_word)
+}
+
+/// Joins each run of tokens that are one character each (`piece`) into one token, when
+/// `one_word` says the run (without the trailing tokens `trailing_word` keeps as words) is one;
+/// the joined token spans the run in the source and is stemmed as any word.
+fn join_runs(
+    tokens: Vec<Token>,
+    piece: impl Fn(&Token) -> Option<char>,
+    trailing_word: impl Fn(&Token) -> bool,
+    one_word: impl Fn(&[Token]) -> bool,
+) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut k = 0;
+    while k < tokens.len() {
+        let mut end = k;
+        while end < tokens.len() && piece(&tokens[end]).is_some() {
+            end += 1;
+        }
+        while end > k && trailing_word(&tokens[end - 1]) {
+            end -= 1;
+        }
+        let run = &tokens[k..end];
+        if !run.is_empty() && one_word(run) {
+            let word: String = run.iter().filter_map(&piece).collect();
             out.push(Token {
                 start: run[0].start,
                 end: run[run.len() - 1].end,
