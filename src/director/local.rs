@@ -1943,11 +1943,7 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             };
             let picks: Vec<usize> = counted
                 .iter()
-                .filter_map(|run| match ordinal {
-                    Ordinal::Nth(n) if n >= 1 => run.get(n as usize - 1).copied(),
-                    Ordinal::Last => run.last().copied(),
-                    _ => None,
-                })
+                .filter_map(|run| nth_of(run, ordinal))
                 .take(3)
                 .collect();
             for (i, s) in scores.iter_mut().enumerate() {
@@ -1981,12 +1977,7 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
         // "the very first version" beside "Versions: 00 01 02 03 04": a run of links whose row
         // opens with the noun is the list of those things, and the count is in it.
         if let Some(run) = headed_run(reading, phrase, structure) {
-            let pick = match ordinal {
-                Ordinal::Nth(n) if n >= 1 => run.get(n as usize - 1).copied(),
-                Ordinal::Last => run.last().copied(),
-                _ => None,
-            };
-            if let Some(pick) = pick {
+            if let Some(pick) = nth_of(&run, ordinal) {
                 for (i, s) in scores.iter_mut().enumerate() {
                     *s = if i == pick { s.max(0.8) } else { 0.0 };
                 }
@@ -2080,6 +2071,27 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
     }
 }
 
+/// The element an ordinal's place picks from a list in reading order ("the third", "the
+/// last"); a visible number ("number 13") is no place in a list.
+fn nth_of(list: &[usize], ordinal: Ordinal) -> Option<usize> {
+    match ordinal {
+        Ordinal::Nth(n) if n >= 1 => list.get(n as usize - 1).copied(),
+        Ordinal::Last => list.last().copied(),
+        _ => None,
+    }
+}
+
+/// The words naming the things a phrase counts ("comment" in "the top comment"), numbers left out.
+fn counted_nouns<'r>(reading: &'r Reading<'_>, phrase: &utterance::Phrase) -> Vec<&'r Token> {
+    phrase
+        .content
+        .iter()
+        .chain(phrase.kind_token.iter())
+        .map(|&t| &reading.tokens[t])
+        .filter(|t| !t.is_number())
+        .collect()
+}
+
 /// The one run of three or more links in a row whose text opens with the phrase's noun
 /// ("Versions: 00 01 02 03 04" for "the first version").
 fn headed_run(
@@ -2087,13 +2099,7 @@ fn headed_run(
     phrase: &utterance::Phrase,
     structure: &Structure,
 ) -> Option<Vec<usize>> {
-    let nouns: Vec<&Token> = phrase
-        .content
-        .iter()
-        .chain(phrase.kind_token.iter())
-        .map(|&t| &reading.tokens[t])
-        .filter(|t| !t.is_number())
-        .collect();
+    let nouns = counted_nouns(reading, phrase);
     let headed: Vec<Vec<usize>> = alike_runs(structure)
         .into_iter()
         .filter(|run| {
@@ -2120,13 +2126,7 @@ fn parent_items(
     phrase: &utterance::Phrase,
     structure: &Structure,
 ) -> Vec<u32> {
-    let nouns: Vec<&Token> = phrase
-        .content
-        .iter()
-        .chain(phrase.kind_token.iter())
-        .map(|&t| &reading.tokens[t])
-        .filter(|t| !t.is_number())
-        .collect();
+    let nouns = counted_nouns(reading, phrase);
     if nouns.is_empty() {
         return Vec::new();
     }
@@ -2194,11 +2194,12 @@ fn counted_readings(
     pool: &[usize],
     ordinal: Ordinal,
 ) -> Vec<usize> {
-    let nth = |within: &[usize]| match ordinal {
-        Ordinal::Nth(n) | Ordinal::Number(n) if n >= 1 => within.get(n as usize - 1).copied(),
-        Ordinal::Nth(_) | Ordinal::Number(_) => None,
-        Ordinal::Last => within.last().copied(),
+    // Among matching elements a visible number counts as a place ("number two" = the second).
+    let place = match ordinal {
+        Ordinal::Number(n) => Ordinal::Nth(n),
+        other => other,
     };
+    let nth = |within: &[usize]| nth_of(within, place);
     let nouns: Vec<&Token> = phrase
         .content
         .iter()
@@ -2500,6 +2501,23 @@ mod tests {
         ranked.into_iter().map(|(_, id)| id).collect()
     }
 
+    /// The element that scores highest for the words (its id, its score), before the gates.
+    fn best(obs: &Observation, said: &str) -> (String, f32) {
+        let structure = Structure::of(obs);
+        let screen = Screen {
+            observation: obs,
+            structure: &structure,
+        };
+        let r = utterance::read(said);
+        let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
+        let (i, top) =
+            scores
+                .iter()
+                .enumerate()
+                .fold((0, 0.0f32), |b, (i, s)| if *s > b.1 { (i, *s) } else { b });
+        (obs.elements[i].id.clone(), top)
+    }
+
     /// A target named by its place beside another: its neighbour in the anchor's row, never
     /// the anchor itself; "next to" is either neighbour, so both are asked about.
     #[test]
@@ -2666,25 +2684,14 @@ mod tests {
             .collect(),
             ..Observation::default()
         };
-        let structure = Structure::of(&obs);
-        let screen = Screen {
-            observation: &obs,
-            structure: &structure,
+        let named = |said: &str| {
+            let (id, score) = best(&obs, said);
+            (score > 0.0).then_some(id)
         };
-        let best = |said: &str| {
-            let r = utterance::read(said);
-            let scores = score_elements(&r, screen, ActionKind::Click);
-            let (i, top) =
-                scores
-                    .iter()
-                    .enumerate()
-                    .fold((0, 0.0f32), |b, (i, s)| if *s > b.1 { (i, *s) } else { b });
-            (top > 0.0).then(|| obs.elements[i].id.clone())
-        };
-        assert_eq!(best("rider number 10").as_deref(), Some("r10"));
-        assert_eq!(best("open the tenth rider").as_deref(), Some("r10"));
+        assert_eq!(named("rider number 10").as_deref(), Some("r10"));
+        assert_eq!(named("open the tenth rider").as_deref(), Some("r10"));
         // "share" is on screen: a word, not a kind of row.
-        assert_ne!(best("the second share").as_deref(), Some("r10"));
+        assert_ne!(named("the second share").as_deref(), Some("r10"));
     }
 
     /// Without numbered items, a run of links in one row is a list to count in: one run
@@ -2759,37 +2766,22 @@ mod tests {
             ],
             ..Observation::default()
         };
-        let structure = Structure::of(&obs);
-        let screen = Screen {
-            observation: &obs,
-            structure: &structure,
-        };
-        let best = |said: &str| {
-            let r = utterance::read(said);
-            let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
-            let (i, top) =
-                scores
-                    .iter()
-                    .enumerate()
-                    .fold((0, 0.0f32), |b, (i, s)| if *s > b.1 { (i, *s) } else { b });
-            (obs.elements[i].id.clone(), top)
-        };
-        let (id, score) = best("fork this paste");
+        let (id, score) = best(&obs, "fork this paste");
         assert_eq!(id, "t1");
         assert!(score > semantic::ASK_SCORE, "fork acts on clone: {score}");
-        let (id, score) = best("flag this as abuse");
+        let (id, score) = best(&obs, "flag this as abuse");
         assert_eq!(id, "t3");
         assert!(
             score <= semantic::ASK_SCORE,
             "flag only asks about report: {score}"
         );
-        let (id, score) = best("report this paste");
+        let (id, score) = best(&obs, "report this paste");
         assert_eq!(id, "t3");
         assert!(
             score > semantic::ASK_SCORE,
             "report's own word acts: {score}"
         );
-        assert_eq!(best("save my details").0, "f1");
+        assert_eq!(best(&obs, "save my details").0, "f1");
     }
 
     /// A label that states its precondition names its action after "to"; "log into" is "log
