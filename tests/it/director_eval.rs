@@ -47,6 +47,8 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "reviews-trustpilot.jsonl",
     "gov-parcoabruzzo.jsonl",
     "standards-ietf.jsonl",
+    // Batch 15 (docs/batch15-first-run.md): first run, nothing changed for it yet.
+    "events-goodnight.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -91,6 +93,9 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("reviews-trustpilot.jsonl", 18, 1, 0),
     ("gov-parcoabruzzo.jsonl", 15, 0, 1),
     ("standards-ietf.jsonl", 17, 1, 0),
+    // Batch 15 (docs/batch15-first-run.md): first scored 16/1/1, 7/0/0.
+    ("events-goodnight.jsonl", 16, 1, 1),
+    ("story-hukumusume.jsonl", 7, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
