@@ -2,7 +2,7 @@
 //! says "electricity" on a German page meets its "Strom", and "insurance" its "Versicherungen".
 //!
 //! Built once by `circe install-glossary` from FreeDict's dictionaries (the Debian packages
-//! `dict-freedict-{deu,fra,spa,ita,nld,por,pol,ces,swe,dan}-eng` and `dict-freedict-eng-{…}`,
+//! `dict-freedict-{deu,fra,spa,ita,nld,por,pol,ces,swe,dan,jpn}-eng` and `dict-freedict-eng-{…}`,
 //! dictd format under `/usr/share/dictd`) into sorted files per language: `<dir>/<lang>.tsv`
 //! (the language's words in English) and `<dir>/en-<lang>.tsv` (English words in the language),
 //! each line `word<TAB>gloss gloss …` (folded, lower case, first sense first, at most
@@ -14,6 +14,10 @@
 //! said that translate into a label word. The directory is `$CIRCE_GLOSSARY_DIR` when set,
 //! else `<data dir>/glossary`. Loaded at start (a few MB per language, looked up by binary
 //! search); without it the Director matches words as before, and `circe doctor` says so.
+//!
+//! Japanese is written without spaces: a run of it is read as the dictionary's words
+//! (`segments`: "犬の顔の折り紙" → 犬 dog, 顔 face, 折り紙 origami), and the run is glossed by
+//! all of them.
 //!
 //! The glosses only add evidence: a translated word counts for less than the label's own word
 //! (`director::local`), and nothing here decides a target.
@@ -40,6 +44,7 @@ pub const LANGUAGES: &[(&str, &str)] = &[
     ("cs", "ces"),
     ("sv", "swe"),
     ("da", "dan"),
+    ("ja", "jpn"),
 ];
 
 /// The Debian packages the glossary is built from, both directions of every language
@@ -231,6 +236,9 @@ impl Glossary {
     pub fn glosses_for(&self, observation: &Observation, said: &str) -> Option<Glosses> {
         let language = language::of(observation)?;
         let words = self.languages.iter().find(|w| w.language == language)?;
+        if language == "ja" {
+            return Some(self.japanese(words, observation, said));
+        }
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut add = |word: &str, gloss: &str| {
             let glosses = out.entry(word.to_string()).or_default();
@@ -277,6 +285,142 @@ impl Glossary {
             words: out,
         })
     }
+}
+
+impl Glossary {
+    /// [`Glossary::glosses_for`] on a Japanese screen: each label's run of Japanese is glossed by
+    /// the words it is read as (`segments`), a few glosses of each in turn; and an English word
+    /// said glosses a run when its Japanese translation is one of the run's words, or a word of
+    /// two characters or more inside it ("dog" → 犬 in "犬の顔の折り紙").
+    fn japanese(&self, words: &Words, observation: &Observation, said: &str) -> Glosses {
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut runs: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for e in &observation.elements {
+            for t in text::tokens(&e.label) {
+                if !t.norm.chars().any(japanese) || runs.contains_key(&t.norm) {
+                    continue;
+                }
+                let found = segments(words, &t.norm);
+                let mut glosses: Vec<String> = Vec::new();
+                for k in 0..GLOSSES_PER_SEGMENT {
+                    for (_, g) in &found {
+                        if let Some(g) = g.split(' ').filter(|g| !g.is_empty()).nth(k) {
+                            if glosses.len() < MAX_GLOSSES && !glosses.iter().any(|o| o == g) {
+                                glosses.push(g.to_string());
+                            }
+                        }
+                    }
+                }
+                if !glosses.is_empty() {
+                    out.insert(t.norm.clone(), glosses);
+                }
+                runs.insert(t.norm, found.into_iter().map(|(w, _)| w).collect());
+            }
+        }
+        for t in text::tokens(said) {
+            if t.norm.chars().count() < 3 || t.is_number() {
+                continue;
+            }
+            for foreign in self.translate("ja", &t.norm) {
+                for (run, read) in &runs {
+                    let inside = foreign.chars().count() >= 2 && run.contains(foreign);
+                    if inside || read.iter().any(|w| w == foreign) {
+                        let glosses = out.entry(run.clone()).or_default();
+                        if !glosses.contains(&t.norm) {
+                            glosses.push(t.norm.clone());
+                        }
+                    }
+                }
+            }
+        }
+        Glosses {
+            language: "ja".to_string(),
+            words: out,
+        }
+    }
+}
+
+/// Glosses taken from each word of a Japanese run, first senses first.
+const GLOSSES_PER_SEGMENT: usize = 4;
+/// The longest Japanese word looked up, in characters.
+const MAX_SEGMENT: usize = 12;
+
+/// A character of Japanese writing: kana or kanji.
+fn japanese(c: char) -> bool {
+    text::is_kana(c) || text::is_ideograph(c)
+}
+
+/// Japanese particles: a lone one between words is no word of its own (の, を, は …).
+const PARTICLES: &[char] = &[
+    'の', 'を', 'は', 'が', 'に', 'へ', 'と', 'で', 'も', 'や', 'か', 'な', 'ね', 'よ',
+];
+
+/// A run of Japanese read as the dictionary's words, with their glosses: the reading that leaves
+/// the fewest characters unread (a lone particle costs half of another character), then the one
+/// of fewest words. A lone kana is never a word, a lone kanji may be. "いぬのかお" is いぬ, の,
+/// かお (dog, face), not いぬ, のか, お.
+fn segments<'w>(words: &'w Words, run: &str) -> Vec<(String, &'w str)> {
+    /// The best reading of a run's first characters: what it left unread, its words, where its
+    /// last step began and that step's glosses (`None`: a character left unread).
+    #[derive(Clone, Copy)]
+    struct Reading<'w> {
+        cost: usize,
+        count: usize,
+        from: usize,
+        glosses: Option<&'w str>,
+    }
+    let chars: Vec<char> = run.chars().collect();
+    let n = chars.len();
+    let mut best: Vec<Option<Reading<'w>>> = vec![None; n + 1];
+    best[0] = Some(Reading {
+        cost: 0,
+        count: 0,
+        from: 0,
+        glosses: None,
+    });
+    for i in 0..n {
+        let Some(Reading { cost, count, .. }) = best[i] else {
+            continue;
+        };
+        let skip = if PARTICLES.contains(&chars[i]) { 1 } else { 2 };
+        let mut relax = |j: usize, cost: usize, count: usize, glosses: Option<&'w str>| {
+            if best[j].is_none_or(|b| (cost, count) < (b.cost, b.count)) {
+                best[j] = Some(Reading {
+                    cost,
+                    count,
+                    from: i,
+                    glosses,
+                });
+            }
+        };
+        relax(i + 1, cost + skip, count, None);
+        for len in 1..=MAX_SEGMENT.min(n - i) {
+            let piece = &chars[i..i + len];
+            if !piece.iter().all(|c| japanese(*c)) {
+                break;
+            }
+            if len == 1 && !text::is_ideograph(piece[0]) {
+                continue;
+            }
+            let word: String = piece.iter().collect();
+            if let Some(glosses) = words.lookup(&word) {
+                relax(i + len, cost, count + 1, Some(glosses));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut at = n;
+    while at > 0 {
+        let Some(Reading { from, glosses, .. }) = best[at] else {
+            break;
+        };
+        if let Some(glosses) = glosses {
+            out.push((chars[from..at].iter().collect(), glosses));
+        }
+        at = from;
+    }
+    out.reverse();
+    out
 }
 
 /// The base forms an inflected word may have, by the language's endings (German adjectives
@@ -516,7 +660,7 @@ fn read_dictd(index: &Path, dict: &Path) -> Result<Dictd, GlossaryError> {
                 continue;
             };
             let folded = text::fold(&word.to_lowercase());
-            if folded.chars().count() < 2 || !folded.chars().all(char::is_alphanumeric) {
+            if !word_kept(&folded) || !folded.chars().all(char::is_alphanumeric) {
                 continue;
             }
             folded
@@ -538,22 +682,30 @@ fn read_dictd(index: &Path, dict: &Path) -> Result<Dictd, GlossaryError> {
     let mut reversed: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
     let mut format = Format::Plain;
     let mut buf = Vec::new();
+    let mut last: Option<(u64, u64)> = None;
     for (offset, len, word) in entries {
-        if offset < at {
-            continue; // an entry the index names twice
+        // An entry the index names under several headwords (Japanese: its kanji and its kana
+        // spellings, 犬 and いぬ) is read once, for all of them.
+        if last != Some((offset, len)) {
+            if offset < at {
+                continue; // an entry overlapping the one before
+            }
+            std::io::copy(&mut (&mut body).take(offset - at), &mut std::io::sink())
+                .map_err(io(dict))?;
+            buf.clear();
+            (&mut body)
+                .take(len)
+                .read_to_end(&mut buf)
+                .map_err(io(dict))?;
+            at = offset + buf.len() as u64;
+            last = Some((offset, len));
         }
-        std::io::copy(&mut (&mut body).take(offset - at), &mut std::io::sink())
-            .map_err(io(dict))?;
-        buf.clear();
-        (&mut body)
-            .take(len)
-            .read_to_end(&mut buf)
-            .map_err(io(dict))?;
-        at = offset + buf.len() as u64;
         let entry = String::from_utf8_lossy(&buf);
         if word.is_empty() {
             if entry.contains("WikDict") {
                 format = Format::WikDict;
+            } else if entry.contains("JMdict") {
+                format = Format::Jmdict;
             }
             continue;
         }
@@ -704,6 +856,91 @@ enum Format {
     /// after the headword or one numbered "2. …", then a definition in the language itself
     /// ("1. commentary, comment" / "objaśnienie lub uzupełnienie …"), which is no gloss.
     WikDict,
+    /// JMdict's (FreeDict's Japanese-English): numbered senses after lines of grammar in
+    /// brackets; a sense may open with an indented note whose tag runs into the gloss
+    /// ("Note: abbreviationhome"), and a sense noted archaic, obscure or vulgar is left out.
+    Jmdict,
+}
+
+/// JMdict's note tags, as its notes begin.
+const JMDICT_NOTES: &[&str] = &[
+    "word usually written using kana alone",
+    "word usually written using kanji alone",
+    "honorific or respectful (sonkeigo) language",
+    "humble (kenjougo) language",
+    "polite (teineigo) language",
+    "familiar language",
+    "abbreviation",
+    "colloquialism",
+    "slang",
+    "idiomatic expression",
+    "onomatopoeic or mimetic word",
+    "female term or language",
+    "male term or language",
+    "children's language",
+    "jocular, humorous term",
+    "yojijukugo",
+    "poetical term",
+    "proverb",
+    "manga slang",
+    "Internet slang",
+    "dated term",
+    "historical term",
+    "euphemistic",
+    "archaism",
+    "obscure term",
+    "obsolete term",
+    "rare term",
+    "vulgar expression or word",
+    "derogatory",
+    "sensitive",
+    "rude or X-rated term",
+];
+
+/// Of those, the notes of senses that are no gloss of the word today.
+const JMDICT_NOT_TODAY: &[&str] = &[
+    "archaism",
+    "obscure term",
+    "obsolete term",
+    "rare term",
+    "vulgar expression or word",
+    "derogatory",
+    "sensitive",
+    "rude or X-rated term",
+];
+
+/// A JMdict note line's gloss: what follows its tags, `None` when a tag says the sense is not
+/// today's language.
+fn jmdict_note(note: &str) -> Option<&str> {
+    let mut rest = note.trim_start();
+    loop {
+        let Some(tag) = JMDICT_NOTES.iter().find(|t| rest.starts_with(**t)) else {
+            return Some(rest);
+        };
+        if JMDICT_NOT_TODAY.contains(tag) {
+            return None;
+        }
+        rest = rest[tag.len()..].trim_start();
+    }
+}
+
+/// Whether a folded word may be a headword or a gloss: two letters or more, or one kanji
+/// (Japanese 犬 dog, 松 pine).
+fn word_kept(word: &str) -> bool {
+    let mut chars = word.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => text::is_ideograph(c),
+        (Some(_), Some(_)) => true,
+        _ => false,
+    }
+}
+
+/// A gloss word: English letters only (a pronunciation in the line is none), or Japanese
+/// (English-Japanese entries: "犬, 狗").
+fn gloss_word(word: &str) -> bool {
+    word_kept(word)
+        && (word.chars().all(|c| c.is_ascii_alphabetic()) || word.chars().all(japanese))
+        && !GLOSS_STOPWORDS.contains(&word)
 }
 
 /// The gloss words of one dictd entry: the sense lines after the headword line ("amount <n>,
@@ -714,20 +951,35 @@ pub fn gloss_words(entry: &str) -> Vec<String> {
 }
 
 fn gloss_words_in(entry: &str, format: Format) -> Vec<String> {
+    let lines = sense_lines(entry, format);
+    // JMdict explains many words in a phrase ("conclusion from reasoning, judgement …, reason,
+    // cause, meaning"): its short items (three words at most) are the glosses, the long ones
+    // only when there is no short one.
+    let short: Vec<String> = lines
+        .iter()
+        .flat_map(|l| l.split([',', ';']))
+        .filter(|item| {
+            let words = text::tokens(item)
+                .into_iter()
+                .filter(|t| gloss_word(&t.norm))
+                .count();
+            (1..=3).contains(&words)
+        })
+        .map(str::to_string)
+        .collect();
+    let lines = if format == Format::Jmdict && !short.is_empty() {
+        short
+    } else {
+        lines
+    };
     let mut out = Vec::new();
-    for line in sense_lines(entry, format) {
+    for line in lines {
         for word in text::tokens(&line) {
+            // `tokens` folded a German or French gloss's accents to ASCII already.
             let w = word.norm;
-            // Words in letters only (a pronunciation in the line is not a gloss); `tokens`
-            // folded a German or French gloss's accents to ASCII already.
-            if w.chars().count() < 2
-                || !w.chars().all(|c| c.is_ascii_alphabetic())
-                || GLOSS_STOPWORDS.contains(&w.as_str())
-                || out.contains(&w)
-            {
-                continue;
+            if gloss_word(&w) && !out.contains(&w) {
+                out.push(w);
             }
-            out.push(w);
         }
     }
     out
@@ -744,11 +996,7 @@ fn one_word_glosses(entry: &str, format: Format) -> Vec<String> {
                 continue;
             };
             let w = &word.norm;
-            if w.chars().count() >= 2
-                && w.chars().all(|c| c.is_ascii_alphabetic())
-                && !GLOSS_STOPWORDS.contains(&w.as_str())
-                && !out.contains(w)
-            {
+            if gloss_word(w) && !out.contains(w) {
                 out.push(w.clone());
             }
         }
@@ -760,11 +1008,29 @@ fn one_word_glosses(entry: &str, format: Format) -> Vec<String> {
 fn sense_lines(entry: &str, format: Format) -> Vec<String> {
     let mut out = Vec::new();
     for (k, line) in entry.lines().enumerate().skip(1) {
+        // JMdict leaves blank lines inside an entry; elsewhere a blank line ends the senses.
         if line.trim().is_empty() {
+            if format == Format::Jmdict {
+                continue;
+            }
             break;
         }
         let indent = line.len() - line.trim_start().len();
         let line = line.trim();
+        if format == Format::Jmdict {
+            let gloss = match line.strip_prefix("Note:") {
+                Some(note) => jmdict_note(note),
+                None if indent >= 3 => None,
+                None => Some(line),
+            };
+            if let Some(gloss) = gloss {
+                let gloss = gloss
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .trim_start_matches('.');
+                out.push(strip_brackets(gloss).trim().to_string());
+            }
+            continue;
+        }
         let numbered = line.starts_with(|c: char| c.is_ascii_digit());
         if indent >= 3
             || line.starts_with('"')
@@ -847,7 +1113,10 @@ mod tests {
         assert_eq!(b64("a!"), None);
     }
 
+    /// A glossary file of `lines`, sorted as `install` writes them (by bytes: ページ after 前).
     fn words(lines: &[&str]) -> Words {
+        let mut lines = lines.to_vec();
+        lines.sort();
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         Words::parse("de", text, Path::new("t")).unwrap()
     }
@@ -1061,6 +1330,147 @@ mod tests {
         assert_eq!(g.lookup("cs", "konto"), ["account"]);
         assert_eq!(g.lookup("cs", "hledat"), ["search"]);
         assert_eq!(g.translate("cs", "account"), ["ucet", "konto"]);
+    }
+
+    /// JMdict's entries as FreeDict writes them: grammar in brackets, numbered senses, a note
+    /// that runs into its gloss, blank lines inside.
+    #[test]
+    fn jmdict_senses_without_their_notes() {
+        let home = " [gai1]  [ichi1] ホーム /hˈo̞o̞mɯᵝ/\n1. (noun (common) (futsuumeishi))\n (nouns which may take the genitive case particle `no')\nplatform\n2.\n         Note: abbreviationhome\n";
+        assert_eq!(gloss_words_in(home, Format::Jmdict), ["platform", "home"]);
+        let new_year = " [ichi1]  元旦 /x/,  [ichi1] がんたん /ɡˈäntäɴ/\n1. (noun (common) (futsuumeishi))\n{元日}\n\n         Note: colloquialismNew Year's Day\n2. (orig. meaning)\nNew Year's morning, morning of New Year's Day\n";
+        assert_eq!(
+            gloss_words_in(new_year, Format::Jmdict),
+            ["new", "year", "day", "morning"]
+        );
+        // An archaic or vulgar sense is no gloss of today's word.
+        let dog = "犬 /x/, いぬ /ˈinɯᵝ/\n1. (noun (common) (futsuumeishi))\ndog (Canis (lupus) familiaris)\n3.\n         Note: derogatoryloser, asshole\n";
+        assert_eq!(gloss_words_in(dog, Format::Jmdict), ["dog"]);
+        // A word explained at length: its short items are the glosses.
+        let reason = "訳 /x/, わけ /wˈäke̞/\n(noun (common) (futsuumeishi))\n\n         Note: word usually written using kana aloneconclusion from reasoning, judgement or calculation based on something read or heard, reason, cause\n";
+        assert_eq!(
+            gloss_words_in(reason, Format::Jmdict),
+            ["conclusion", "reasoning", "reason", "cause"]
+        );
+        assert_eq!(jmdict_note(" archaismmoon"), None);
+        assert_eq!(
+            jmdict_note(" honorific or respectful (sonkeigo) languagemother"),
+            Some("mother")
+        );
+    }
+
+    /// A run of Japanese is read as the dictionary's words; the particles between are none.
+    #[test]
+    fn a_run_of_japanese_is_read_as_words() {
+        let w = words(&[
+            "いぬ\tdog",
+            "おりがみ\torigami",
+            "かお\tface",
+            "のか\tis it",
+            "前\tprevious before",
+            "戻る\treturn go back",
+            "折り紙\torigami",
+            "犬\tdog",
+            "顔\tface",
+            "ページ\tpage",
+        ]);
+        let read =
+            |run: &str| -> Vec<String> { segments(&w, run).into_iter().map(|(s, _)| s).collect() };
+        assert_eq!(read("犬の顔の折り紙"), ["犬", "顔", "折り紙"]);
+        // Not いぬ, のか, お: a lone particle left unread costs less than another character.
+        assert_eq!(read("いぬのかお"), ["いぬ", "かお"]);
+        assert_eq!(read("前のページへ戻る"), ["前", "ページ", "戻る"]);
+        assert!(read("イソップ").is_empty());
+        // Latin letters and digits in a run are no Japanese word.
+        assert_eq!(read("1949年Mr犬"), ["犬"]);
+    }
+
+    /// A Japanese screen: each label's run is glossed by its words, and an English word said
+    /// glosses the run that holds its translation.
+    #[test]
+    fn a_japanese_screen_is_glossed_word_by_word() {
+        let mut ja = words(&[
+            "ページ\tpage",
+            "前\tprevious",
+            "戻る\treturn",
+            "折り紙\torigami",
+            "顔\tface",
+        ]);
+        ja.language = "ja";
+        let mut english = words(&["dog\t犬 いぬ"]);
+        english.language = "ja";
+        let g = Glossary {
+            languages: vec![ja],
+            english: vec![english],
+        };
+        let observation = Observation {
+            title: "欲張りなイヌ　＜福娘童話集　きょうのイソップ童話＞".into(),
+            elements: [
+                "前のページへ戻る",
+                "犬の顔の折り紙",
+                "いぬのかお",
+                "English",
+            ]
+            .into_iter()
+            .map(element)
+            .collect(),
+            ..Default::default()
+        };
+        let glosses = g
+            .glosses_for(&observation, "fold the dog's face")
+            .expect("Japanese");
+        assert_eq!(glosses.language, "ja");
+        let of = |w: &str| glosses.words.get(w).cloned().unwrap_or_default();
+        assert_eq!(of("前のページへ戻る"), ["previous", "page", "return"]);
+        // "dog" → いぬ, inside the run; its 犬 is one kanji, which glosses a run only when the
+        // run is read with it as a word (this dictionary has no 犬).
+        assert_eq!(of("いぬのかお"), ["dog"]);
+        assert_eq!(of("犬の顔の折り紙"), ["face", "origami"]);
+        assert!(of("english").is_empty());
+    }
+
+    /// JMdict names one entry under each of its spellings (犬 and いぬ at one offset): every
+    /// spelling gets the entry's glosses, and the dictionary's Japanese translations of English
+    /// words are kept (one kanji is a word).
+    #[test]
+    fn an_entry_under_two_headwords_glosses_both() {
+        use std::io::Write;
+        let from = tempfile::tempdir().unwrap();
+        let to = tempfile::tempdir().unwrap();
+        let info = "00-database-info\nconverted from JMdict\n";
+        let entry = "犬 /x/, いぬ /ˈinɯᵝ/\n1. (noun (common) (futsuumeishi))\ndog\n";
+        let body = format!("{info}{entry}");
+        let b64 = |n: usize| -> String {
+            const DIGITS: &[u8] =
+                b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+            let (mut n, mut s) = (n, Vec::new());
+            loop {
+                s.insert(0, DIGITS[n % 64]);
+                n /= 64;
+                if n == 0 {
+                    break String::from_utf8(s).unwrap();
+                }
+            }
+        };
+        let (at, len) = (b64(info.len()), b64(entry.len()));
+        let index = format!(
+            "00databaseinfo\tA\t{}\nいぬ\t{at}\t{len}\n犬\t{at}\t{len}\n",
+            b64(info.len())
+        );
+        std::fs::write(from.path().join("freedict-jpn-eng.index"), index).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(body.as_bytes()).unwrap();
+        std::fs::write(
+            from.path().join("freedict-jpn-eng.dict.dz"),
+            gz.finish().unwrap(),
+        )
+        .unwrap();
+        install(from.path(), to.path()).unwrap();
+        let g = Glossary::load(to.path()).unwrap();
+        assert_eq!(g.lookup("ja", "犬"), ["dog"]);
+        assert_eq!(g.lookup("ja", "いぬ"), ["dog"]);
+        // Read backwards (no English-Japanese dictionary here): both spellings.
+        assert_eq!(g.translate("ja", "dog"), ["いぬ", "犬"]);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Which language a screen is written in, from its small words: enough to choose a glossary.
 //!
-//! Architecture invariant: pure. Labels, contexts and the title are counted against short lists
-//! of function words; the language with the most (at least three, more than English) wins.
+//! Architecture invariant: pure. A screen written in kana, Hangul or ideographs is told by its
+//! writing system; otherwise labels, contexts and the title are counted against short lists
+//! of function words, and the language with the most (at least three, more than English) wins.
 
 use super::text;
 use crate::model::Observation;
@@ -99,6 +100,19 @@ const FUNCTION_WORDS: &[(&str, &[&str])] = &[
 /// The language of the screen's words (`"de"`, `"fr"`, …), or `None` when too few small words
 /// say it. English wins ties: a glossary is only for screens that are clearly not English.
 pub fn of(observation: &Observation) -> Option<&'static str> {
+    let mut seen = HashSet::new();
+    let texts = std::iter::once(observation.title.as_str())
+        .chain(observation.elements.iter().map(|e| e.label.as_str()))
+        .chain(
+            observation
+                .elements
+                .iter()
+                .map(|e| e.context.as_str())
+                .filter(|c| seen.insert(*c)),
+        );
+    if let Some(language) = of_script(texts) {
+        return Some(language);
+    }
     let mut seen_contexts = HashSet::new();
     let mut words: Vec<String> = text::tokens(&observation.title)
         .into_iter()
@@ -111,6 +125,36 @@ pub fn of(observation: &Observation) -> Option<&'static str> {
         }
     }
     of_words(words.iter().map(String::as_str))
+}
+
+/// The language a writing system says: Japanese by its kana (with or without kanji), Korean by
+/// Hangul, Chinese by ideographs with next to no kana; each only when its characters, three
+/// letters' worth each, outweigh the alphabetic letters (a Japanese page's English links do not
+/// make it English; an English page's word in kanji does not make it Chinese). `None`
+/// for an alphabetic screen, whose small words tell its language.
+pub fn of_script<'a>(texts: impl Iterator<Item = &'a str>) -> Option<&'static str> {
+    let (mut kana, mut ideographs, mut hangul, mut letters) = (0usize, 0usize, 0usize, 0usize);
+    for c in texts.flat_map(str::chars) {
+        if text::is_kana(c) {
+            kana += 1;
+        } else if text::is_ideograph(c) {
+            ideographs += 1;
+        } else if text::is_hangul(c) {
+            hangul += 1;
+        } else if c.is_alphabetic() {
+            letters += 1;
+        }
+    }
+    // One kana or ideograph says about as much as three letters.
+    if kana >= 5 && 3 * (kana + ideographs) >= letters {
+        Some("ja")
+    } else if hangul >= 5 && 3 * hangul >= letters {
+        Some("ko")
+    } else if ideographs >= 10 && 3 * ideographs >= letters && kana * 20 < ideographs {
+        Some("zh")
+    } else {
+        None
+    }
 }
 
 /// The same over any words (already lower-case and folded).
@@ -145,6 +189,24 @@ pub fn of_words<'a>(words: impl Iterator<Item = &'a str>) -> Option<&'static str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_writing_system_tells_its_language() {
+        let table = [
+            ("福娘童話集 > きょうのイソップ童話 > １月のイソップ童話", Some("ja")),
+            // English links on a Japanese page.
+            ("ホーム English 日本語・英語 ひらがな Home About", Some("ja")),
+            ("로그인 회원가입 고객센터", Some("ko")),
+            ("登录 注册 首页 新闻 体育 财经 科技", Some("zh")),
+            ("Sign in to see more of your feed", None),
+            // A few Japanese words on an English page.
+            ("Sushi (寿司) is a dish of vinegared rice with seafood, served across Japan", None),
+            ("Tokyo Tower (東京タワー, Tōkyō tawā) is a communications and observation tower in Minato, Tokyo", None),
+        ];
+        for (words, want) in table {
+            assert_eq!(of_script(std::iter::once(words)), want, "{words}");
+        }
+    }
 
     #[test]
     fn one_small_word_said_often_is_no_language() {

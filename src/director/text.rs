@@ -66,6 +66,26 @@ pub fn fold(word: &str) -> String {
     out
 }
 
+/// Japanese kana: hiragana, katakana with its long-vowel mark, half-width katakana.
+pub fn is_kana(c: char) -> bool {
+    matches!(c, '\u{3041}'..='\u{309F}' | '\u{30A0}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9F}')
+}
+
+/// Hiragana alone: the script of Japanese particles and endings (の, を, から).
+pub fn is_hiragana(c: char) -> bool {
+    matches!(c, '\u{3041}'..='\u{309F}')
+}
+
+/// A CJK ideograph (Japanese kanji, Chinese hanzi) or the iteration mark 々.
+pub fn is_ideograph(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}' | '\u{3005}')
+}
+
+/// Korean Hangul syllables and letters.
+pub fn is_hangul(c: char) -> bool {
+    matches!(c, '\u{AC00}'..='\u{D7AF}' | '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}')
+}
+
 /// Splits on everything that is not a letter or digit.
 pub fn tokens(source: &str) -> Vec<Token> {
     let mut out = Vec::new();

@@ -49,6 +49,10 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "standards-ietf.jsonl",
     // Batch 15 (docs/batch15-first-run.md): first run, nothing changed for it yet.
     "events-goodnight.jsonl",
+    // Batch 16 (docs/batch16-first-run.md): first run, nothing changed for it yet.
+    "ebook-bookwalker.jsonl",
+    "preprint-biorxiv.jsonl",
+    "school-siegfriedmarcus.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -93,9 +97,13 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("reviews-trustpilot.jsonl", 18, 1, 0),
     ("gov-parcoabruzzo.jsonl", 15, 0, 1),
     ("standards-ietf.jsonl", 17, 1, 0),
-    // Batch 15 (docs/batch15-first-run.md): first scored 16/1/1, 7/0/0.
+    // Batch 15 (docs/batch15-first-run.md): first scored 16/1/1, 7/0/0 (9 with the Japanese glossary).
     ("events-goodnight.jsonl", 16, 1, 1),
-    ("story-hukumusume.jsonl", 7, 0, 0),
+    ("story-hukumusume.jsonl", 9, 0, 0),
+    // Batch 16 (docs/batch16-first-run.md): first scored 5/1/0, 18/0/1, 11/1/0.
+    ("ebook-bookwalker.jsonl", 5, 1, 0),
+    ("preprint-biorxiv.jsonl", 18, 0, 1),
+    ("school-siegfriedmarcus.jsonl", 11, 1, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
