@@ -186,6 +186,7 @@ impl Structure {
             }
         }
         let primary = primary_links(elements, &item_numbers);
+        let crumbs: Vec<usize> = crumb_trails(elements).into_iter().flatten().collect();
 
         let facts = elements
             .iter()
@@ -200,7 +201,7 @@ impl Structure {
                     class: role_class(e),
                     label_concepts: label_concepts(e, &label),
                     label,
-                    description: text::tokens(e.description.as_deref().unwrap_or("")),
+                    description: described(e, crumbs.contains(&index)),
                     glosses,
                     context_slot: context_order
                         .iter()
@@ -588,6 +589,51 @@ fn has_dotted_number(context: &str) -> bool {
         .any(|i| b[i] == b'.' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
 }
 
+/// An element's description tokens; a link of a breadcrumb trail is also described as one (the
+/// words people call it: "the first link in the breadcrumbs", "the breadcrumb trail").
+fn described(e: &Element, crumb: bool) -> Vec<Token> {
+    let mut out = text::tokens(e.description.as_deref().unwrap_or(""));
+    if crumb {
+        out.extend(["breadcrumb", "crumb", "trail"].map(Token::synthetic));
+    }
+    out
+}
+
+/// Separators of a path of pages in a row's text.
+const PATH_SEPARATORS: &[char] = &['>', '/', '»', '›', '→', '＞', '〉', '\\'];
+
+/// Links that their row reads one after another with a path separator between ("Home /
+/// News - Kraftfahrzeugtechnik / Lehrberufe KFT", "福娘童話集 > きょうのイソップ童話"): the
+/// breadcrumb trails, each in reading order. Two links at least; the page itself, last, is
+/// usually no link.
+pub fn crumb_trails(elements: &[Element]) -> Vec<Vec<usize>> {
+    let mut trails: Vec<Vec<usize>> = Vec::new();
+    for i in 1..elements.len() {
+        let (a, b) = (&elements[i - 1], &elements[i]);
+        if a.context != b.context || !separated(&a.context, a.label.trim(), b.label.trim()) {
+            continue;
+        }
+        match trails.last_mut() {
+            Some(trail) if trail.last() == Some(&(i - 1)) => trail.push(i),
+            _ => trails.push(vec![i - 1, i]),
+        }
+    }
+    trails
+}
+
+/// `a`, a path separator and `b`, in that order in `row`.
+fn separated(row: &str, a: &str, b: &str) -> bool {
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    row.match_indices(a).any(|(at, _)| {
+        let rest = row[at + a.len()..].trim_start();
+        rest.chars().next().is_some_and(|sep| {
+            PATH_SEPARATORS.contains(&sep) && rest[sep.len_utf8()..].trim_start().starts_with(b)
+        })
+    })
+}
+
 fn is_footnote(label: &str) -> bool {
     let l = label.trim();
     l.len() >= 3
@@ -621,6 +667,42 @@ pub(crate) fn element(id: &str, role: &str, label: &str, context: &str) -> Eleme
 mod tests {
     use super::element as el;
     use super::*;
+
+    /// Links a row reads with a path separator between are a breadcrumb trail; a menu's links
+    /// side by side, and a label that holds a slash, are none.
+    #[test]
+    fn links_joined_by_path_separators_are_a_breadcrumb_trail() {
+        let row = |labels: &[&str], context: &str| -> Vec<Element> {
+            labels
+                .iter()
+                .enumerate()
+                .map(|(k, l)| el(&format!("r{k}"), "link", l, context))
+                .collect()
+        };
+        let trail = row(
+            &["Home", "News - Kraftfahrzeugtechnik"],
+            "Home / News - Kraftfahrzeugtechnik / Lehrberufe KFT",
+        );
+        assert_eq!(crumb_trails(&trail), [vec![0, 1]]);
+        let japanese = row(
+            &["福娘童話集", "きょうのイソップ童話", "１月のイソップ童話"],
+            "福娘童話集 > きょうのイソップ童話 > １月のイソップ童話 > 欲張りなイヌ",
+        );
+        assert_eq!(crumb_trails(&japanese), [vec![0, 1, 2]]);
+        let menu = row(
+            &["About", "Submit", "ALERTS / RSS"],
+            "Home About Submit ALERTS / RSS",
+        );
+        assert!(crumb_trails(&menu).is_empty());
+        let facts = Structure::of(&Observation {
+            elements: trail,
+            ..Observation::default()
+        });
+        assert!(facts.facts[0]
+            .description
+            .iter()
+            .any(|t| t.norm == "breadcrumb"));
+    }
 
     /// Rows led by a number ("13 Piotr Pawlicki 3 3 3 3 - 12") are items when they count up in
     /// runs of three or more (two teams' tables, 9-15 then 1-8) and no number is said twice.
