@@ -1048,7 +1048,9 @@ fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
         } else if matches!(t.norm.as_str(), "number" | "no" | "nr") && number_after.is_some() {
             p.ordinal = number_after.map(Ordinal::Number);
             k += 1;
-        } else if let Some(kind) = kind_noun(t, next) {
+        } else if let Some(kind) =
+            kind_noun(t, next).filter(|kind| !modifies(tokens, indices, k, *kind))
+        {
             if let Kind::Role(_) = kind {
                 if next.is_some_and(|n| role_noun(&n.stem).is_some()) {
                     // "text field", "search box": the first word qualifies the second.
@@ -1102,6 +1104,30 @@ fn adverbial_ordinal(tokens: &[Token], indices: &[usize], k: usize) -> bool {
     }
     let participle = at(1).is_some_and(|n| n.len() >= 5 && n.ends_with("ed"));
     participle && at(2).is_none_or(|n| is_in(lexicon::STOPWORDS, n))
+}
+
+/// A noun of a kind of thing that qualifies the noun after it ("the video abstract", "the email
+/// address") is a word of the reference, not the kind of thing referred to: the thing is an
+/// abstract, and a label must say "video" for it. Not before a role noun ("the story link"),
+/// a number ("story 3"), a small word or another kind noun.
+fn modifies(tokens: &[Token], indices: &[usize], k: usize, kind: Kind) -> bool {
+    if !matches!(
+        kind,
+        Kind::Item | Kind::Section | Kind::Footnote | Kind::Author
+    ) {
+        return false;
+    }
+    let Some(next) = indices.get(k + 1).map(|&j| &tokens[j]) else {
+        return false;
+    };
+    let after = indices.get(k + 2).map(|&j| &tokens[j]);
+    !next.is_number()
+        && text::number_word(&next.norm).is_none()
+        && text::ordinal_word(&next.norm).is_none()
+        && !is_in(lexicon::STOPWORDS, &next.norm)
+        && !is_in(lexicon::PREPOSITIONS, &next.norm)
+        && role_noun(&next.stem).is_none()
+        && kind_noun(next, after).is_none()
 }
 
 fn role_noun(stem: &str) -> Option<RoleNoun> {
@@ -1265,6 +1291,13 @@ mod tests {
         assert_eq!(read("one beaten egg").head.kind, Kind::Plain);
         assert_eq!(read("the one with the red cover").head.kind, Kind::One);
         assert_eq!(read("the second one").head.kind, Kind::One);
+        // A kind noun before another noun qualifies it: a word a label must say.
+        let video = read("play the video abstract");
+        assert_eq!(video.head.kind, Kind::Plain);
+        assert_eq!(video.head.content.len(), 2);
+        assert_eq!(read("the story link").head.kind, Kind::Item);
+        assert_eq!(read("story 3").head.kind, Kind::Item);
+        assert_eq!(read("the third story").head.kind, Kind::Item);
         // A thing put somewhere is no value typed.
         assert!(read("put it in the cart").typing.is_none());
         assert!(read("put this paste on my website").typing.is_none());
