@@ -282,6 +282,16 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         .iter()
         .position(|&i| is_in(lexicon::PREPOSITIONS, &reading.tokens[i].norm));
     let (head, qualifier) = match split {
+        // "click on the search box", "click in the name field": the words after the
+        // preposition are the reference itself.
+        Some(0)
+            if matches!(
+                reading.tokens[rest[0]].norm.as_str(),
+                "on" | "in" | "into" | "onto" | "at" | "by" | "for"
+            ) =>
+        {
+            (&rest[1..], &[][..])
+        }
         Some(p) => (&rest[..p], &rest[p + 1..]),
         None => (&rest[..], &[][..]),
     };
@@ -1051,18 +1061,21 @@ fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
         } else if let Some(kind) =
             kind_noun(t, next).filter(|kind| !modifies(tokens, indices, k, *kind))
         {
+            let mut kind_at = i;
             if let Kind::Role(_) = kind {
                 if next.is_some_and(|n| role_noun(&n.stem).is_some()) {
-                    // "text field", "search box": the first word qualifies the second.
+                    // "text field", "search box": the first word qualifies the second, the
+                    // kind's own word.
                     if t.norm == "search" {
                         p.content.push(i);
                     }
                     k += 1;
+                    kind_at = indices[k];
                 }
             }
             if p.kind == Kind::Plain || p.kind == Kind::One {
                 p.kind = kind;
-                p.kind_token = Some(i);
+                p.kind_token = Some(kind_at);
                 p.plural = t.norm != t.stem && t.norm.ends_with('s');
             }
             if let Some(n) = number_after {
@@ -1291,6 +1304,15 @@ mod tests {
         assert_eq!(read("one beaten egg").head.kind, Kind::Plain);
         assert_eq!(read("the one with the red cover").head.kind, Kind::One);
         assert_eq!(read("the second one").head.kind, Kind::One);
+        // "click in the search box": the words after the preposition are the reference, and
+        // the kind's word is the role noun, not "search".
+        let r = read("click in the search box");
+        assert_eq!(r.head.kind, Kind::Role(RoleNoun::Editable));
+        assert_eq!(r.tokens[r.head.kind_token.unwrap()].norm, "box");
+        assert!(r.qualifier.span.is_empty());
+        assert_eq!(read("browse by genre").head.content.len(), 1);
+        // "with" names what to do it with: no reference of its own.
+        assert!(read("sign in with facebook").head.content.is_empty());
         // A kind noun before another noun qualifies it: a word a label must say.
         let video = read("play the video abstract");
         assert_eq!(video.head.kind, Kind::Plain);
