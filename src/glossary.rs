@@ -249,22 +249,36 @@ impl Glossary {
         let mut labels = std::collections::BTreeSet::new();
         for e in &observation.elements {
             for t in text::tokens(&e.label) {
-                if t.norm.chars().count() < 3 || t.is_number() || !labels.insert(t.norm.clone()) {
+                if t.norm.chars().count() < 3
+                    || t.is_number()
+                    || language::is_function_word(language, &t.norm)
+                    || !labels.insert(t.norm.clone())
+                {
                     continue;
                 }
-                let found = words.lookup(&t.norm).or_else(|| {
-                    compounds(language)
-                        .then(|| compound_tail(words, &t.norm))
-                        .flatten()
-                });
+                let (found, head) = match words.lookup(&t.norm) {
+                    Some(g) => (Some(g), None),
+                    None if compounds(language) => match compound_parts(words, &t.norm) {
+                        Some((head, tail)) => (Some(tail), head),
+                        None => (None, None),
+                    },
+                    None => (None, None),
+                };
                 // An inflected form ("kurze Folgen") also means what its base form does
                 // ("kurz": short); the dictionary may list the form only as another word
                 // ("Kürze": shortness).
                 let base = uninflected(language, &t.norm)
                     .into_iter()
                     .find_map(|b| words.lookup(&b));
-                for g in found.into_iter().chain(base).flat_map(|g| g.split(' ')) {
-                    if !g.is_empty() {
+                // The word's own senses, its base form's and its first part's, in turn.
+                let sources: Vec<Vec<&str>> = [found, base, head]
+                    .into_iter()
+                    .flatten()
+                    .map(|g| g.split(' ').filter(|g| !g.is_empty()).collect())
+                    .collect();
+                let deepest = sources.iter().map(Vec::len).max().unwrap_or(0);
+                for k in 0..deepest {
+                    for g in sources.iter().filter_map(|s| s.get(k)) {
                         add(&t.norm, g);
                     }
                 }
@@ -277,6 +291,21 @@ impl Glossary {
             for foreign in self.translate(language, &t.norm) {
                 if labels.contains(foreign) {
                     add(foreign, &t.norm);
+                }
+                // The first or last part of a compound ("graduation" → "abschluss" in
+                // "Abschlussfeiern", "main" → "haupt" in "Hauptmodul").
+                if compounds(language) && foreign.chars().count() >= 4 {
+                    let parts: Vec<String> = labels
+                        .iter()
+                        .filter(|l| {
+                            l.chars().count() >= foreign.chars().count() + 3
+                                && (l.starts_with(foreign) || l.ends_with(foreign))
+                        })
+                        .cloned()
+                        .collect();
+                    for label in parts {
+                        add(&label, &t.norm);
+                    }
                 }
             }
         }
@@ -534,18 +563,26 @@ fn compounds(language: &str) -> bool {
     !matches!(language, "pl" | "cs")
 }
 
-/// The glosses of the longest known last part (four letters or more) of a compound of eight or
-/// more.
-fn compound_tail<'w>(words: &'w Words, word: &str) -> Option<&'w str> {
-    let n = word.chars().count();
-    if n < 8 {
+/// A compound of eight letters or more read as its parts: the glosses of its longest known last
+/// part (four letters or more), and of the part before it when that is a word of four letters
+/// or more too, with or without a joining "s" ("Abschluss|feiern": graduation, celebrations;
+/// "Arbeits|zeit": work, time).
+fn compound_parts<'w>(words: &'w Words, word: &str) -> Option<(Option<&'w str>, &'w str)> {
+    if word.chars().count() < 8 {
         return None;
     }
-    word.char_indices()
+    let (at, tail) = word
+        .char_indices()
         .skip(3)
-        .map(|(i, _)| &word[i..])
-        .filter(|tail| tail.chars().count() >= 4)
-        .find_map(|tail| words.lookup(tail))
+        .filter(|(i, _)| word[*i..].chars().count() >= 4)
+        .find_map(|(i, _)| words.lookup(&word[i..]).map(|g| (i, g)))?;
+    let first = &word[..at];
+    let head = [Some(first), first.strip_suffix('s')]
+        .into_iter()
+        .flatten()
+        .filter(|h| h.chars().count() >= 4)
+        .find_map(|h| words.lookup(h));
+    Some((head, tail))
 }
 
 /// What `install` wrote for one language.
@@ -1230,6 +1267,56 @@ mod tests {
         assert!(of("udostepnij").is_empty(), "{:?}", of("udostepnij"));
     }
 
+    /// A German compound is read by its parts, both of them ("Abschluss|feiern"), and an English
+    /// word said meets a compound by its translation's first or last part ("main" → "haupt" in
+    /// "Hauptmodul"); a small word of the language is no label word ("oder" is no river).
+    #[test]
+    fn a_compound_is_glossed_by_its_parts() {
+        let mut de = words(&[
+            "abschluss\tconclusion completion",
+            "feiern\tcelebrations ceremonies",
+            "jahre\tyears",
+            "modul\tmodule",
+            "oder\triver",
+        ]);
+        let mut english = words(&["graduation\tabschluss", "main\thaupt"]);
+        english.language = "de";
+        de.language = "de";
+        let g = Glossary {
+            languages: vec![de],
+            english: vec![english],
+        };
+        let observation = Observation {
+            title: "Lehrberufe und Abschlussfeiern der Schule mit den Betrieben".into(),
+            elements: [
+                "Abschlussfeiern",
+                "Spezialmodul oder 2. Hauptmodul",
+                "Kontakt",
+            ]
+            .into_iter()
+            .map(element)
+            .collect(),
+            ..Default::default()
+        };
+        let glosses = g
+            .glosses_for(&observation, "the main module after graduation")
+            .expect("German");
+        let of = |w: &str| glosses.words.get(w).cloned().unwrap_or_default();
+        assert_eq!(
+            of("abschlussfeiern"),
+            [
+                "celebrations",
+                "conclusion",
+                "ceremonies",
+                "completion",
+                "graduation"
+            ]
+        );
+        assert_eq!(of("hauptmodul"), ["module", "main"]);
+        assert_eq!(of("spezialmodul"), ["module"]);
+        assert!(of("oder").is_empty());
+    }
+
     #[test]
     fn wikdict_senses_are_their_first_lines_only() {
         let entry = "komentarz /kɔ̃ˈmɛ̃ntaʃ/ <n>\n1. commentary, comment\nobjaśnienie lub uzupełnienie jakiegoś tekstu bądź grafiki\n2. comment\nuwaga odnośnie czegoś lub kogoś\n";
@@ -1482,8 +1569,21 @@ mod tests {
         ]);
         assert_eq!(w.lookup("konto"), Some("account"));
         assert_eq!(w.lookup("kont"), None);
-        assert_eq!(compound_tail(&w, "nettokreditbetrag"), Some("amount sum"));
-        assert_eq!(compound_tail(&w, "betragx"), None);
+        assert_eq!(
+            compound_parts(&w, "nettokreditbetrag"),
+            Some((None, "amount sum"))
+        );
+        assert_eq!(
+            compound_parts(&w, "kontobetrag"),
+            Some((Some("account"), "amount sum"))
+        );
+        // "kontos|strom": a joining "s".
+        assert_eq!(
+            compound_parts(&w, "kontosstrom"),
+            Some((Some("account"), "current power"))
+        );
+        assert_eq!(compound_parts(&w, "xyzabetrag"), Some((None, "amount sum")));
+        assert_eq!(compound_parts(&w, "betragx"), None);
         assert!(Words::parse("de", "b\tx\na\ty\n".into(), Path::new("t")).is_err());
         assert!(Words::parse("de", "no tab\n".into(), Path::new("t")).is_err());
     }

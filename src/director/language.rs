@@ -22,7 +22,8 @@ const FUNCTION_WORDS: &[(&str, &[&str])] = &[
         &[
             "der", "die", "das", "und", "mit", "fur", "von", "zu", "den", "dem", "des", "ist",
             "ein", "eine", "im", "auf", "nicht", "mehr", "sie", "ihre", "jetzt", "alle", "oder",
-            "bei", "zum", "zur", "aus", "wie", "uber", "mein", "unsere", "ihr",
+            "bei", "zum", "zur", "aus", "wie", "uber", "mein", "unsere", "ihr", "oder", "als",
+            "auch", "noch", "nur",
         ],
     ),
     (
@@ -155,6 +156,14 @@ pub fn of_script<'a>(texts: impl Iterator<Item = &'a str>) -> Option<&'static st
     } else {
         None
     }
+}
+
+/// A small word of `language` ("oder", "und", "der"): no word of a label's meaning, whatever
+/// a dictionary says of its homonyms (the river Oder).
+pub fn is_function_word(language: &str, word: &str) -> bool {
+    FUNCTION_WORDS
+        .iter()
+        .any(|(l, words)| *l == language && words.contains(&word))
 }
 
 /// The same over any words (already lower-case and folded).

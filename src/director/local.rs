@@ -147,6 +147,7 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                 }
                 if names_field_and_value(reading, screen)
                     || quantifies_over_list(reading, screen)
+                    || counts_several(reading)
                     || compares(reading, screen)
                     || sets_an_amount(reading, screen)
                     || acts_on_something_elsewhere(reading, screen)
@@ -297,6 +298,22 @@ fn quantifies_over_list(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
                         .iter()
                         .any(|c| concepts.contains(c))
             })
+    })
+}
+
+/// "open the first three results", "the top 5 stories", "the last two comments": several things
+/// of a list, each its own step; never one click.
+fn counts_several(reading: &Reading<'_>) -> bool {
+    let said = &reading.tokens[reading.begin..];
+    said.windows(3).any(|w| {
+        let count = if w[1].is_number() {
+            w[1].stem.parse::<u32>().ok()
+        } else {
+            text::number_word(&w[1].norm)
+        };
+        matches!(w[0].norm.as_str(), "first" | "top" | "last")
+            && count.is_some_and(|n| n >= 2)
+            && w[2].norm != w[2].stem
     })
 }
 
@@ -2502,6 +2519,36 @@ mod tests {
     }
 
     /// The element that scores highest for the words (its id, its score), before the gates.
+    /// "the first three results" is several things of a list: a plan, never one click.
+    #[test]
+    fn a_count_of_several_is_a_plan() {
+        let obs = Observation {
+            elements: (1..=5)
+                .map(|k| el(&format!("r{k}"), "link", &format!("Result {k}"), ""))
+                .collect(),
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let table = [
+            (
+                "open the first three results in new tabs",
+                ActionKind::Reason,
+            ),
+            ("the top 5 results", ActionKind::Reason),
+            ("the last two results", ActionKind::Reason),
+            ("open the first result", ActionKind::Click),
+            ("open result 3", ActionKind::Click),
+        ];
+        for (said, want) in table {
+            let r = utterance::read(said);
+            assert_eq!(action_of(&r, Some(screen)), want, "{said}");
+        }
+    }
+
     fn best(obs: &Observation, said: &str) -> (String, f32) {
         let structure = Structure::of(obs);
         let screen = Screen {

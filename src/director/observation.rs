@@ -86,16 +86,23 @@ pub struct Structure {
 }
 
 /// Glosses kept per element.
-const MAX_ELEMENT_GLOSSES: usize = 16;
+const MAX_ELEMENT_GLOSSES: usize = 24;
 
-/// The English glosses of `label`'s words, first sense first, each once.
+/// The English glosses of `label`'s words, each once: every word's first sense, then every
+/// word's second, and so on, so that a long label's last words are glossed too ("Grundmodul
+/// Lehrzeit: 2 Jahre": module, apprenticeship, years before a first word's rarer senses).
 fn glosses_of(observation: &Observation, label: &[Token]) -> Vec<Token> {
     let Some(glosses) = &observation.glosses else {
         return Vec::new();
     };
+    let per_word: Vec<&Vec<String>> = label
+        .iter()
+        .filter_map(|t| glosses.words.get(&t.norm))
+        .collect();
+    let deepest = per_word.iter().map(|g| g.len()).max().unwrap_or(0);
     let mut out: Vec<Token> = Vec::new();
-    for t in label {
-        for g in glosses.words.get(&t.norm).into_iter().flatten() {
+    for k in 0..deepest {
+        for g in per_word.iter().filter_map(|g| g.get(k)) {
             if out.len() < MAX_ELEMENT_GLOSSES && !out.iter().any(|o| &o.norm == g) {
                 out.push(Token::synthetic(g));
             }
@@ -667,6 +674,29 @@ pub(crate) fn element(id: &str, role: &str, label: &str, context: &str) -> Eleme
 mod tests {
     use super::element as el;
     use super::*;
+
+    /// A long label's glosses take every word's first senses before any word's rarer ones: a
+    /// first word of many senses leaves room for the last word's.
+    #[test]
+    fn every_label_word_is_glossed_before_rarer_senses() {
+        let many: Vec<String> = (0..30).map(|k| format!("sense{k}")).collect();
+        let obs = Observation {
+            elements: vec![el("r1", "button", "Grundmodul Lehrzeit: 2 Jahre", "")],
+            glosses: Some(crate::model::Glosses {
+                language: "de".into(),
+                words: [
+                    ("grundmodul".to_string(), many),
+                    ("jahre".to_string(), vec!["years".to_string()]),
+                ]
+                .into_iter()
+                .collect(),
+            }),
+            ..Observation::default()
+        };
+        let glosses = &Structure::of(&obs).facts[0].glosses;
+        assert_eq!(glosses.len(), MAX_ELEMENT_GLOSSES);
+        assert_eq!(glosses[1].norm, "years");
+    }
 
     /// Links a row reads with a path separator between are a breadcrumb trail; a menu's links
     /// side by side, and a label that holds a slash, are none.
