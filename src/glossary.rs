@@ -459,7 +459,17 @@ fn segments<'w>(words: &'w Words, run: &str) -> Vec<(String, &'w str)> {
 /// never shorter than three letters. Words are folded ("składy" → "sklady" → "sklad").
 fn uninflected(language: &str, word: &str) -> Vec<String> {
     let endings: &[(&str, &str)] = match language {
-        "de" => &[("en", ""), ("em", ""), ("er", ""), ("es", ""), ("e", "")],
+        // Adjectives' and nouns' endings, the genitive's "s" ("des Esszimmers") and the
+        // plural's "n" ("Feiern").
+        "de" => &[
+            ("en", ""),
+            ("em", ""),
+            ("er", ""),
+            ("es", ""),
+            ("e", ""),
+            ("s", ""),
+            ("n", ""),
+        ],
         "fr" => &[("es", ""), ("e", ""), ("s", "")],
         "es" | "pt" => &[("as", ""), ("os", ""), ("a", ""), ("o", ""), ("s", "")],
         "it" => &[("a", ""), ("e", ""), ("i", ""), ("o", "")],
@@ -1161,7 +1171,8 @@ mod tests {
     #[test]
     fn inflected_forms_have_their_base_forms() {
         assert_eq!(uninflected("de", "kurze"), ["kurz"]);
-        assert_eq!(uninflected("de", "kleinen"), ["klein"]);
+        assert_eq!(uninflected("de", "kleinen"), ["klein", "kleine"]);
+        assert_eq!(uninflected("de", "esszimmers"), ["esszimmer"]);
         assert_eq!(uninflected("fr", "petites"), ["petit", "petite"]);
         assert!(uninflected("de", "die").is_empty());
         assert!(uninflected("en", "short").is_empty());

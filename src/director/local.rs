@@ -547,6 +547,48 @@ impl<'a> std::ops::Deref for Query<'a> {
     }
 }
 
+/// [`phrase_match`] against a label, with initials: "creative commons" for the "CC" of
+/// "CC-BY-NC-ND 4.0 license", "tos" for "Terms of Service". Two to four words, each of two
+/// letters or more, whose first letters are the whole of a label word; or a word said whose
+/// letters are the first letters of as many label words in a row. Only a label's words: a
+/// description's class names ("drp") spell anything.
+fn label_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
+    let mut out = phrase_match(query, words);
+    for span in 2..=4usize {
+        for start in 0..query.len().saturating_sub(span - 1) {
+            let said = &query[start..start + span];
+            if !said
+                .iter()
+                .all(|q| q.norm.chars().count() >= 2 && q.norm.chars().all(|c| c.is_alphabetic()))
+            {
+                continue;
+            }
+            let initials: String = said.iter().filter_map(|q| q.norm.chars().next()).collect();
+            if words.iter().any(|w| w.norm == initials) {
+                for o in &mut out[start..start + span] {
+                    *o = o.max(0.9);
+                }
+            }
+        }
+    }
+    for (qi, q) in query.iter().enumerate() {
+        let n = q.norm.chars().count();
+        if (2..=4).contains(&n) && q.norm.chars().all(|c| c.is_alphabetic()) {
+            let spelled = words.windows(n).any(|run| {
+                run.iter().all(|w| w.norm.chars().count() >= 2)
+                    && run
+                        .iter()
+                        .filter_map(|w| w.norm.chars().next())
+                        .eq(q.norm.chars())
+            });
+            if spelled {
+                out[qi] = out[qi].max(0.9);
+            }
+        }
+    }
+    out
+}
+
 /// Per-word match of a query against candidate words, with compounds: two or
 /// three adjacent query words may spell one candidate word ("sea monkey" ->
 /// "SeaMonkey"), and one query word may spell two ("login" -> "log in").
@@ -1254,8 +1296,8 @@ fn score_element<'s>(
                 })
                 .collect();
             let memo = (
-                phrase_match(head_q, &f.label),
-                phrase_match(qual_q, &f.label),
+                label_match(head_q, &f.label),
+                label_match(qual_q, &f.label),
                 said,
             );
             label_memo.insert(element.label.as_str(), memo.clone());
@@ -2519,6 +2561,26 @@ mod tests {
     }
 
     /// The element that scores highest for the words (its id, its score), before the gates.
+    /// Initials said for a label word, and a label's words' initials said as one word; never
+    /// a description's class names.
+    #[test]
+    fn initials_meet_the_words_they_abbreviate() {
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "CC-BY-NC-ND 4.0 International license", ""),
+                el("r2", "link", "Terms of Service", ""),
+                Element {
+                    description: Some("preiscalendar drp von".into()),
+                    ..el("r3", "textbox", "", "")
+                },
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(best(&obs, "open the creative commons license").0, "r1");
+        assert_eq!(best(&obs, "the tos").0, "r2");
+        assert!(best(&obs, "the dining room photo").1 < 0.1);
+    }
+
     /// "the first three results" is several things of a list: a plan, never one click.
     #[test]
     fn a_count_of_several_is_a_plan() {
