@@ -649,13 +649,30 @@ fn is_footnote(label: &str) -> bool {
         && l[1..l.len() - 1].chars().all(|c| c.is_alphanumeric())
 }
 
+/// Words that say the name after them is the author's: "by", "author:", and the same in the
+/// languages the glossary reads ("von", "par", "Autor", Japanese 著者 and 作者).
+const BYLINE_MARKERS: &[&str] = &[
+    "by", "author", "authors", "writer", "von", "autor", "autorin", "par", "auteur", "auteure",
+    "por", "autore", "autrice", "door", "av", "af", "著者", "作者", "著", "作",
+];
+
 fn is_byline(element: &Element) -> bool {
-    let label = element.label.trim();
-    label.chars().count() >= 2 && {
-        let context = element.context.to_lowercase();
-        let needle = format!("by {}", label.to_lowercase());
-        context.contains(&needle)
+    let label = element.label.trim().to_lowercase();
+    if label.chars().count() < 2 {
+        return false;
     }
+    let context = element.context.to_lowercase();
+    context.match_indices(&label).any(|(at, _)| {
+        let before =
+            context[..at].trim_end_matches(|c: char| c.is_whitespace() || ":：|-–".contains(c));
+        // The label starts a word of its row.
+        let starts_word = context[..at]
+            .chars()
+            .last()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let marker = before.rsplit(char::is_whitespace).next().unwrap_or("");
+        starts_word && BYLINE_MARKERS.contains(&marker)
+    })
 }
 
 /// A plain element, for tests.
@@ -674,6 +691,27 @@ pub(crate) fn element(id: &str, role: &str, label: &str, context: &str) -> Eleme
 mod tests {
     use super::element as el;
     use super::*;
+
+    /// A name after "by", "Author:" or the same word in another language is a byline.
+    #[test]
+    fn a_name_after_an_author_word_is_a_byline() {
+        let table = [
+            ("Anna Smith", "Posted by Anna Smith 3 hours ago", true),
+            ("Anna Smith", "Author: Anna Smith", true),
+            ("お米ゴハン", "著者 お米ゴハン イラスト 汐街コナ", true),
+            ("Jean Dupont", "Un article par Jean Dupont", true),
+            ("汐街コナ", "著者 お米ゴハン イラスト 汐街コナ", false),
+            ("Standby", "Go to standby mode", false),
+            ("Home", "Home About Contact", false),
+        ];
+        for (label, context, want) in table {
+            assert_eq!(
+                is_byline(&el("r1", "link", label, context)),
+                want,
+                "{label} in {context}"
+            );
+        }
+    }
 
     /// A long label's glosses take every word's first senses before any word's rarer ones: a
     /// first word of many senses leaves room for the last word's.

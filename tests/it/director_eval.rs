@@ -49,8 +49,6 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "standards-ietf.jsonl",
     // Batch 15 (docs/batch15-first-run.md): first run, nothing changed for it yet.
     "events-goodnight.jsonl",
-    // Batch 16 (docs/batch16-first-run.md): a wrong target left ("the author's page").
-    "ebook-bookwalker.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -99,7 +97,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("events-goodnight.jsonl", 17, 1, 1),
     ("story-hukumusume.jsonl", 10, 0, 0),
     // Batch 16 (docs/batch16-first-run.md): first scored 5/1/0, 18/0/1, 11/1/0.
-    ("ebook-bookwalker.jsonl", 8, 1, 0),
+    ("ebook-bookwalker.jsonl", 8, 0, 0),
     ("preprint-biorxiv.jsonl", 19, 0, 0),
     ("school-siegfriedmarcus.jsonl", 14, 0, 0),
 ];
