@@ -415,7 +415,7 @@ fn a_bare_word_could_be_an_action(
 }
 
 /// Target probabilities per element, with interchangeable duplicates merged
-/// into the first of them, best first.
+/// into the most probable of them (the first, when alike), best first.
 pub fn rank_targets(
     observation: &Observation,
     structure: &Structure,
@@ -438,10 +438,9 @@ pub fn rank_targets(
             .iter_mut()
             .find(|(j, _)| structure.interchangeable(observation, *j, i))
         {
-            Some(entry) => {
-                entry.1 += p;
-                entry.0 = entry.0.min(i);
-            }
+            // The duplicate the words describe best stands for them all ("Lisa Coleman under
+            // keyboards"), the first of them when none is described better.
+            Some(entry) => entry.1 += p,
             None => merged.push((i, p)),
         }
     }
@@ -980,6 +979,28 @@ mod tests {
         );
         assert!(
             matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: "e1".into() }),
+            "{d:?}"
+        );
+        // The words describe one of them by its row: that one is clicked.
+        let d = decide(
+            vec![
+                el(
+                    "e1",
+                    "link",
+                    "Lisa Coleman",
+                    "String Arrangement Prince & Lisa Coleman",
+                ),
+                el(
+                    "e2",
+                    "link",
+                    "Lisa Coleman",
+                    "Keyboards Lisa Coleman & Dr. Fink",
+                ),
+            ],
+            "Lisa Coleman under keyboards",
+        );
+        assert!(
+            matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: "e2".into() }),
             "{d:?}"
         );
     }

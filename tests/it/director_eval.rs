@@ -51,14 +51,13 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "events-goodnight.jsonl",
     // Batch 17 (docs/batch17-first-run.md): first run, nothing changed for it yet.
     "software-parallels.jsonl",
-    "lyrics-genius.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
 /// a floor for correct and a ceiling for wrong targets and acted-instead: nothing may regress.
 /// (file, at least correct, at most wrong, at most acted instead)
 const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
-    ("docs-certbot.jsonl", 22, 0, 0),
+    ("docs-certbot.jsonl", 23, 0, 0),
     ("forum-katzen.jsonl", 16, 0, 0),
     ("mail-adminlte.jsonl", 21, 0, 0),
     ("settings-adminlte.jsonl", 19, 0, 0),
@@ -67,7 +66,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     // Batch 7 (docs/batch7-first-run.md): first scored 17/0/1, 11/0/0, 12/4/1.
     ("qa-stackexchange.jsonl", 20, 0, 0),
     ("news-elpais.jsonl", 12, 0, 0),
-    ("recipe-chefkoch.jsonl", 19, 0, 0),
+    ("recipe-chefkoch.jsonl", 20, 0, 0),
     // Batch 8 (docs/batch8-first-run.md): first scored 7/0/0, 10/0/0, 12/0/0.
     ("video-eurosport.jsonl", 15, 0, 0),
     ("travel-travanto.jsonl", 14, 0, 0),
@@ -105,7 +104,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("school-siegfriedmarcus.jsonl", 14, 0, 0),
     // Batch 17 (docs/batch17-first-run.md): first scored 12/1/0, 18/3/0, 14/0/0.
     ("software-parallels.jsonl", 12, 1, 0),
-    ("lyrics-genius.jsonl", 18, 3, 0),
+    ("lyrics-genius.jsonl", 21, 0, 0),
     ("petition-mesopinions.jsonl", 14, 0, 0),
 ];
 
