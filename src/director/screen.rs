@@ -241,6 +241,11 @@ pub fn conclude(
             {
                 return clarify(envelope, observation, &ranked);
             }
+            if let Some(named) = another_names_the_object(&reading, observation, structure, index) {
+                let mut offered = vec![(index, p), (named, p)];
+                offered.extend(ranked.iter().filter(|(i, _)| *i != index && *i != named));
+                return clarify(envelope, observation, &offered);
+            }
             let element = &observation.elements[index];
             let target = element.id.clone();
             let mut evidence = vec![Evidence {
@@ -316,6 +321,63 @@ fn leads_with_an_unknown_word(reading: &Reading<'_>, observation: &Observation) 
                 || e.value.as_deref().is_some_and(on_screen)
         })
         && !on_screen(&observation.title)
+}
+
+/// "buy a new license" where the best control is "Buy Now" and its row also has a "New License"
+/// link: the verb's control does not say the words of its object, a kind of thing (said with
+/// "a"), and another control of the row is named by them in full. Either may be meant (the menu item, or the button that opens
+/// the menu), so the decision is asked, never guessed. Returns that other control.
+fn another_names_the_object(
+    reading: &Reading<'_>,
+    observation: &Observation,
+    structure: &Structure,
+    best: usize,
+) -> Option<usize> {
+    use super::lexicon;
+    // "a new license", "another seat": a kind of thing, of which a control may be the offer;
+    // "edit grace", "follow montecon" name one thing, which the row's control acts on.
+    let indefinite = reading.head.content.first().is_some_and(|&first| {
+        first > 0
+            && matches!(
+                reading.tokens[first - 1].norm.as_str(),
+                "a" | "an" | "another"
+            )
+    });
+    if !matches!(reading.verb, Verb::Specific { .. }) || !indefinite {
+        return None;
+    }
+    let content: Vec<&text::Token> = reading
+        .head
+        .content
+        .iter()
+        .chain(&reading.qualifier.content)
+        .map(|&i| &reading.tokens[i])
+        .collect();
+    let said_in = |label: &[text::Token], w: &text::Token| {
+        label.iter().any(|l| l.stem == w.stem || l.norm == w.norm)
+    };
+    let best_label = &structure.facts[best].label;
+    let missing: Vec<&&text::Token> = content.iter().filter(|w| !said_in(best_label, w)).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let row = &observation.elements[best].context;
+    (0..observation.elements.len()).find(|&j| {
+        let label: Vec<&text::Token> = structure.facts[j]
+            .label
+            .iter()
+            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+            .collect();
+        j != best
+            && !label.is_empty()
+            && observation.elements[j].context == *row
+            && label
+                .iter()
+                .all(|l| content.iter().any(|w| w.stem == l.stem || w.norm == l.norm))
+            && missing
+                .iter()
+                .all(|w| label.iter().any(|l| l.stem == w.stem || l.norm == w.norm))
+    })
 }
 
 /// "only search titles" beside a "Nur Titel durchsuchen" checkbox: the words
@@ -998,6 +1060,37 @@ mod tests {
                 ),
             ],
             "Lisa Coleman under keyboards",
+        );
+        assert!(
+            matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: "e2".into() }),
+            "{d:?}"
+        );
+    }
+
+    /// "buy a new license" beside a "New License" link asks whether the link or the Buy button
+    /// is meant; "edit grace" in Grace's row edits.
+    #[test]
+    fn a_kind_of_thing_named_by_another_control_is_asked_about() {
+        let row = "Buy Now New License Upgrade to Newest Version";
+        let d = decide(
+            vec![
+                el("e1", "button", "Buy Now", row),
+                el("e2", "link", "New License", row),
+                el("e3", "link", "Upgrade to Newest Version", row),
+            ],
+            "buy a new license",
+        );
+        assert!(
+            matches!(&d, Decision::Clarify(c) if c.candidates.len() >= 2),
+            "{d:?}"
+        );
+        let row = "Grace Hopper admin Edit";
+        let d = decide(
+            vec![
+                el("e1", "link", "Grace Hopper", row),
+                el("e2", "button", "Edit", row),
+            ],
+            "edit grace hopper",
         );
         assert!(
             matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: "e2".into() }),
