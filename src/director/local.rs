@@ -114,7 +114,20 @@ impl Decider for LocalDecider {
 /// What kind of action a reading asks for, given the screen.
 pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKind {
     match reading.cue {
-        Cue::Question => ActionKind::Reason,
+        // "compare the editions" beside "Compare Editions": the control that does it, named in
+        // full, is the way to do it.
+        Cue::Question => match screen {
+            Some(screen)
+                if reading
+                    .tokens
+                    .get(reading.begin)
+                    .is_some_and(|t| lexicon::is_in(lexicon::REASON_VERBS, &t.norm))
+                    && names_a_control(reading, screen) =>
+            {
+                ActionKind::Click
+            }
+            _ => ActionKind::Reason,
+        },
         // "leave a comment saying delicious": the words before the marker
         // name a field, so it is one fill, not a task.
         Cue::MultiStep => match (screen, &reading.typing) {
@@ -2579,6 +2592,29 @@ mod tests {
         assert_eq!(best(&obs, "open the creative commons license").0, "r1");
         assert_eq!(best(&obs, "the tos").0, "r2");
         assert!(best(&obs, "the dining room photo").1 < 0.1);
+    }
+
+    /// A reasoning verb that, with its words, is a control's whole name clicks it ("compare the
+    /// editions" beside "Compare Editions"); otherwise it is reasoning.
+    #[test]
+    fn a_reasoning_verb_that_names_a_control_clicks_it() {
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "Compare Editions", ""),
+                el("r2", "link", "Buy Now", ""),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let r = utterance::read("compare the editions");
+        assert_eq!(action_of(&r, Some(screen)), ActionKind::Click);
+        assert_eq!(best(&obs, "compare the editions").0, "r1");
+        let r = utterance::read("compare the prices of both");
+        assert_eq!(action_of(&r, Some(screen)), ActionKind::Reason);
     }
 
     /// "the first three results" is several things of a list: a plan, never one click.

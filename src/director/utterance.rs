@@ -234,6 +234,12 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
     reading.fill = (w.len() >= 2).then_some(begin..reading.tokens.len());
     if let Some(cue) = global_cue(source, &w) {
         reading.cue = cue;
+        // "compare the editions": a reasoning verb's words may still be a control's name
+        // ("Compare Editions"), which the decider can tell.
+        if cue == Cue::Question && is_in(lexicon::REASON_VERBS, w[0]) {
+            let all: Vec<usize> = (begin..reading.tokens.len()).collect();
+            reading.head = phrase(&reading.tokens, &all);
+        }
         return reading;
     }
     if let Some(typing) = typing(&reading, &w).filter(|_| typing_allowed) {

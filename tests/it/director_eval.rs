@@ -101,7 +101,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("preprint-biorxiv.jsonl", 19, 0, 0),
     ("school-siegfriedmarcus.jsonl", 14, 0, 0),
     // Batch 17 (docs/batch17-first-run.md): first scored 12/1/0, 18/3/0, 14/0/0.
-    ("software-parallels.jsonl", 12, 0, 0),
+    ("software-parallels.jsonl", 13, 0, 0),
     ("lyrics-genius.jsonl", 21, 0, 0),
     ("petition-mesopinions.jsonl", 14, 0, 0),
 ];
