@@ -498,6 +498,18 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     m.max(cognate)
 }
 
+/// `long` is the "-ing" form of `short`: "buying" / "buy", "pricing" / "price", "shopping" /
+/// "shop" (a base of three letters or more).
+fn is_ing_form(long: &str, short: &str) -> bool {
+    let Some(base) = long.strip_suffix("ing").filter(|b| b.len() >= 3) else {
+        return false;
+    };
+    let b = base.as_bytes();
+    let undoubled =
+        (b.len() >= 4 && b[b.len() - 1] == b[b.len() - 2]).then(|| &base[..base.len() - 1]);
+    short == base || short.strip_suffix('e') == Some(base) || undoubled == Some(short)
+}
+
 /// A word said for a gloss of a label word (the label's word in English): an exact gloss counts
 /// as 0.8 of the label's own word, anything looser (a prefix, a sound-alike) not at all.
 fn gloss_strength(m: f32) -> f32 {
@@ -560,13 +572,23 @@ impl<'a> std::ops::Deref for Query<'a> {
     }
 }
 
-/// [`phrase_match`] against a label, with initials: "creative commons" for the "CC" of
+/// [`phrase_match`] against a label, with "-ing" forms and initials: "creative commons" for the "CC" of
 /// "CC-BY-NC-ND 4.0 license", "tos" for "Terms of Service". Two to four words, each of two
 /// letters or more, whose first letters are the whole of a label word; or a word said whose
 /// letters are the first letters of as many label words in a row. Only a label's words: a
 /// description's class names ("drp") spell anything.
 fn label_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
     let mut out = phrase_match(query, words);
+    // "open the buying options" for "Buy Now": a verb's "-ing" form is the label's verb (in a
+    // label only; a row's "showing" is no "show").
+    for (o, q) in out.iter_mut().zip(query.iter()) {
+        if words
+            .iter()
+            .any(|w| is_ing_form(&q.norm, &w.norm) || is_ing_form(&w.norm, &q.norm))
+        {
+            *o = o.max(0.8);
+        }
+    }
     for span in 2..=4usize {
         for start in 0..query.len().saturating_sub(span - 1) {
             let said = &query[start..start + span];
@@ -2592,6 +2614,21 @@ mod tests {
         assert_eq!(best(&obs, "open the creative commons license").0, "r1");
         assert_eq!(best(&obs, "the tos").0, "r2");
         assert!(best(&obs, "the dining room photo").1 < 0.1);
+    }
+
+    #[test]
+    fn ing_forms_meet_their_base() {
+        for (long, short, want) in [
+            ("buying", "buy", true),
+            ("pricing", "price", true),
+            ("shopping", "shop", true),
+            ("setting", "set", true),
+            ("sing", "s", false),
+            ("thing", "th", false),
+            ("buying", "bus", false),
+        ] {
+            assert_eq!(is_ing_form(long, short), want, "{long} {short}");
+        }
     }
 
     /// A reasoning verb that, with its words, is a control's whole name clicks it ("compare the
