@@ -230,6 +230,15 @@ pub fn conclude(
         }
         ActionKind::Click | ActionKind::Type => {
             let Some((index, p)) = best.filter(|(_, p)| *p >= OFFER_AT) else {
+                // "post it to reddit": no control says the verb, but one is named in full by
+                // the channel it names; that may be the way to do it, so it is offered, never
+                // acted on.
+                let named = object_named_in_full(&reading, observation, structure);
+                if action == ActionKind::Click && !named.is_empty() {
+                    let p = 1.0 / named.len() as f32;
+                    let offered: Vec<(usize, f32)> = named.iter().map(|&i| (i, p)).collect();
+                    return clarify(envelope, observation, &offered);
+                }
                 return Decision::Reject(nothing_fits(&reading));
             };
             let next = ranked.get(1).map_or(0.0, |(_, q)| *q);
@@ -378,6 +387,63 @@ fn another_names_the_object(
                 .iter()
                 .all(|w| label.iter().any(|l| l.stem == w.stem || l.norm == w.norm))
     })
+}
+
+/// Controls whose label is, in full, words of the channel a request names when a verb is said
+/// that no control offers ("post it to reddit": the "reddit" link); at most three, none when
+/// more would fit.
+fn object_named_in_full(
+    reading: &Reading<'_>,
+    observation: &Observation,
+    structure: &Structure,
+) -> Vec<usize> {
+    use super::lexicon;
+    use super::observation::RoleClass;
+    // Only a channel named after the thing, itself said as "it" or "this" ("post it to reddit",
+    // "share this on LinkedIn"): a thing named as the verb's object ("delete this paste", "reply
+    // to this comment") is what the verb acts on, and the control named by it is no way to do
+    // that.
+    let said_it = reading.head.span.iter().any(|&i| {
+        matches!(
+            reading.tokens[i].norm.as_str(),
+            "it" | "this" | "that" | "them" | "these"
+        )
+    });
+    if !matches!(reading.verb, Verb::Specific { .. })
+        || !reading.head.content.is_empty()
+        || !said_it
+    {
+        return Vec::new();
+    }
+    let content: Vec<&text::Token> = reading
+        .qualifier
+        .content
+        .iter()
+        .map(|&i| &reading.tokens[i])
+        .collect();
+    if content.is_empty() {
+        return Vec::new();
+    }
+    let named: Vec<usize> = (0..observation.elements.len())
+        .filter(|&j| {
+            let f = &structure.facts[j];
+            let label: Vec<&text::Token> = f
+                .label
+                .iter()
+                .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm) && !t.is_number())
+                .collect();
+            f.class == RoleClass::Activatable
+                && !f.disabled
+                && !label.is_empty()
+                && label
+                    .iter()
+                    .all(|l| content.iter().any(|w| w.stem == l.stem || w.norm == l.norm))
+        })
+        .collect();
+    if named.len() > 3 {
+        return Vec::new();
+    }
+    named
 }
 
 /// "only search titles" beside a "Nur Titel durchsuchen" checkbox: the words
@@ -1096,6 +1162,29 @@ mod tests {
             matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: "e2".into() }),
             "{d:?}"
         );
+    }
+
+    /// A verb no control offers, with a channel named after "it" that a control is named by in
+    /// full, offers that control; a thing named as the verb's object does not.
+    #[test]
+    fn a_channel_named_in_full_is_offered_for_a_verb_nothing_offers() {
+        let row = "Share on Facebook Twitter reddit";
+        let elements = vec![
+            el("e1", "link", "Facebook", row),
+            el("e2", "link", "reddit", row),
+            el("e3", "link", "50 Comments", ""),
+            el("e4", "link", "paste", ""),
+        ];
+        let d = decide(elements.clone(), "post it to reddit");
+        assert!(
+            matches!(&d, Decision::Clarify(c) if c.candidates.len() == 1
+                && c.candidates[0].entity == EntityRef::Element("e2".into())),
+            "{d:?}"
+        );
+        for said in ["reply to this comment", "delete this paste"] {
+            let d = decide(elements.clone(), said);
+            assert!(matches!(&d, Decision::Reject(_)), "{said}: {d:?}");
+        }
     }
 
     #[test]
