@@ -49,6 +49,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "standards-ietf.jsonl",
     // Batch 15 (docs/batch15-first-run.md): first run, nothing changed for it yet.
     "events-goodnight.jsonl",
+    // Batch 18 (docs/batch18-first-run.md): first run, nothing changed for it yet.
+    "guide-fifplay.jsonl",
+    "address-whitehouse.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -104,6 +107,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("software-parallels.jsonl", 13, 0, 0),
     ("lyrics-genius.jsonl", 21, 0, 0),
     ("petition-mesopinions.jsonl", 14, 0, 0),
+    // Batch 18 (docs/batch18-first-run.md): first scored 24/2/1, 19/2/4, 12/0/0.
+    ("guide-fifplay.jsonl", 24, 2, 1),
+    ("address-whitehouse.jsonl", 19, 2, 4),
+    ("magazine-vegolosi.jsonl", 12, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
