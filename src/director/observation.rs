@@ -289,12 +289,10 @@ impl Structure {
         let named = links && !fa.primary && !fb.primary && names_entity(&ea.label);
         // Two descriptions that differ say where each goes ("Discussion about the content
         // page" / "Discussion about edits from this IP address" on two "Talk" links).
-        let told_apart = match (&ea.description, &eb.description) {
-            (Some(da), Some(db)) => {
-                !da.trim().is_empty() && da.trim().to_lowercase() != db.trim().to_lowercase()
-            }
-            _ => false,
-        };
+        // So does one described and one not (a share link "Twitter" beside the follow link
+        // "Twitter" titled "Follow the Whitehouse on Twitter.").
+        let said = |d: &Option<String>| d.as_deref().unwrap_or("").trim().to_lowercase();
+        let told_apart = said(&ea.description) != said(&eb.description);
         same_label && !told_apart && ((fa.item == fb.item && ea.context == eb.context) || named)
     }
 }
@@ -976,5 +974,17 @@ mod tests {
         assert!(s.interchangeable(&obs, 4, 5));
         // Same name, different descriptions: two places.
         assert!(!s.interchangeable(&obs, 6, 7));
+        // One described, one not: a share link and a follow link.
+        let obs = Observation {
+            elements: vec![
+                el("e1", "link", "Twitter", "Share This: Twitter Facebook Email"),
+                Element {
+                    description: Some("Follow the Whitehouse on Twitter.".into()),
+                    ..el("e2", "link", "Twitter", "Twitter Instagram Facebook")
+                },
+            ],
+            ..Observation::default()
+        };
+        assert!(!Structure::of(&obs).interchangeable(&obs, 0, 1));
     }
 }
