@@ -1233,11 +1233,29 @@ fn score_element<'s>(
         } else {
             0.0
         };
-        let m =
-            by_word
-                .max(by_concept)
-                .max(fuller)
-                .max(undoes(verb_tokens, &called[..zone], element));
+        // "Share This: Twitter Facebook Email", "Share on Facebook Twitter …": a row headed by
+        // the verb offers it through each of its links.
+        let row = structure.context(i);
+        let headed = if !unnamed
+            && row.len() > verb_q.len()
+            && !f.label.iter().any(|w| w.norm == row[0].norm)
+        {
+            let said = phrase_match(verb_q, &row[..verb_q.len()])
+                .into_iter()
+                .fold(1.0f32, f32::min);
+            if said >= 0.9 {
+                0.85
+            } else {
+                0.0
+            }
+        } else {
+            0.0
+        };
+        let m = by_word.max(by_concept).max(fuller).max(headed).max(undoes(
+            verb_tokens,
+            &called[..zone],
+            element,
+        ));
         if m < 0.75 {
             return 0.0;
         }
@@ -2629,6 +2647,28 @@ mod tests {
         ] {
             assert_eq!(is_ing_form(long, short), want, "{long} {short}");
         }
+    }
+
+    /// A row headed by the verb offers it through its links: "share this on Twitter" is the
+    /// Twitter link of "Share This:", not a link whose label starts with "Share".
+    #[test]
+    fn a_row_headed_by_the_verb_offers_it() {
+        let row = "Share This: Twitter Facebook Email";
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "Twitter", row),
+                el("r2", "link", "Facebook", row),
+                el(
+                    "r3",
+                    "link",
+                    "Share-Worthy",
+                    "Latest News Share-Worthy Photos",
+                ),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(best(&obs, "share this on Twitter").0, "r1");
+        assert_eq!(best(&obs, "share it on facebook").0, "r2");
     }
 
     /// A reasoning verb that, with its words, is a control's whole name clicks it ("compare the

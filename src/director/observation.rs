@@ -977,7 +977,12 @@ mod tests {
         // One described, one not: a share link and a follow link.
         let obs = Observation {
             elements: vec![
-                el("e1", "link", "Twitter", "Share This: Twitter Facebook Email"),
+                el(
+                    "e1",
+                    "link",
+                    "Twitter",
+                    "Share This: Twitter Facebook Email",
+                ),
                 Element {
                     description: Some("Follow the Whitehouse on Twitter.".into()),
                     ..el("e2", "link", "Twitter", "Twitter Instagram Facebook")
