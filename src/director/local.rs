@@ -2053,9 +2053,26 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             } else {
                 matched
             };
+            // "the second one of the settings sections": when two or more of a run say the
+            // words, they are the ones counted.
+            let says = |i: usize| {
+                reading
+                    .head
+                    .content
+                    .iter()
+                    .chain(&reading.qualifier.content)
+                    .any(|&t| word_match(&reading.tokens[t], &structure.facts[i].label) >= 0.9)
+            };
             let picks: Vec<usize> = counted
                 .iter()
-                .filter_map(|run| nth_of(run, ordinal))
+                .filter_map(|run| {
+                    let saying: Vec<usize> = run.iter().copied().filter(|&i| says(i)).collect();
+                    if saying.len() >= 2 {
+                        nth_of(&saying, ordinal)
+                    } else {
+                        nth_of(run, ordinal)
+                    }
+                })
                 .take(3)
                 .collect();
             for (i, s) in scores.iter_mut().enumerate() {
@@ -2647,6 +2664,27 @@ mod tests {
         ] {
             assert_eq!(is_ing_form(long, short), want, "{long} {short}");
         }
+    }
+
+    /// In a run of links, "the second one of the settings sections" counts the links that say
+    /// "settings", not every link of the run.
+    #[test]
+    fn an_ordinal_counts_the_links_of_a_run_that_say_its_words() {
+        let row = "FIFA 21 Game Settings Match Settings Camera Settings Audio Settings";
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "FIFA 21", row),
+                el("r2", "link", "Match Settings", row),
+                el("r3", "link", "Camera Settings", row),
+                el("r4", "link", "Audio Settings", row),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            best(&obs, "the second one of the settings sections").0,
+            "r3"
+        );
+        assert_eq!(best(&obs, "the second one").0, "r2");
     }
 
     /// A row headed by the verb offers it through its links: "share this on Twitter" is the
