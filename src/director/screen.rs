@@ -267,9 +267,22 @@ pub fn conclude(
             if action == ActionKind::Click {
                 return plan(Action::Click { target }, evidence, p);
             }
-            match text_to_type(&reading, structure, index) {
+            let text = text_to_type(&reading, structure, index);
+            // "look up train times" beside a "Train times & tickets" link: the words to search
+            // for are a link's name; following it may be what is meant.
+            let searched_link = match &text {
+                Some(t) if reading.typing.as_ref().is_some_and(|t| t.search) => {
+                    link_named_by(t, observation, structure)
+                }
+                _ => None,
+            };
+            match text {
                 Some(text) if names_another_form_control(&text, observation, structure, index) => {
                     clarify(envelope, observation, &ranked)
+                }
+                Some(_) if searched_link.is_some() => {
+                    let link = searched_link.unwrap_or(index);
+                    clarify(envelope, observation, &[(index, p), (link, p)])
                 }
                 Some(text) => {
                     evidence.push(Evidence {
@@ -444,6 +457,29 @@ fn object_named_in_full(
         return Vec::new();
     }
     named
+}
+
+/// A link whose label says every word of `text` (two words or more, small words aside), and
+/// little more: at most one word besides ("Train times & tickets" for "train times").
+fn link_named_by(text: &str, observation: &Observation, structure: &Structure) -> Option<usize> {
+    use super::lexicon;
+    let content = |tokens: &[text::Token]| -> Vec<String> {
+        tokens
+            .iter()
+            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+            .map(|t| t.stem.clone())
+            .collect()
+    };
+    let said = content(&text::tokens(text));
+    if said.len() < 2 {
+        return None;
+    }
+    (0..observation.elements.len()).find(|&j| {
+        let label = content(&structure.facts[j].label);
+        observation.elements[j].role == "link"
+            && label.len() <= said.len() + 1
+            && said.iter().all(|w| label.contains(w))
+    })
 }
 
 /// "only search titles" beside a "Nur Titel durchsuchen" checkbox: the words
@@ -1185,6 +1221,33 @@ mod tests {
             let d = decide(elements.clone(), said);
             assert!(matches!(&d, Decision::Reject(_)), "{said}: {d:?}");
         }
+    }
+
+    /// Words to search for that are a link's name ask whether to follow the link.
+    #[test]
+    fn a_search_for_a_links_name_asks() {
+        let mut field = el("e1", "textbox", "Search site", "Search site Search");
+        field.states = vec!["editable".into()];
+        let elements = vec![
+            field,
+            el(
+                "e2",
+                "link",
+                "Train times & tickets",
+                "Home Train times & tickets",
+            ),
+            el("e3", "link", "Home", "Home Train times & tickets"),
+        ];
+        let d = decide(elements.clone(), "look up train times");
+        assert!(
+            matches!(&d, Decision::Clarify(c) if c.candidates.len() == 2),
+            "{d:?}"
+        );
+        let d = decide(elements, "look up engineering works");
+        assert!(
+            matches!(&d, Decision::Execute(p) if matches!(&p.action, Action::Type { text, .. } if text == "engineering works")),
+            "{d:?}"
+        );
     }
 
     #[test]
