@@ -472,7 +472,17 @@ fn uninflected(language: &str, word: &str) -> Vec<String> {
         ],
         "fr" => &[("es", ""), ("e", ""), ("s", "")],
         "es" | "pt" => &[("as", ""), ("os", ""), ("a", ""), ("o", ""), ("s", "")],
-        "it" => &[("a", ""), ("e", ""), ("i", ""), ("o", "")],
+        // Plurals to their singular ("ricette" → "ricetta", "legumi" → "legume", "libri" →
+        // "libro"), and the bare stem.
+        "it" => &[
+            ("e", "a"),
+            ("i", "o"),
+            ("i", "e"),
+            ("a", ""),
+            ("e", ""),
+            ("i", ""),
+            ("o", ""),
+        ],
         "nl" => &[("e", "")],
         // Nouns' plural and case endings (masculine "komentarze", "meczu", "składów",
         // feminine "strony", "relacji"), adjectives' to their masculine "-y".
@@ -1173,6 +1183,8 @@ mod tests {
         assert_eq!(uninflected("de", "kurze"), ["kurz"]);
         assert_eq!(uninflected("de", "kleinen"), ["klein", "kleine"]);
         assert_eq!(uninflected("de", "esszimmers"), ["esszimmer"]);
+        assert_eq!(uninflected("it", "ricette")[0], "ricetta");
+        assert!(uninflected("it", "legumi").contains(&"legume".to_string()));
         assert_eq!(uninflected("fr", "petites"), ["petit", "petite"]);
         assert!(uninflected("de", "die").is_empty());
         assert!(uninflected("en", "short").is_empty());

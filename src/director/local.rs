@@ -1396,9 +1396,21 @@ fn score_element<'s>(
         } else {
             1.0
         };
+        // "the search box" for a field that is one by its row (a Search button beside it).
+        let searches = match search_concept {
+            Some(sc) if head_c[k].contains(&sc) && f.class == RoleClass::Editable => {
+                if is_search_field(i) {
+                    0.9
+                } else {
+                    0.0
+                }
+            }
+            _ => 0.0,
+        };
         let own = (head_label[k] * addressed)
             .max(c)
             .max(described)
+            .max(searches)
             .max(head_desc[k] * 0.9)
             .max(gloss_strength(head_gloss[k]));
         // "show the raw text" beside a toolbar's "raw": the row's "raw" is that control's
@@ -1889,6 +1901,14 @@ fn is_search_field(screen: Screen<'_>, search_concept: Option<usize>, i: usize) 
             || lexicon::concept_ids(&structure.facts[i].glosses).contains(&c)
             || lexicon::concept_ids(structure.context(i)).contains(&c)
             || e.role == "searchbox"
+            // A field with a Search button in its row ("ad es. ricette con i ceci" | Search).
+            || (structure.facts[i].class == RoleClass::Editable
+                && screen.observation.elements.iter().enumerate().any(|(j, b)| {
+                    j != i
+                        && b.role == "button"
+                        && b.context == e.context
+                        && structure.facts[j].label_concepts.iter().any(|(x, _)| *x == c)
+                }))
     })
 }
 
@@ -2685,6 +2705,28 @@ mod tests {
             "r3"
         );
         assert_eq!(best(&obs, "the second one").0, "r2");
+    }
+
+    /// A field whose row has a Search button is the search box, whatever its placeholder says.
+    #[test]
+    fn a_field_beside_a_search_button_is_the_search_box() {
+        let row = "Notizie ad es. ricette con i ceci Search Reset";
+        let mut field = el("r2", "textbox", "ad es. ricette con i ceci", row);
+        field.states = vec!["editable".into()];
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "ProssimaSuccessivo", row),
+                field,
+                el("r3", "button", "Search", row),
+                el("r4", "button", "Reset", row),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(best(&obs, "click in the search field").0, "r2");
+        assert_eq!(
+            best(&obs, "type lenticchie rosse in the search box").0,
+            "r2"
+        );
     }
 
     /// A row headed by the verb offers it through its links: "share this on Twitter" is the
