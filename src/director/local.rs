@@ -1398,12 +1398,12 @@ fn score_element<'s>(
         };
         // "the search box" for a field that is one by its row (a Search button beside it).
         let searches = match search_concept {
-            Some(sc) if head_c[k].contains(&sc) && f.class == RoleClass::Editable => {
-                if is_search_field(i) {
-                    0.9
-                } else {
-                    0.0
-                }
+            Some(sc)
+                if head_c[k].contains(&sc)
+                    && f.class == RoleClass::Editable
+                    && is_search_field(i) =>
+            {
+                0.9
             }
             _ => 0.0,
         };
