@@ -7,6 +7,8 @@
 //! it also times the same decisions with the semantic signal: the request's
 //! similarity to every element (labels cached) plus the decision, and,
 //! separately, the cold cost of embedding a new observation's 200 labels.
+//! With the glossary installed, it times glossing a Japanese screen of 200 labels
+//! for one request. `BENCH_EACH=1` also prints each utterance's own p50/p95.
 
 use std::time::Instant;
 
@@ -102,7 +104,73 @@ fn main() {
         }
     }
     report("director: one decision over 200 elements", &mut micros);
+    if std::env::var_os("BENCH_EACH").is_some() {
+        for e in &envelopes {
+            let mut each: Vec<f64> = (0..60)
+                .map(|_| {
+                    let started = Instant::now();
+                    std::hint::black_box(decide_locally(e, &snapshot));
+                    started.elapsed().as_secs_f64() * 1e6
+                })
+                .collect();
+            report(&format!("  {:?}", e.text), &mut each);
+        }
+    }
     semantic(&snapshot, &envelopes);
+    japanese(&envelopes);
+}
+
+/// Glossing a Japanese screen of 200 labels for one request (the browser executor does it once
+/// per decision): each label a run read as the dictionary's words. The labels are the two
+/// Japanese fixture pages', joined in pairs so that each of the 200 is a run of its own.
+fn japanese(envelopes: &[Envelope]) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::var_os("CIRCE_GLOSSARY_DIR")
+        .map_or_else(|| root.join(".models/glossary"), std::path::PathBuf::from);
+    let glossary = match circe::glossary::Glossary::load(&dir) {
+        Ok(g) if g.languages().iter().any(|(l, _)| *l == "ja") => g,
+        _ => {
+            println!(
+                "glossary: not measured (no Japanese glossary in {})",
+                dir.display()
+            );
+            return;
+        }
+    };
+    let mut labels: Vec<String> = Vec::new();
+    for page in ["ebook-bookwalker", "story-hukumusume"] {
+        let path = root.join(format!("tests/fixtures/grounding/observations/{page}.json"));
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let o: Observation = serde_json::from_str(&text).expect("observation");
+        labels.extend(o.elements.into_iter().map(|e| e.label));
+    }
+    let n = labels.len();
+    let elements: Vec<Element> = (0..200)
+        .map(|k| Element {
+            id: format!("e{k}"),
+            role: "link".into(),
+            label: format!("{}{}", labels[k % n], labels[(k / n + 1 + k * 7) % n]),
+            ..Element::default()
+        })
+        .collect();
+    let observation = Observation {
+        title: "福娘童話集 > きょうのイソップ童話".into(),
+        elements,
+        ..Observation::default()
+    };
+    let mut micros: Vec<f64> = Vec::new();
+    for _ in 0..6 {
+        for e in envelopes {
+            let started = Instant::now();
+            let glosses = glossary.glosses_for(&observation, &e.text);
+            micros.push(started.elapsed().as_secs_f64() * 1e6);
+            assert!(glosses.is_some_and(|g| g.language == "ja"));
+        }
+    }
+    report(
+        "glossary: a Japanese screen of 200 labels glossed for one request",
+        &mut micros,
+    );
 }
 
 fn report(what: &str, micros: &mut [f64]) {

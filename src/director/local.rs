@@ -545,6 +545,9 @@ fn compound_tail(short: &str, long: &str) -> Option<f32> {
 pub struct Query<'a> {
     words: Vec<&'a Token>,
     joined: Vec<(usize, usize, Token)>,
+    /// The initials of two to four adjacent words of two letters or more ("creative commons"
+    /// → "cc"), for `label_match`.
+    initials: Vec<(usize, usize, String)>,
 }
 
 impl<'a> Query<'a> {
@@ -561,7 +564,23 @@ impl<'a> Query<'a> {
                 }
             }
         }
-        Query { words, joined }
+        let mut initials = Vec::new();
+        for span in 2..=4usize {
+            for start in 0..words.len().saturating_sub(span - 1) {
+                let said = &words[start..start + span];
+                if said.iter().all(|q| {
+                    q.norm.chars().count() >= 2 && q.norm.chars().all(|c| c.is_alphabetic())
+                }) {
+                    let i: String = said.iter().filter_map(|q| q.norm.chars().next()).collect();
+                    initials.push((start, start + span, i));
+                }
+            }
+        }
+        Query {
+            words,
+            joined,
+            initials,
+        }
     }
 }
 
@@ -589,20 +608,10 @@ fn label_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
             *o = o.max(0.8);
         }
     }
-    for span in 2..=4usize {
-        for start in 0..query.len().saturating_sub(span - 1) {
-            let said = &query[start..start + span];
-            if !said
-                .iter()
-                .all(|q| q.norm.chars().count() >= 2 && q.norm.chars().all(|c| c.is_alphabetic()))
-            {
-                continue;
-            }
-            let initials: String = said.iter().filter_map(|q| q.norm.chars().next()).collect();
-            if words.iter().any(|w| w.norm == initials) {
-                for o in &mut out[start..start + span] {
-                    *o = o.max(0.9);
-                }
+    for (start, end, initials) in &query.initials {
+        if words.iter().any(|w| w.norm == *initials) {
+            for o in &mut out[*start..*end] {
+                *o = o.max(0.9);
             }
         }
     }

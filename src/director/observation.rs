@@ -281,8 +281,14 @@ impl Structure {
     pub fn interchangeable(&self, observation: &Observation, a: usize, b: usize) -> bool {
         let (ea, eb) = (&observation.elements[a], &observation.elements[b]);
         let (fa, fb) = (&self.facts[a], &self.facts[b]);
-        let same_label = !ea.label.trim().is_empty()
-            && ea.label.trim().to_lowercase() == eb.label.trim().to_lowercase();
+        let alike = |x: &str, y: &str| {
+            let (x, y) = (x.trim(), y.trim());
+            x.len() == y.len() && x.to_lowercase() == y.to_lowercase()
+        };
+        let same_label = !ea.label.trim().is_empty() && alike(&ea.label, &eb.label);
+        if !same_label {
+            return false;
+        }
         let links = ea.role == "link" && eb.role == "link";
         // A named link that is not its item's main link (a channel or a publisher under a
         // tile) goes where its name says, whichever item it sits in.
@@ -291,9 +297,11 @@ impl Structure {
         // page" / "Discussion about edits from this IP address" on two "Talk" links).
         // So does one described and one not (a share link "Twitter" beside the follow link
         // "Twitter" titled "Follow the Whitehouse on Twitter.").
-        let said = |d: &Option<String>| d.as_deref().unwrap_or("").trim().to_lowercase();
-        let told_apart = said(&ea.description) != said(&eb.description);
-        same_label && !told_apart && ((fa.item == fb.item && ea.context == eb.context) || named)
+        let told_apart = !alike(
+            ea.description.as_deref().unwrap_or(""),
+            eb.description.as_deref().unwrap_or(""),
+        );
+        !told_apart && ((fa.item == fb.item && ea.context == eb.context) || named)
     }
 }
 
