@@ -28,6 +28,10 @@ pub const ACT_AT: f32 = 0.6;
 /// mass thinly without making the choice any less clear.
 pub const CLEAR_ACT_AT: f32 = 0.5;
 pub const CLEAR_LEAD: f32 = 8.0;
+/// A request led by a small word the page never says ("the", "their": a page in another
+/// language) is acted on only at this probability or more, and without a count, a place or a
+/// contrast; otherwise asked.
+pub const CLEAR_SMALL_LEAD: f32 = 0.9;
 /// Below this, the best element is not worth offering: reject instead.
 pub const OFFER_AT: f32 = 0.08;
 /// Candidates below this are not shown in a clarification.
@@ -245,7 +249,7 @@ pub fn conclude(
             let clear = p >= CLEAR_ACT_AT && p >= CLEAR_LEAD * next;
             if (p < ACT_AT && !clear)
                 || reading.guessed_verb
-                || leads_with_an_unknown_word(&reading, observation)
+                || leads_with_an_unknown_word(&reading, observation, p)
                 || a_bare_word_could_be_an_action(&reading, observation, &ranked)
             {
                 return clarify(envelope, observation, &ranked);
@@ -308,7 +312,7 @@ pub fn conclude(
 /// The request starts with a word that is neither a verb Circe knows nor a word
 /// on the screen: most likely a misheard verb ("upboat"), so what it targets
 /// may be offered but not acted on.
-fn leads_with_an_unknown_word(reading: &Reading<'_>, observation: &Observation) -> bool {
+fn leads_with_an_unknown_word(reading: &Reading<'_>, observation: &Observation, p: f32) -> bool {
     if !matches!(reading.verb, Verb::None)
         || reading.typing.is_some()
         || reading.cue != utterance::Cue::Act
@@ -318,9 +322,19 @@ fn leads_with_an_unknown_word(reading: &Reading<'_>, observation: &Observation) 
     let Some(lead) = reading.tokens.get(reading.begin) else {
         return false;
     };
-    // Numbers, short words and words Circe knows the meaning of ("comments") are not misheard verbs.
+    // Numbers, short words and words Circe knows the meaning of ("comments") are not misheard
+    // verbs; nor is a small word ("their Instagram", "the love charm" on a page in another
+    // language that never says "their" or "the") when the choice is clear: such a page's
+    // evidence is mostly translated, weaker, so what is not clear, a count, a place or a
+    // contrast is asked about (measured: acting on them there picks wrong).
+    let counts = reading.head.ordinal.is_some()
+        || reading.qualifier.ordinal.is_some()
+        || reading.relation.is_some()
+        || reading.tokens.iter().any(|t| t.norm == "not");
+    let small = super::lexicon::is_in(super::lexicon::STOPWORDS, &lead.norm);
     if lead.is_number()
         || lead.norm.len() < 3
+        || (small && !counts && p >= CLEAR_SMALL_LEAD)
         || !super::lexicon::concepts_in(std::slice::from_ref(lead)).is_empty()
     {
         return false;
@@ -1248,6 +1262,26 @@ mod tests {
             matches!(&d, Decision::Execute(p) if matches!(&p.action, Action::Type { text, .. } if text == "engineering works")),
             "{d:?}"
         );
+    }
+
+    /// On a page in another language, a request led by "the" (which the page never says)
+    /// acts when the choice is clear, and asks when it counts.
+    #[test]
+    fn a_small_word_the_page_never_says_acts_only_when_clear() {
+        let row = "Facebook Instagram YouTube";
+        let elements = vec![
+            el("e1", "link", "Startseite", "Startseite Veranstaltungen"),
+            el("e2", "link", "Facebook", row),
+            el("e3", "link", "Instagram", row),
+            el("e4", "link", "YouTube", row),
+        ];
+        let d = decide(elements.clone(), "their Instagram");
+        assert!(
+            matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: "e3".into() }),
+            "{d:?}"
+        );
+        let d = decide(elements, "the second social link");
+        assert!(!matches!(&d, Decision::Execute(_)), "{d:?}");
     }
 
     #[test]

@@ -349,6 +349,10 @@ fn relation(tokens: &[Token], rest: &[usize]) -> Option<Relation> {
             // In a list read top to bottom, below is after and above is before.
             // "Under" and "over" stay qualifiers ("the comments under the second story").
             ("below" | "beneath", ..) if k > 0 => Some((1, Side::Below)),
+            // "right under New License": a place, said so.
+            ("under", ..) if matches!(previous, Some("right" | "just" | "directly")) => {
+                Some((1, Side::Below))
+            }
             ("above", ..) if k > 0 => Some((1, Side::Above)),
             ("to", Some("the"), Some("right"), Some("of")) => Some((4, Side::After)),
             ("to", Some("the"), Some("left"), Some("of")) => Some((4, Side::Before)),
@@ -1250,6 +1254,12 @@ mod tests {
                 Some((Side::Below, "gitignore")),
             ),
             ("the link above Help", Some((Side::Above, "help"))),
+            (
+                "the link right under Downloads",
+                Some((Side::Below, "downloads")),
+            ),
+            // "Under" alone is a qualifier: the comments under a story are its comments.
+            ("the comments under the second story", None),
             // No anchor words: a time, a pronoun.
             ("the word from the day before", None),
             ("open the following link", None),
