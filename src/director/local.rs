@@ -459,6 +459,14 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     if short.len() >= 5 && long.starts_with(short.as_str()) && short.chars().count() >= 5 {
         return 0.8;
     }
+    // A person named by what they play or do, against the thing ("the drummer" / "Drums",
+    // "the cellist" / "Cello"): the agent noun's base, four letters or more, starts the longer
+    // word. Never the base itself ("player" is no "Play" button).
+    if let Some(base) = agent_base(&q.norm) {
+        if w.norm.len() > base.len() && w.norm.starts_with(base.as_str()) {
+            return 0.75;
+        }
+    }
     // The last part of a compound (German, Dutch, Scandinavian) carries its meaning:
     // "Ergebnisoptionen" is options, "Kundenservice" a service. A weak match: the head is unread.
     if let Some(m) = compound_tail(short, long) {
@@ -496,6 +504,22 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
         m = 0.7;
     }
     m.max(cognate)
+}
+
+/// The base of an agent noun ("drummer" → "drum", "cellist" → "cell", "arranger" → "arrang"),
+/// four letters or more; `None` for other words.
+fn agent_base(word: &str) -> Option<String> {
+    let (suffix, stem) = ["ist", "er", "or"]
+        .iter()
+        .find_map(|s| word.strip_suffix(s).map(|stem| (*s, stem)))?;
+    let b = stem.as_bytes();
+    // "drummer" doubles its consonant before "-er"; "cellist" keeps its own.
+    let base = if suffix == "er" && b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2] {
+        &stem[..stem.len() - 1]
+    } else {
+        stem
+    };
+    (base.chars().count() >= 4).then(|| base.to_string())
 }
 
 /// `long` is the "-ing" form of `short`: "buying" / "buy", "pricing" / "price", "shopping" /
@@ -2678,6 +2702,16 @@ mod tests {
         assert_eq!(best(&obs, "open the creative commons license").0, "r1");
         assert_eq!(best(&obs, "the tos").0, "r2");
         assert!(best(&obs, "the dining room photo").1 < 0.1);
+    }
+
+    #[test]
+    fn an_agent_noun_meets_what_it_plays() {
+        let t = Token::synthetic;
+        assert_eq!(pair_match(&t("drummer"), &t("drums")), 0.75);
+        assert_eq!(pair_match(&t("cellist"), &t("cello")), 0.75);
+        // Never the base itself: a player is no Play button.
+        assert_eq!(pair_match(&t("player"), &t("play")), 0.0);
+        assert_eq!(agent_base("user"), None);
     }
 
     #[test]
