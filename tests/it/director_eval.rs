@@ -49,6 +49,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "standards-ietf.jsonl",
     // Batch 15 (docs/batch15-first-run.md): first run, nothing changed for it yet.
     "events-goodnight.jsonl",
+    // Batch 19 (docs/batch19-first-run.md): first run, nothing changed for it.
+    "wiki-pythonwiki.jsonl",
+    "weather-slf.jsonl",
     // Batch 18 (docs/batch18-first-run.md): first run, nothing changed for it yet.
     "guide-fifplay.jsonl",
     "address-whitehouse.jsonl",
@@ -111,6 +114,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("guide-fifplay.jsonl", 25, 1, 1),
     ("address-whitehouse.jsonl", 24, 0, 1),
     ("magazine-vegolosi.jsonl", 14, 0, 0),
+    // Batch 19 (docs/batch19-first-run.md): first scored 16/1/0, 17/0/0, 14/1/0.
+    ("wiki-pythonwiki.jsonl", 16, 1, 0),
+    ("tutorial-statisticsglobe.jsonl", 17, 0, 0),
+    ("weather-slf.jsonl", 14, 1, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
