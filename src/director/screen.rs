@@ -528,10 +528,22 @@ fn names_another_form_control(
             structure.facts[i].class,
             super::observation::RoleClass::Toggle | super::observation::RoleClass::Editable
         ) || e.role == "combobox";
+        let label = &structure.facts[i].label;
+        // "search page titles only" beside the field's "Titles" and "Text" buttons: a button
+        // of the field's row said in full is a way of searching, maybe the one meant.
+        let row_button = e.role == "button"
+            && e.context == observation.elements[field].context
+            && !label.is_empty()
+            && label.iter().all(|w| {
+                lexicon::is_in(lexicon::STOPWORDS, &w.norm)
+                    || said.iter().any(|s| w.stem == s.stem || w.norm == s.norm)
+            });
+        if row_button && i != field {
+            return true;
+        }
         if i == field || !form_control {
             return false;
         }
-        let label = &structure.facts[i].label;
         let by_word = said
             .iter()
             .any(|s| label.iter().any(|w| w.stem == s.stem || w.norm == s.norm));
@@ -1235,6 +1247,27 @@ mod tests {
             let d = decide(elements.clone(), said);
             assert!(matches!(&d, Decision::Reject(_)), "{said}: {d:?}");
         }
+    }
+
+    /// Words to search for that name a button of the field's row ("search page titles only"
+    /// beside "Titles") are asked about, not typed.
+    #[test]
+    fn a_search_that_names_a_button_of_its_row_asks() {
+        let row = "Search: Titles Text";
+        let mut field = el("e1", "textbox", "Search:", row);
+        field.states = vec!["editable".into()];
+        let elements = vec![
+            field,
+            el("e2", "button", "Titles", row),
+            el("e3", "button", "Text", row),
+        ];
+        let d = decide(elements.clone(), "search page titles only");
+        assert!(!matches!(&d, Decision::Execute(_)), "{d:?}");
+        let d = decide(elements, "search for python downloads");
+        assert!(
+            matches!(&d, Decision::Execute(p) if matches!(&p.action, Action::Type { .. })),
+            "{d:?}"
+        );
     }
 
     /// Words to search for that are a link's name ask whether to follow the link.

@@ -284,9 +284,19 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         let q = &reading.tokens[*first].norm;
         reading.quantified = matches!(q.as_str(), "all" | "every" | "each");
     }
-    let split = rest
-        .iter()
-        .position(|&i| is_in(lexicon::PREPOSITIONS, &reading.tokens[i].norm));
+    // "open the about page", "about the institute": "about" first, or after an article, is
+    // the About page's name, not a preposition.
+    let names_about = |k: usize| {
+        reading.tokens[rest[k]].norm == "about"
+            && (k == 0
+                || matches!(
+                    reading.tokens[rest[k - 1]].norm.as_str(),
+                    "the" | "an" | "a"
+                ))
+    };
+    let split = (0..rest.len()).position(|k| {
+        is_in(lexicon::PREPOSITIONS, &reading.tokens[rest[k]].norm) && !names_about(k)
+    });
     let (head, qualifier) = match split {
         // "click on the search box", "click in the name field": the words after the
         // preposition are the reference itself.
@@ -1094,6 +1104,11 @@ fn phrase(tokens: &[Token], indices: &[usize]) -> Phrase {
                     k += 1;
                 }
             }
+        } else if t.norm == "about"
+            && (k == 0 || matches!(tokens[indices[k - 1]].norm.as_str(), "the" | "an" | "a"))
+        {
+            // "the about page": the About page's name.
+            p.content.push(i);
         } else if t.stem == "option" && p.ordinal.is_some() {
             // "the second option": a position among choices, not a word of a label ("the
             // result options" is content: a label may say it).
@@ -1327,6 +1342,19 @@ mod tests {
         assert_eq!(r.tokens[r.head.kind_token.unwrap()].norm, "box");
         assert!(r.qualifier.span.is_empty());
         assert_eq!(read("browse by genre").head.content.len(), 1);
+        // "about" first or after an article names the About page.
+        for said in ["open the about page", "about bioRxiv"] {
+            let r = read(said);
+            assert!(
+                r.head.content.iter().any(|&i| r.tokens[i].norm == "about"),
+                "{said}"
+            );
+        }
+        assert!(!read("the paper about cryptogams")
+            .head
+            .content
+            .iter()
+            .any(|&i| read("the paper about cryptogams").tokens[i].norm == "about"));
         // "with" names what to do it with: no reference of its own.
         assert!(read("sign in with facebook").head.content.is_empty());
         // A kind noun before another noun qualifies it: a word a label must say.
