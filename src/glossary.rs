@@ -248,7 +248,13 @@ impl Glossary {
         };
         let mut labels = std::collections::BTreeSet::new();
         for e in &observation.elements {
-            for t in text::tokens(&e.label) {
+            // A control's name, and its description (a tooltip, "Wochenbericht 14. - 20. Januar
+            // 2022" on the link "WoB 14.-20. Januar").
+            let described = e.description.as_deref().unwrap_or("");
+            for t in text::tokens(&e.label)
+                .into_iter()
+                .chain(text::tokens(described))
+            {
                 if t.norm.chars().count() < 3
                     || t.is_number()
                     || language::is_function_word(language, &t.norm)
@@ -1336,6 +1342,17 @@ mod tests {
             ]
         );
         assert_eq!(of("hauptmodul"), ["module", "main"]);
+        // A description's words are glossed too.
+        let described = Observation {
+            elements: vec![crate::model::Element {
+                label: "WoB 14.-20. Januar".into(),
+                description: Some("Abschlussfeiern der Schule".into()),
+                ..Default::default()
+            }],
+            ..observation.clone()
+        };
+        let glosses = g.glosses_for(&described, "").expect("German");
+        assert!(glosses.words.contains_key("abschlussfeiern"));
         assert_eq!(of("spezialmodul"), ["module"]);
         assert!(of("oder").is_empty());
     }

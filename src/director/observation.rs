@@ -202,7 +202,14 @@ impl Structure {
                 let (section, label_rest) = split_section_number(&e.label, &e.context);
                 let item = membership[index];
                 let label = text::tokens(label_rest);
-                let glosses = glosses_of(observation, &label);
+                let glosses = glosses_of(
+                    observation,
+                    &label
+                        .iter()
+                        .cloned()
+                        .chain(text::tokens(e.description.as_deref().unwrap_or("")))
+                        .collect::<Vec<_>>(),
+                );
                 ElementFacts {
                     index,
                     class: role_class(e),
