@@ -522,6 +522,28 @@ fn agent_base(word: &str) -> Option<String> {
     (base.chars().count() >= 4).then(|| base.to_string())
 }
 
+/// Social networks, as their links are labelled.
+const SOCIAL_NETWORKS: &[&str] = &[
+    "facebook",
+    "twitter",
+    "instagram",
+    "youtube",
+    "linkedin",
+    "pinterest",
+    "tiktok",
+    "whatsapp",
+    "reddit",
+    "mastodon",
+    "telegram",
+    "threads",
+    "bluesky",
+    "xing",
+    "vk",
+    "tumblr",
+    "flickr",
+    "snapchat",
+];
+
 /// `long` is the "-ing" form of `short`: "buying" / "buy", "pricing" / "price", "shopping" /
 /// "shop" (a base of three letters or more).
 fn is_ing_form(long: &str, short: &str) -> bool {
@@ -622,6 +644,22 @@ impl<'a> std::ops::Deref for Query<'a> {
 /// description's class names ("drp") spell anything.
 fn label_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
     let mut out = phrase_match(query, words);
+    // "the second social icon", "open their social media": a social network's own name is what
+    // "social" means on a label (never one network for another).
+    if words
+        .iter()
+        .any(|w| lexicon::is_in(SOCIAL_NETWORKS, &w.norm))
+    {
+        for k in 0..query.len() {
+            let social = matches!(query[k].norm.as_str(), "social" | "socials")
+                || (k > 0
+                    && query[k - 1].norm == "social"
+                    && matches!(query[k].norm.as_str(), "media" | "network" | "networks"));
+            if social {
+                out[k] = out[k].max(0.85);
+            }
+        }
+    }
     // "open the buying options" for "Buy Now": a verb's "-ing" form is the label's verb (in a
     // label only; a row's "showing" is no "show").
     for (o, q) in out.iter_mut().zip(query.iter()) {

@@ -250,6 +250,7 @@ pub fn conclude(
             if (p < ACT_AT && !clear)
                 || reading.guessed_verb
                 || leads_with_an_unknown_word(&reading, observation, p)
+                || names_only_a_kind_of_network(&reading, &observation.elements[index])
                 || a_bare_word_could_be_an_action(&reading, observation, &ranked)
             {
                 return clarify(envelope, observation, &ranked);
@@ -494,6 +495,13 @@ fn link_named_by(text: &str, observation: &Observation, structure: &Structure) -
             && label.len() <= said.len() + 1
             && said.iter().all(|w| label.contains(w))
     })
+}
+
+/// "open their social media page": a kind of network, of which the screen may show several;
+/// one is never picked for it, however the duplicates add up.
+fn names_only_a_kind_of_network(reading: &Reading<'_>, best: &super::observation::Element) -> bool {
+    let said = |t: &text::Token| matches!(t.norm.as_str(), "social" | "socials");
+    reading.tokens[reading.begin..].iter().any(said) && !text::tokens(&best.label).iter().any(said)
 }
 
 /// "only search titles" beside a "Nur Titel durchsuchen" checkbox: the words
@@ -1315,6 +1323,29 @@ mod tests {
         );
         let d = decide(elements, "the second social link");
         assert!(!matches!(&d, Decision::Execute(_)), "{d:?}");
+    }
+
+    /// "social" names the kind of every network's link: asked among them, never one picked;
+    /// "the second social icon" counts them.
+    #[test]
+    fn social_media_is_asked_among_the_networks() {
+        let row = "Alle Artikel Facebook Instagram Instagram";
+        let elements = vec![
+            el("e1", "link", "Alle Artikel", row),
+            el("e2", "link", "Facebook", row),
+            el("e3", "link", "Instagram", row),
+            el("e4", "link", "Instagram", row),
+        ];
+        let d = decide(elements.clone(), "open their social media page");
+        assert!(
+            matches!(&d, Decision::Clarify(c) if c.candidates.len() >= 2),
+            "{d:?}"
+        );
+        let d = decide(
+            vec![el("e1", "link", "Social", "Home Social Blog")],
+            "open the social page",
+        );
+        assert!(matches!(&d, Decision::Execute(_)), "{d:?}");
     }
 
     #[test]
