@@ -1368,6 +1368,41 @@ pub const PREPOSITIONS: &[&str] = &[
     "regarding",
 ];
 
+/// The words of `tokens` that carry content: no stopwords.
+pub fn content_words(tokens: &[Token]) -> Vec<&Token> {
+    tokens
+        .iter()
+        .filter(|t| !is_in(STOPWORDS, &t.norm))
+        .collect()
+}
+
+/// Social networks, as their links are labelled.
+pub const SOCIAL_NETWORKS: &[&str] = &[
+    "facebook",
+    "twitter",
+    "instagram",
+    "youtube",
+    "linkedin",
+    "pinterest",
+    "tiktok",
+    "whatsapp",
+    "reddit",
+    "mastodon",
+    "telegram",
+    "threads",
+    "bluesky",
+    "xing",
+    "vk",
+    "tumblr",
+    "flickr",
+    "snapchat",
+];
+
+/// The word that names the kind of all of them: "social" ("the social links", "social media").
+pub fn names_social_kind(t: &Token) -> bool {
+    matches!(t.norm.as_str(), "social" | "socials")
+}
+
 pub fn is_in(list: &[&str], word: &str) -> bool {
     list.contains(&word)
 }

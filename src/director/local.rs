@@ -232,18 +232,15 @@ fn fills_a_field(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
 
 /// The words said are exactly the words of one control's label.
 fn names_a_control(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
-    let said: Vec<&str> = reading.tokens[reading.begin..]
-        .iter()
-        .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
-        .map(|t| t.stem.as_str())
-        .collect();
+    let stems = |tokens: &[Token]| -> Vec<String> {
+        lexicon::content_words(tokens)
+            .into_iter()
+            .map(|t| t.stem.clone())
+            .collect()
+    };
+    let said = stems(&reading.tokens[reading.begin..]);
     screen.structure.facts.iter().any(|f| {
-        let label: Vec<&str> = f
-            .label
-            .iter()
-            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
-            .map(|t| t.stem.as_str())
-            .collect();
+        let label = stems(&f.label);
         f.class == RoleClass::Activatable && !label.is_empty() && label == said
     })
 }
@@ -512,37 +509,13 @@ fn agent_base(word: &str) -> Option<String> {
     let (suffix, stem) = ["ist", "er", "or"]
         .iter()
         .find_map(|s| word.strip_suffix(s).map(|stem| (*s, stem)))?;
-    let b = stem.as_bytes();
     // "drummer" doubles its consonant before "-er"; "cellist" keeps its own.
-    let base = if suffix == "er" && b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2] {
-        &stem[..stem.len() - 1]
-    } else {
-        stem
+    let base = match suffix {
+        "er" => text::undoubled(stem, 2).unwrap_or(stem),
+        _ => stem,
     };
     (base.chars().count() >= 4).then(|| base.to_string())
 }
-
-/// Social networks, as their links are labelled.
-const SOCIAL_NETWORKS: &[&str] = &[
-    "facebook",
-    "twitter",
-    "instagram",
-    "youtube",
-    "linkedin",
-    "pinterest",
-    "tiktok",
-    "whatsapp",
-    "reddit",
-    "mastodon",
-    "telegram",
-    "threads",
-    "bluesky",
-    "xing",
-    "vk",
-    "tumblr",
-    "flickr",
-    "snapchat",
-];
 
 /// `long` is the "-ing" form of `short`: "buying" / "buy", "pricing" / "price", "shopping" /
 /// "shop" (a base of three letters or more).
@@ -550,10 +523,9 @@ fn is_ing_form(long: &str, short: &str) -> bool {
     let Some(base) = long.strip_suffix("ing").filter(|b| b.len() >= 3) else {
         return false;
     };
-    let b = base.as_bytes();
-    let undoubled =
-        (b.len() >= 4 && b[b.len() - 1] == b[b.len() - 2]).then(|| &base[..base.len() - 1]);
-    short == base || short.strip_suffix('e') == Some(base) || undoubled == Some(short)
+    short == base
+        || short.strip_suffix('e') == Some(base)
+        || text::undoubled(base, 4) == Some(short)
 }
 
 /// A word said for a gloss of a label word (the label's word in English): an exact gloss counts
@@ -648,12 +620,12 @@ fn label_match(query: &Query<'_>, words: &[Token]) -> Vec<f32> {
     // "social" means on a label (never one network for another).
     if words
         .iter()
-        .any(|w| lexicon::is_in(SOCIAL_NETWORKS, &w.norm))
+        .any(|w| lexicon::is_in(lexicon::SOCIAL_NETWORKS, &w.norm))
     {
         for k in 0..query.len() {
-            let social = matches!(query[k].norm.as_str(), "social" | "socials")
+            let social = lexicon::names_social_kind(query[k])
                 || (k > 0
-                    && query[k - 1].norm == "social"
+                    && lexicon::names_social_kind(query[k - 1])
                     && matches!(query[k].norm.as_str(), "media" | "network" | "networks"));
             if social {
                 out[k] = out[k].max(0.85);

@@ -250,7 +250,7 @@ pub fn conclude(
             if (p < ACT_AT && !clear)
                 || reading.guessed_verb
                 || leads_with_an_unknown_word(&reading, observation, p)
-                || names_only_a_kind_of_network(&reading, &observation.elements[index])
+                || names_only_a_kind_of_network(&reading, structure, index)
                 || a_bare_word_could_be_an_action(&reading, observation, &ranked)
             {
                 return clarify(envelope, observation, &ranked);
@@ -285,8 +285,7 @@ pub fn conclude(
                 Some(text) if names_another_form_control(&text, observation, structure, index) => {
                     clarify(envelope, observation, &ranked)
                 }
-                Some(_) if searched_link.is_some() => {
-                    let link = searched_link.unwrap_or(index);
+                Some(_) if let Some(link) = searched_link => {
                     clarify(envelope, observation, &[(index, p), (link, p)])
                 }
                 Some(text) => {
@@ -390,30 +389,22 @@ fn another_names_the_object(
         .chain(&reading.qualifier.content)
         .map(|&i| &reading.tokens[i])
         .collect();
-    let said_in = |label: &[text::Token], w: &text::Token| {
-        label.iter().any(|l| l.stem == w.stem || l.norm == w.norm)
-    };
     let best_label = &structure.facts[best].label;
-    let missing: Vec<&&text::Token> = content.iter().filter(|w| !said_in(best_label, w)).collect();
+    let missing: Vec<&&text::Token> = content
+        .iter()
+        .filter(|w| !best_label.iter().any(|l| l.same_word(w)))
+        .collect();
     if missing.is_empty() {
         return None;
     }
     let row = &observation.elements[best].context;
     (0..observation.elements.len()).find(|&j| {
-        let label: Vec<&text::Token> = structure.facts[j]
-            .label
-            .iter()
-            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
-            .collect();
+        let label = lexicon::content_words(&structure.facts[j].label);
         j != best
             && !label.is_empty()
             && observation.elements[j].context == *row
-            && label
-                .iter()
-                .all(|l| content.iter().any(|w| w.stem == l.stem || w.norm == l.norm))
-            && missing
-                .iter()
-                .all(|w| label.iter().any(|l| l.stem == w.stem || l.norm == w.norm))
+            && label.iter().all(|l| content.iter().any(|w| w.same_word(l)))
+            && missing.iter().all(|w| label.iter().any(|l| l.same_word(w)))
     })
 }
 
@@ -455,17 +446,14 @@ fn object_named_in_full(
     let named: Vec<usize> = (0..observation.elements.len())
         .filter(|&j| {
             let f = &structure.facts[j];
-            let label: Vec<&text::Token> = f
-                .label
-                .iter()
-                .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm) && !t.is_number())
+            let label: Vec<&text::Token> = lexicon::content_words(&f.label)
+                .into_iter()
+                .filter(|t| !t.is_number())
                 .collect();
             f.class == RoleClass::Activatable
                 && !f.disabled
                 && !label.is_empty()
-                && label
-                    .iter()
-                    .all(|l| content.iter().any(|w| w.stem == l.stem || w.norm == l.norm))
+                && label.iter().all(|l| content.iter().any(|w| w.same_word(l)))
         })
         .collect();
     if named.len() > 3 {
@@ -479,9 +467,8 @@ fn object_named_in_full(
 fn link_named_by(text: &str, observation: &Observation, structure: &Structure) -> Option<usize> {
     use super::lexicon;
     let content = |tokens: &[text::Token]| -> Vec<String> {
-        tokens
-            .iter()
-            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+        lexicon::content_words(tokens)
+            .into_iter()
             .map(|t| t.stem.clone())
             .collect()
     };
@@ -499,9 +486,12 @@ fn link_named_by(text: &str, observation: &Observation, structure: &Structure) -
 
 /// "open their social media page": a kind of network, of which the screen may show several;
 /// one is never picked for it, however the duplicates add up.
-fn names_only_a_kind_of_network(reading: &Reading<'_>, best: &super::observation::Element) -> bool {
-    let said = |t: &text::Token| matches!(t.norm.as_str(), "social" | "socials");
-    reading.tokens[reading.begin..].iter().any(said) && !text::tokens(&best.label).iter().any(said)
+fn names_only_a_kind_of_network(reading: &Reading<'_>, structure: &Structure, best: usize) -> bool {
+    use super::lexicon::names_social_kind;
+    reading.tokens[reading.begin..]
+        .iter()
+        .any(names_social_kind)
+        && !structure.facts[best].label.iter().any(names_social_kind)
 }
 
 /// "only search titles" beside a "Nur Titel durchsuchen" checkbox: the words
@@ -543,8 +533,7 @@ fn names_another_form_control(
             && e.context == observation.elements[field].context
             && !label.is_empty()
             && label.iter().all(|w| {
-                lexicon::is_in(lexicon::STOPWORDS, &w.norm)
-                    || said.iter().any(|s| w.stem == s.stem || w.norm == s.norm)
+                lexicon::is_in(lexicon::STOPWORDS, &w.norm) || said.iter().any(|s| w.same_word(s))
             });
         if row_button && i != field {
             return true;

@@ -29,6 +29,11 @@ impl Token {
         }
     }
 
+    /// The same word said twice: one stem or one normal form ("comments" / "comment").
+    pub fn same_word(&self, other: &Token) -> bool {
+        self.stem == other.stem || self.norm == other.norm
+    }
+
     pub fn is_number(&self) -> bool {
         !self.stem.is_empty() && self.stem.chars().all(|c| c.is_ascii_digit())
     }
@@ -64,6 +69,14 @@ pub fn fold(word: &str) -> String {
         }
     }
     out
+}
+
+/// A stem whose last consonant an ending doubled ("drumm" of "drummer", "shopp" of "shopping"),
+/// without the double; `None` when it ends in no double letter or is shorter than `min` bytes.
+pub fn undoubled(stem: &str, min: usize) -> Option<&str> {
+    let b = stem.as_bytes();
+    (b.len() >= min && b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2])
+        .then(|| &stem[..stem.len() - 1])
 }
 
 /// Japanese kana: hiragana, katakana with its long-vowel mark, half-width katakana.
