@@ -847,7 +847,7 @@ async function observeTab(tabId) {
     const rec = { tabId, frameId: a.frameId, documentId: a.documentId, key: e.key, role: e.role, label: e.label, bounds: e.bounds };
     const out = { id: refFor(rec), role: e.role, label: e.label, context: e.context };
     if (e.description) out.description = e.description;
-    else if (e.hint && !C.hasWord(e.label)) out.description = e.hint; // an unnamed control's developer words
+    else if (e.hint && C.namesNothing(e.label)) out.description = e.hint; // an unnamed control's own words
     if (e.value !== undefined) out.value = e.value;
     out.states = e.states;
     out.frameId = a.frameId;

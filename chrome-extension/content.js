@@ -299,7 +299,10 @@
    * names of itself, of a few elements inside it (its icon, an SVG `<use>` reference) and of up to
    * two wrappers that hold no other control.
    */
-  function hintOf(el) {
+  function hintOf(el, label) {
+    // A control named only by a role word ("Link") still shows what it is: its image's alt text.
+    const inner = C.normText(textOf(el));
+    const shown = C.hasWord(inner) && inner.toLowerCase() !== C.normText(label).toLowerCase() ? inner : '';
     const classes = [el.getAttribute('class') || ''];
     let inside = 0;
     for (const c of el.querySelectorAll('*')) {
@@ -314,7 +317,8 @@
     }
     const href = el.tagName === 'A' ? (el.getAttribute('href') || '') : '';
     const absolute = href && !href.startsWith('#') && !/^(mailto|tel|javascript):/i.test(href) ? el.href : href;
-    return C.truncate(C.unnamedHint({ href: absolute, pageHost: location.hostname, classes }), C.LABEL_MAX);
+    const words = C.unnamedHint({ href: absolute, pageHost: location.hostname, classes });
+    return C.truncate([shown, words].filter(Boolean).join(' '), C.LABEL_MAX);
   }
 
   function labelOf(el, role) {
@@ -611,7 +615,7 @@
       const item = { key: keyFor(el), role, label, context: context(el, label) };
       if (d.description) item.description = d.description;
       // Kept apart: the accessibility tree may still name it; used only if nothing else does.
-      else if (!C.hasWord(label)) { const hint = hintOf(el); if (hint) item.hint = hint; }
+      else if (C.namesNothing(label)) { const hint = hintOf(el, label); if (hint) item.hint = hint; }
       const value = valueOf(el);
       if (value !== undefined) item.value = value;
       item.states = d.states;

@@ -80,6 +80,17 @@
   }
 
   /**
+   * Names that say only what kind of thing a control is ("Link", "Button", "Icon", "Image"):
+   * authors write them as `aria-label`s, and a person never says them to mean this control.
+   */
+  const ROLE_ONLY_NAMES = new Set(['link', 'links', 'button', 'icon', 'image', 'img', 'picture', 'graphic', 'svg', 'click', 'click here']);
+
+  /** Does a label leave a control unnamed: no word at all, or only a role word ("Link")? */
+  function namesNothing(s) {
+    return !hasWord(s) || ROLE_ONLY_NAMES.has(normText(s).toLowerCase());
+  }
+
+  /**
    * The label a person says: the accessible name, unless that is only a symbol and the
    * description (title, aria-describedby) has the word ("▲" titled "upvote" is "upvote").
    * `fallback` (the DOM's own label) is used when both are empty.
@@ -614,7 +625,7 @@
     normText, truncate, labelKey, assignOrdinals, chooseLabel, roleOf, itemGroup, siblingProfile, itemGroupIn, contextText, pageText,
     defaultExpect, validateExpect, isAbsolutePath, baseName, opensFileChooser, evaluateExpect, urlMatches, backoffDelay, listTabs, isErrorPage, loadedState,
     historyPush, historyBack, keyEvent,
-    hasWord, wordLabel, unnamedHint, identifierWords, navigatesBySource, clickRole, CLICK_EVENTS, clickListenerNodes, axProps, axSummary, axStates, fromAX,
+    hasWord, namesNothing, wordLabel, unnamedHint, identifierWords, navigatesBySource, clickRole, CLICK_EVENTS, clickListenerNodes, axProps, axSummary, axStates, fromAX,
   };
   if (typeof module === 'object' && module && module.exports) module.exports = api;
   else root.CirceCore = api;

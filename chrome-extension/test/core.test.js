@@ -232,6 +232,11 @@ test('an unnamed control is described by where it goes and its class names', () 
   assert.equal(C.unnamedHint({}), '');
 });
 
+test('a label of no word or only a role word leaves a control unnamed', () => {
+  for (const s of ['', '▲', '  ', 'Link', 'link', ' Button ', 'Icon', 'Image']) assert.ok(C.namesNothing(s), JSON.stringify(s));
+  for (const s of ['Twitter', 'Links and resources', 'Link account', 'Home', '2']) assert.ok(!C.namesNothing(s), JSON.stringify(s));
+});
+
 test('tabs are listed with the tab in front marked current', () => {
   const tabs = [
     { id: 4, windowId: 1, url: 'https://a.example/', title: 'A', active: true, status: 'complete' },

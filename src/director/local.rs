@@ -232,16 +232,31 @@ fn fills_a_field(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
 
 /// The words said are exactly the words of one control's label.
 fn names_a_control(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
-    let stems = |tokens: &[Token]| -> Vec<String> {
-        lexicon::content_words(tokens)
-            .into_iter()
-            .map(|t| t.stem.clone())
-            .collect()
+    let said = lexicon::content_words(&reading.tokens[reading.begin..]);
+    let glosses = screen.observation.glosses.as_ref();
+    // A word said is a label word, or one of its glosses ("compare now" / "JETZT VERGLEICHEN").
+    let meets = |q: &Token, w: &Token| {
+        q.stem == w.stem
+            || glosses
+                .and_then(|g| g.words.get(&w.norm))
+                .is_some_and(|senses| {
+                    senses
+                        .iter()
+                        .any(|s| *s == q.norm || text::stem(s) == q.stem)
+                })
     };
-    let said = stems(&reading.tokens[reading.begin..]);
     screen.structure.facts.iter().any(|f| {
-        let label = stems(&f.label);
-        f.class == RoleClass::Activatable && !label.is_empty() && label == said
+        let label = lexicon::content_words(&f.label);
+        f.class == RoleClass::Activatable
+            && !label.is_empty()
+            && said.iter().all(|q| label.iter().any(|w| meets(q, w)))
+            // Named in full but for one word ("compare now" / "JETZT VERGLEICHEN", "compare"
+            // / "Compare Editions").
+            && label
+                .iter()
+                .filter(|w| !said.iter().any(|q| meets(q, w)))
+                .count()
+                <= 1
     })
 }
 
@@ -533,6 +548,29 @@ fn is_ing_form(long: &str, short: &str) -> bool {
 fn gloss_strength(m: f32) -> f32 {
     if m >= 1.0 {
         0.8
+    } else {
+        0.0
+    }
+}
+
+/// A one-word verb said meets a button's label word of another language through that word's
+/// glosses ("sign" / "Je signe", "share" / "Teilen"): as strong as a gloss (0.8), never a phrasal verb
+/// ("sign in" is no "Abmelden", glossed "sign out").
+fn verb_in_glosses(
+    observation: &crate::director::Observation,
+    zone: &[Token],
+    verb: &[&Token],
+) -> f32 {
+    let (Some(glosses), [v]) = (&observation.glosses, verb) else {
+        return 0.0;
+    };
+    let offered = zone
+        .iter()
+        .filter_map(|t| glosses.words.get(&t.norm))
+        .flatten()
+        .any(|sense| *sense == v.norm || text::stem(sense) == v.stem);
+    if offered {
+        gloss_strength(1.0)
     } else {
         0.0
     }
@@ -1294,11 +1332,19 @@ fn score_element<'s>(
         } else {
             0.0
         };
-        let m = by_word.max(by_concept).max(fuller).max(headed).max(undoes(
-            verb_tokens,
-            &called[..zone],
-            element,
-        ));
+        // Only a button's: a link's label names where it goes ("Olympische Spiele" is games,
+        // not "play").
+        let glossed = if unnamed || element.role != "button" {
+            0.0
+        } else {
+            verb_in_glosses(screen.observation, &called[..zone], verb_tokens)
+        };
+        let m = by_word
+            .max(by_concept)
+            .max(fuller)
+            .max(headed)
+            .max(glossed)
+            .max(undoes(verb_tokens, &called[..zone], element));
         if m < 0.75 {
             return 0.0;
         }
@@ -2550,6 +2596,68 @@ mod tests {
             ("open insurance", Some("g3")),
             ("gas", Some("g2")),
             ("water", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(decide(&obs, text).as_deref(), want, "{text}");
+        }
+    }
+
+    /// A verb said meets a button of another language through its glosses, and a request that
+    /// names such a button in full ("compare now" / "JETZT VERGLEICHEN") is its click, not a
+    /// question to reason about. A link's glosses offer no verb: "Olympische Spiele" are games,
+    /// nothing to "play".
+    #[test]
+    fn a_verb_meets_a_button_of_another_language_through_its_glosses() {
+        let mut obs = Observation {
+            elements: vec![
+                el("v1", "link", "Olympische Spiele", "Olympische Spiele Sport"),
+                el(
+                    "v2",
+                    "button",
+                    "Je signe",
+                    "Signez avec votre email Je signe",
+                ),
+                el(
+                    "v3",
+                    "button",
+                    "JETZT VERGLEICHEN",
+                    "Autokredit JETZT VERGLEICHEN",
+                ),
+            ],
+            ..Observation::default()
+        };
+        let decide = |obs: &Observation, text: &str| {
+            let snapshot = crate::director::Snapshot {
+                observation: Some(obs.clone()),
+                ..Default::default()
+            };
+            match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
+                crate::director::Decision::Execute(plan) => match plan.action {
+                    crate::director::Action::Click { target } => Some(target),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        assert_eq!(decide(&obs, "sign the petition"), None, "no glossary");
+        let words = [
+            ("spiele", "games play"),
+            ("signe", "character mark sign signal"),
+            ("jetzt", "now"),
+            ("vergleichen", "compare liken"),
+        ];
+        obs.glosses = Some(crate::model::Glosses {
+            language: "de".into(),
+            words: words
+                .iter()
+                .map(|(w, g)| (w.to_string(), g.split(' ').map(String::from).collect()))
+                .collect(),
+        });
+        let table = [
+            ("sign the petition", Some("v2")),
+            ("sign it", Some("v2")),
+            ("compare now", Some("v3")),
+            ("play the video", None),
         ];
         for (text, want) in table {
             assert_eq!(decide(&obs, text).as_deref(), want, "{text}");

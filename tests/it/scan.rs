@@ -167,6 +167,33 @@ fn script_made_click_targets_are_observed_and_clicked() {
 }
 
 #[test]
+fn a_link_named_only_link_is_found_by_its_image() {
+    let (sites, d, _b) = setup("/scan/controls.html");
+    // Two image links whose aria-label is the bare role word "Link": what they are is only in
+    // their images' alt text (and where they go), which the scan keeps as their description.
+    let before = sites.gets().len();
+    let v = seen(&d, say(&d, "open twitter"));
+    assert_eq!(status(&v), "completed", "{v:#}");
+    let links: Vec<Value> = elements(&v)
+        .into_iter()
+        .filter(|e| e["label"] == "Link")
+        .collect();
+    assert_eq!(links.len(), 2, "{v:#}");
+    let described: Vec<&str> = links
+        .iter()
+        .map(|e| e["description"].as_str().unwrap_or(""))
+        .collect();
+    assert!(described[0].contains("Twitter icon"), "{described:?}");
+    assert!(described[1].contains("facebook icon"), "{described:?}");
+    let gets = sites.gets()[before..].to_vec();
+    assert!(
+        gets.iter()
+            .any(|g| g == "/scan/controls.html?page=follow-twitter"),
+        "{gets:?}"
+    );
+}
+
+#[test]
 fn a_cross_origin_frame_is_observed_through_its_own_frame() {
     let (sites, d, _b) = setup("/scan/controls.html");
     let v = seen(&d, say(&d, "subscribe to the newsletter"));
