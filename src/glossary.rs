@@ -262,7 +262,7 @@ impl Glossary {
                 {
                     continue;
                 }
-                let (found, head) = match words.lookup(&t.norm) {
+                let (found, head): (Option<&str>, Option<String>) = match words.lookup(&t.norm) {
                     Some(g) => (Some(g), None),
                     None if compounds(language) => match compound_parts(words, &t.norm) {
                         Some((head, tail)) => (Some(tail), head),
@@ -277,7 +277,7 @@ impl Glossary {
                     .into_iter()
                     .find_map(|b| words.lookup(&b));
                 // The word's own senses, its base form's and its first part's, in turn.
-                let sources: Vec<Vec<&str>> = [found, base, head]
+                let sources: Vec<Vec<&str>> = [found, base, head.as_deref()]
                     .into_iter()
                     .flatten()
                     .map(|g| g.split(' ').filter(|g| !g.is_empty()).collect())
@@ -591,9 +591,10 @@ fn compounds(language: &str) -> bool {
 
 /// A compound of eight letters or more read as its parts: the glosses of its longest known last
 /// part (four letters or more), and of the part before it when that is a word of four letters
-/// or more too, with or without a joining "s" ("Abschluss|feiern": graduation, celebrations;
-/// "Arbeits|zeit": work, time).
-fn compound_parts<'w>(words: &'w Words, word: &str) -> Option<(Option<&'w str>, &'w str)> {
+/// or more too, with or without a joining "s", or with the "-e" a first part drops
+/// ("Abschluss|feiern": graduation, celebrations; "Arbeits|zeit": work, time; "Best|preis":
+/// "best" is "premier", "beste" best; "Schul|buch": school).
+fn compound_parts<'w>(words: &'w Words, word: &str) -> Option<(Option<String>, &'w str)> {
     if word.chars().count() < 8 {
         return None;
     }
@@ -603,11 +604,14 @@ fn compound_parts<'w>(words: &'w Words, word: &str) -> Option<(Option<&'w str>, 
         .filter(|(i, _)| word[*i..].chars().count() >= 4)
         .find_map(|(i, _)| words.lookup(&word[i..]).map(|g| (i, g)))?;
     let first = &word[..at];
-    let head = [Some(first), first.strip_suffix('s')]
+    let with_e = format!("{first}e");
+    let heads: Vec<&str> = [Some(first), first.strip_suffix('s'), Some(with_e.as_str())]
         .into_iter()
         .flatten()
         .filter(|h| h.chars().count() >= 4)
-        .find_map(|h| words.lookup(h));
+        .filter_map(|h| words.lookup(h))
+        .collect();
+    let head = (!heads.is_empty()).then(|| heads.join(" "));
     Some((head, tail))
 }
 
@@ -1606,6 +1610,9 @@ mod tests {
             "betrag\tamount sum",
             "konto\taccount",
             "strom\tcurrent power",
+            "best\tpremier",
+            "beste\tbest top",
+            "preis\tprice prize",
         ]);
         assert_eq!(w.lookup("konto"), Some("account"));
         assert_eq!(w.lookup("kont"), None);
@@ -1615,12 +1622,17 @@ mod tests {
         );
         assert_eq!(
             compound_parts(&w, "kontobetrag"),
-            Some((Some("account"), "amount sum"))
+            Some((Some("account".to_string()), "amount sum"))
         );
         // "kontos|strom": a joining "s".
         assert_eq!(
             compound_parts(&w, "kontosstrom"),
-            Some((Some("account"), "current power"))
+            Some((Some("account".to_string()), "current power"))
+        );
+        // "best|preis": the first part without the "-e" it drops ("beste"), and as itself.
+        assert_eq!(
+            compound_parts(&w, "bestpreis"),
+            Some((Some("premier best top".to_string()), "price prize"))
         );
         assert_eq!(compound_parts(&w, "xyzabetrag"), Some((None, "amount sum")));
         assert_eq!(compound_parts(&w, "betragx"), None);

@@ -184,7 +184,8 @@ const NOT_SUPERLATIVE: &[&str] = &[
 ];
 
 /// "the cheapest desk", "the most popular": a comparison across items is
-/// reasoning, unless a label says that very word ("newest" -> "new").
+/// reasoning, unless a label says that very word ("newest" -> "new"), also as the start of a
+/// compound ("Bestpreis-Garantie", "Bestsellers").
 fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
     reading.tokens[reading.begin..].iter().any(|t| {
         let superlative = matches!(t.norm.as_str(), "best" | "worst" | "most" | "least")
@@ -192,11 +193,13 @@ fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
                 && t.norm.chars().count() >= 6
                 && !lexicon::is_in(NOT_SUPERLATIVE, &t.norm));
         superlative
-            && !screen
-                .structure
-                .facts
-                .iter()
-                .any(|f| f.label.iter().any(|w| w.stem == t.stem || w.norm == t.norm))
+            && !screen.structure.facts.iter().any(|f| {
+                f.label.iter().any(|w| {
+                    w.stem == t.stem
+                        || w.norm == t.norm
+                        || (t.norm.chars().count() >= 4 && w.norm.starts_with(t.norm.as_str()))
+                })
+            })
     })
 }
 
@@ -2661,6 +2664,62 @@ mod tests {
         ];
         for (text, want) in table {
             assert_eq!(decide(&obs, text).as_deref(), want, "{text}");
+        }
+    }
+
+    /// "all the way" goes somewhere and counts nothing; a superlative a label starts with
+    /// ("Bestpreis-Garantie", "Bestsellers") names that control instead of asking to compare.
+    #[test]
+    fn a_way_and_a_superlative_a_label_says_are_no_reasoning() {
+        let pages = "Page 2 Page 3 Page 10 Weiter";
+        let mut obs = Observation {
+            elements: vec![
+                el("p2", "link", "Page 2", pages),
+                el("p3", "link", "Page 3", pages),
+                el("p10", "link", "Page 10", pages),
+                el("w", "link", "Weiter", pages),
+                el(
+                    "b",
+                    "link",
+                    "Bestpreis-Garantie",
+                    "Bestpreis-Garantie Trustpilot",
+                ),
+                el("s", "link", "Bestsellers", "New releases Bestsellers"),
+            ],
+            ..Observation::default()
+        };
+        obs.glosses = Some(crate::model::Glosses {
+            language: "de".into(),
+            words: [
+                ("bestpreis", "premier best price"),
+                ("garantie", "guarantee"),
+            ]
+            .iter()
+            .map(|(w, g)| (w.to_string(), g.split(' ').map(String::from).collect()))
+            .collect(),
+        });
+        let snapshot = crate::director::Snapshot {
+            observation: Some(obs),
+            ..Default::default()
+        };
+        let table = [
+            ("jump all the way to page 10", Some("p10")),
+            ("show me the best price guarantee", Some("b")),
+            ("open the bestsellers", Some("s")),
+        ];
+        for (text, want) in table {
+            let got = match crate::director::decide(
+                &Envelope::typed("t", text),
+                &snapshot,
+                &LocalDecider,
+            ) {
+                crate::director::Decision::Execute(plan) => match plan.action {
+                    crate::director::Action::Click { target } => Some(target),
+                    other => panic!("{text}: {other:?}"),
+                },
+                other => panic!("{text}: {other:?}"),
+            };
+            assert_eq!(got.as_deref(), want, "{text}");
         }
     }
 

@@ -185,6 +185,29 @@ impl Reading<'_> {
 }
 
 /// Reads one utterance.
+/// Phrases that say how, never what: "jump all the way to page 10" (no "all" that counts).
+/// (Not "right now": it may end a text to type.)
+const IDIOMS: &[&[&str]] = &[&["all", "the", "way"]];
+
+fn without_idioms(tokens: Vec<Token>) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let idiom = IDIOMS.iter().find(|idiom| {
+            tokens[i..].len() >= idiom.len()
+                && idiom.iter().zip(&tokens[i..]).all(|(w, t)| t.norm == *w)
+        });
+        match idiom {
+            Some(idiom) => i += idiom.len(),
+            None => {
+                out.push(tokens[i].clone());
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 pub fn read(source: &str) -> Reading<'_> {
     read_with(source, true)
 }
@@ -196,7 +219,7 @@ pub fn read_as_reference(source: &str) -> Reading<'_> {
 }
 
 fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
-    let tokens = spoken_letters(spoken_digits(text::tokens(source)));
+    let tokens = without_idioms(spoken_letters(spoken_digits(text::tokens(source))));
     let begin = last_sentence(source, &tokens);
     let begin = begin + skip_openers(&tokens[begin..]);
     // "for the user @sam, click Share": the leading scope qualifies the target of the command
