@@ -849,6 +849,7 @@ async function observeTab(tabId) {
     if (e.description) out.description = e.description;
     else if (e.hint && C.namesNothing(e.label)) out.description = e.hint; // an unnamed control's own words
     if (e.value !== undefined) out.value = e.value;
+    if (e.options) out.options = e.options;
     out.states = e.states;
     out.frameId = a.frameId;
     out.nameSource = e.nameSource;
@@ -862,6 +863,7 @@ async function observeTab(tabId) {
     if (e.value !== undefined) o.value = e.value;
     o.states = e.states;
     if (e.description) o.description = e.description;
+    if (e.options) o.options = e.options;
     o.frameId = e.frameId;
     return o;
   });

@@ -618,6 +618,10 @@
       else if (C.namesNothing(label)) { const hint = hintOf(el, label); if (hint) item.hint = hint; }
       const value = valueOf(el);
       if (value !== undefined) item.value = value;
+      if (el.tagName === 'SELECT') {
+        const options = [...el.options].map((o) => C.truncate(C.normText(o.label || o.text), C.LABEL_MAX)).filter(C.hasWord);
+        if (options.length) item.options = options.slice(0, C.OPTIONS_MAX);
+      }
       item.states = d.states;
       // Kept apart too: the accessibility tree's states replace these later (axMerge).
       if (C.opensFileChooser(fileDescriptor(el))) { item.file = true; item.states = item.states.concat('file'); }

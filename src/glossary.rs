@@ -251,9 +251,12 @@ impl Glossary {
             // A control's name, and its description (a tooltip, "Wochenbericht 14. - 20. Januar
             // 2022" on the link "WoB 14.-20. Januar").
             let described = e.description.as_deref().unwrap_or("");
+            // A closed list's choices too ("48 Monate").
+            let choices = e.options.iter().flat_map(|o| text::tokens(o));
             for t in text::tokens(&e.label)
                 .into_iter()
                 .chain(text::tokens(described))
+                .chain(choices)
             {
                 if t.norm.chars().count() < 3
                     || t.is_number()

@@ -7,6 +7,8 @@
 
   const CONTEXT_MAX = 200;
   const LABEL_MAX = 120;
+  /** Choices kept per closed list (a `<select>`'s options); the daemon's MAX_OPTIONS. */
+  const OPTIONS_MAX = 50;
 
   /** Collapse whitespace and trim. */
   function normText(s) {
@@ -621,7 +623,7 @@
   }
 
   const api = {
-    CONTEXT_MAX, LABEL_MAX, WIDGET_ROLES, NAME_FROM_CONTENT, EXPECT_KEYS,
+    CONTEXT_MAX, LABEL_MAX, OPTIONS_MAX, WIDGET_ROLES, NAME_FROM_CONTENT, EXPECT_KEYS,
     normText, truncate, labelKey, assignOrdinals, chooseLabel, roleOf, itemGroup, siblingProfile, itemGroupIn, contextText, pageText,
     defaultExpect, validateExpect, isAbsolutePath, baseName, opensFileChooser, evaluateExpect, urlMatches, backoffDelay, listTabs, isErrorPage, loadedState,
     historyPush, historyBack, keyEvent,

@@ -1213,6 +1213,14 @@ fn plan_acts(
             says: format!("clicked {}", name(target)),
             irreversible: true,
         }],
+        // A closed list (a <select>) takes the named choice; nothing is typed, no Enter.
+        Action::Type { target, text } if element(target).is_some_and(|e| e.is_closed_list()) => {
+            vec![Act {
+                args: json!({ "action": "select", "ref": target, "option": text, "label": element(target).map(|e| e.label.clone()), "expect": { "value": text } }),
+                says: format!("chose \"{text}\" in {}", name(target)),
+                irreversible: true,
+            }]
+        }
         Action::Type { target, text } => {
             let mut acts = vec![Act {
                 args: json!({ "action": "type", "ref": target, "text": text, "label": element(target).map(|e| e.label.clone()), "expect": { "value": text } }),

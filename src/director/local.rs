@@ -234,20 +234,77 @@ fn fills_a_field(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
 }
 
 /// The words said are exactly the words of one control's label.
+/// A word said is a word shown, or one of its glosses ("compare" / "vergleichen").
+fn says_word(screen: Screen<'_>, q: &Token, w: &Token) -> bool {
+    q.stem == w.stem
+        || screen
+            .observation
+            .glosses
+            .as_ref()
+            .and_then(|g| g.words.get(&w.norm))
+            .is_some_and(|senses| {
+                senses
+                    .iter()
+                    .any(|s| *s == q.norm || text::stem(s) == q.stem)
+            })
+}
+
+/// Verbs that pick a choice of a list: a one-word choice is named only after one of them.
+const CHOOSE_VERBS: &[&str] = &[
+    "choose", "pick", "select", "set", "switch", "change", "make", "sort",
+];
+
+/// The choice of the closed list `i` (a `<select>`) the words name in full ("pick check spelling
+/// from more actions", "make it 48 months" / "48 Monate"; one word of three or more may go
+/// unsaid): the one with the most words said, then the one said in its own order ("price from
+/// high to low" is "Price: high to low", not "Price: low to high"); none when two still tie. A
+/// one-word choice counts only after a verb that chooses ("select Deutsch", "sort by name"),
+/// never as a stray word of another request.
+pub fn named_option(reading: &Reading<'_>, screen: Screen<'_>, i: usize) -> Option<usize> {
+    let options = &screen.structure.facts.get(i)?.options;
+    if options.is_empty() {
+        return None;
+    }
+    let said = lexicon::content_words(&reading.tokens[reading.begin..]);
+    let chooses = reading
+        .tokens
+        .get(reading.begin)
+        .is_some_and(|t| lexicon::is_in(CHOOSE_VERBS, &t.norm));
+    let mut best: Option<(usize, (usize, bool))> = None;
+    let mut tie = false;
+    for (k, option) in options.iter().enumerate() {
+        let words = lexicon::content_words(option);
+        // Where each of the choice's words was said, if it was.
+        let at: Vec<usize> = words
+            .iter()
+            .filter_map(|w| said.iter().position(|q| says_word(screen, q, w)))
+            .collect();
+        let met = at.len();
+        let unmet = words.len() - met;
+        let named = met > 0 && (unmet == 0 || (unmet == 1 && words.len() >= 3));
+        if !named || (met == 1 && !chooses) {
+            continue;
+        }
+        let rank = (met, at.windows(2).all(|w| w[0] < w[1]));
+        match best {
+            Some((_, r)) if r > rank => {}
+            Some((_, r)) if r == rank => tie = true,
+            _ => {
+                best = Some((k, rank));
+                tie = false;
+            }
+        }
+    }
+    best.filter(|_| !tie).map(|(k, _)| k)
+}
+
+/// How strongly a closed list is meant when the words name one of its choices.
+const OPTION_NAMED: f32 = 0.85;
+
 fn names_a_control(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
     let said = lexicon::content_words(&reading.tokens[reading.begin..]);
-    let glosses = screen.observation.glosses.as_ref();
     // A word said is a label word, or one of its glosses ("compare now" / "JETZT VERGLEICHEN").
-    let meets = |q: &Token, w: &Token| {
-        q.stem == w.stem
-            || glosses
-                .and_then(|g| g.words.get(&w.norm))
-                .is_some_and(|senses| {
-                    senses
-                        .iter()
-                        .any(|s| *s == q.norm || text::stem(s) == q.stem)
-                })
-    };
+    let meets = |q: &Token, w: &Token| says_word(screen, q, w);
     screen.structure.facts.iter().any(|f| {
         let label = lexicon::content_words(&f.label);
         f.class == RoleClass::Activatable
@@ -359,9 +416,10 @@ fn sets_an_amount(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
         .peekable();
     let said = numbers.peek().is_some();
     let named = numbers.any(|n| {
-        facts
-            .iter()
-            .any(|f| f.label.iter().any(|w| w.stem == n.stem))
+        facts.iter().any(|f| {
+            f.label.iter().any(|w| w.stem == n.stem)
+                || f.options.iter().flatten().any(|w| w.stem == n.stem)
+        })
     });
     let amount_field = screen.observation.elements.iter().zip(facts).any(|(e, f)| {
         f.class == RoleClass::Editable
@@ -860,6 +918,19 @@ fn concept_strength(
 /// everything: a media verb ("play") with no control of its own means
 /// "open", and a kind noun no element has ("radio") is a content word.
 pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
+    let mut scores = score_by_words(reading, screen, action);
+    // "pick check spelling from more actions": the closed list whose choice is named.
+    if action == ActionKind::Click {
+        for (i, s) in scores.iter_mut().enumerate() {
+            if !screen.structure.facts[i].disabled && named_option(reading, screen, i).is_some() {
+                *s = s.max(OPTION_NAMED);
+            }
+        }
+    }
+    scores
+}
+
+fn score_by_words(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
     if let Some(relation) = &reading.relation {
         return score_beside(reading, relation, screen, action);
     }

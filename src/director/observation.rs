@@ -68,6 +68,8 @@ pub struct ElementFacts {
     /// The label follows "by" in its context: an author or poster.
     pub byline: bool,
     pub disabled: bool,
+    /// A closed list's choices, each as its words (empty for anything else).
+    pub options: Vec<Vec<Token>>,
     pub value: Option<String>,
 }
 
@@ -231,6 +233,15 @@ impl Structure {
                     footnote: is_footnote(&e.label),
                     byline: is_byline(e),
                     disabled: e.has_state("disabled"),
+                    options: if e.is_closed_list() {
+                        e.options
+                            .iter()
+                            .take(crate::model::MAX_OPTIONS)
+                            .map(|o| text::tokens(o))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    },
                     value: e.value.clone().filter(|v| !v.is_empty()),
                 }
             })

@@ -270,6 +270,22 @@ pub fn conclude(
                 confirmation: Confirmation::Unconfirmed,
             }];
             if action == ActionKind::Click {
+                // A closed list whose choice the words name: that choice is chosen, as typed.
+                let screen = Screen {
+                    observation,
+                    structure,
+                };
+                if let Some(k) = super::local::named_option(&reading, screen, index) {
+                    let text = element.options[k].clone();
+                    evidence.push(Evidence {
+                        heard: text.clone(),
+                        role: SpanRole::Text,
+                        entity: None,
+                        kind: MatchKind::Literal,
+                        confirmation: Confirmation::Unconfirmed,
+                    });
+                    return plan(Action::Type { target, text }, evidence, p);
+                }
                 return plan(Action::Click { target }, evidence, p);
             }
             let text = text_to_type(&reading, structure, index);
@@ -958,6 +974,101 @@ mod tests {
             !matches!(&d, Decision::Execute(p) if matches!(&p.action, Action::Type { target, .. } if target == "c")),
             "{d:?}"
         );
+    }
+
+    /// A closed list whose choice the words name is set to that choice (typed, the way a
+    /// `<select>` takes it), whatever else the words say of the list; a one-word choice only
+    /// after a verb that chooses; a list whose choices the words do not name is only clicked.
+    #[test]
+    fn a_named_choice_of_a_closed_list_is_chosen() {
+        let list = |id: &str, label: &str, value: &str, options: &[&str]| {
+            let mut e = el(
+                id,
+                "combobox",
+                label,
+                &format!("More Actions: {}", options.join(" ")),
+            );
+            e.value = Some(value.into());
+            e.options = options.iter().map(|o| o.to_string()).collect();
+            e
+        };
+        let wiki = vec![
+            el(
+                "info",
+                "link",
+                "Info",
+                "Page Info Attachments More Actions:",
+            ),
+            el(
+                "att",
+                "link",
+                "Attachments",
+                "Page Info Attachments More Actions:",
+            ),
+            list(
+                "act",
+                "",
+                "Raw Text",
+                &["Raw Text", "Print View", "Check Spelling", "Local Site Map"],
+            ),
+            el("do", "button", "Do", "More Actions:"),
+            list(
+                "lang",
+                "Language",
+                "English",
+                &["English", "Deutsch", "Germany"],
+            ),
+            el("de", "link", "Germany news", "World Europe Germany news"),
+            list(
+                "sort",
+                "Sort by",
+                "Relevance",
+                &[
+                    "Relevance",
+                    "Price: low to high",
+                    "Price: high to low",
+                    "Name",
+                ],
+            ),
+        ];
+        let chosen = |text: &str| match decide(wiki.clone(), text) {
+            Decision::Execute(p) => match p.action {
+                Action::Type { target, text } => Some((target, text)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let table = [
+            (
+                "pick check spelling from more actions",
+                Some(("act", "Check Spelling")),
+            ),
+            (
+                "switch the actions menu to print view",
+                Some(("act", "Print View")),
+            ),
+            ("choose local site map", Some(("act", "Local Site Map"))),
+            ("select deutsch", Some(("lang", "Deutsch"))),
+            ("open germany news", None),
+            (
+                "sort by price from high to low",
+                Some(("sort", "Price: high to low")),
+            ),
+            (
+                "sort by price, low to high",
+                Some(("sort", "Price: low to high")),
+            ),
+            ("sort by name", Some(("sort", "Name"))),
+            ("open the info page", None),
+        ];
+        for (text, want) in table {
+            let got = chosen(text);
+            assert_eq!(
+                got.as_ref().map(|(t, x)| (t.as_str(), x.as_str())),
+                want,
+                "{text}"
+            );
+        }
     }
 
     /// "Up" is a word of a label ("Up vote"), not filler: "vote" alone asks.

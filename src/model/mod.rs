@@ -6,7 +6,9 @@
 
 pub mod observation;
 
-pub use observation::{Element, Glosses, NameSource, Observation, Similarity, Surface, Unobserved};
+pub use observation::{
+    Element, Glosses, NameSource, Observation, Similarity, Surface, Unobserved, MAX_OPTIONS,
+};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

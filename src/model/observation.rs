@@ -98,7 +98,13 @@ pub struct Element {
     pub states: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// A closed list's choices (a `<select>`'s options), as shown, at most [`MAX_OPTIONS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
 }
+
+/// Choices kept per closed list (the scan sends no more).
+pub const MAX_OPTIONS: usize = 50;
 
 impl Element {
     pub fn has_state(&self, state: &str) -> bool {

@@ -197,6 +197,28 @@ fn the_cookie_banner_blocks_what_it_covers_until_it_is_accepted() {
     assert_eq!(sites.actions().len(), 3);
 }
 
+/// A list's choice named in words is chosen in the real `<select>` (the scan sends its options),
+/// and the page's own change handler sees it; a choice said in the other order is the other one.
+#[test]
+fn a_named_choice_of_a_list_is_chosen_in_the_page() {
+    let (sites, d, _b) = setup("/shop/index.html?q=desk");
+    let v = say(&d, "sort by price from high to low");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(
+        sites.actions(),
+        vec![json!({"site": "shop", "action": "sort", "item": "price-desc"})]
+    );
+    let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(summary.contains("Price: high to low"), "{summary}");
+    let v = say(&d, "sort by price, low to high");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    assert_eq!(
+        sites.actions()[1],
+        json!({"site": "shop", "action": "sort", "item": "price-asc"})
+    );
+    assert_eq!(sites.actions().len(), 2, "{:?}", sites.actions());
+}
+
 /// Searching the page in front types into its search box (naming a site instead goes to that
 /// site's own search address: tests/it/navigation.rs).
 #[test]
