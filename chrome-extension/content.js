@@ -301,7 +301,7 @@
    */
   function hintOf(el, label) {
     // A control named only by a role word ("Link") still shows what it is: its image's alt text.
-    const inner = C.normText(textOf(el));
+    const inner = ['SELECT', 'TEXTAREA', 'INPUT'].includes(el.tagName) ? '' : C.normText(textOf(el));
     const shown = C.hasWord(inner) && inner.toLowerCase() !== C.normText(label).toLowerCase() ? inner : '';
     const classes = [el.getAttribute('class') || ''];
     let inside = 0;

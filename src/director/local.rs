@@ -256,33 +256,42 @@ const CHOOSE_VERBS: &[&str] = &[
 
 /// The choice of the closed list `i` (a `<select>`) the words name in full ("pick check spelling
 /// from more actions", "make it 48 months" / "48 Monate"; one word of three or more may go
-/// unsaid): the one with the most words said, then the one said in its own order ("price from
-/// high to low" is "Price: high to low", not "Price: low to high"); none when two still tie. A
-/// one-word choice counts only after a verb that chooses ("select Deutsch", "sort by name"),
-/// never as a stray word of another request.
+/// unsaid; each word said stands for one word of the choice): the one with the most words said,
+/// then the one said in its own order ("price from high to low" is "Price: high to low", not
+/// "Price: low to high"); none when two still tie. After a verb that chooses ("select Deutsch",
+/// "sort by name", "switch the actions menu to print view") the other words may name the list;
+/// after any other verb ("open the anagram server") every word said is the choice's, and a
+/// one-word choice is never named ("the word from the day before" is no "A.Word.A.Day").
 pub fn named_option(reading: &Reading<'_>, screen: Screen<'_>, i: usize) -> Option<usize> {
     let options = &screen.structure.facts.get(i)?.options;
     if options.is_empty() {
         return None;
     }
-    let said = lexicon::content_words(&reading.tokens[reading.begin..]);
-    let chooses = reading
-        .tokens
-        .get(reading.begin)
-        .is_some_and(|t| lexicon::is_in(CHOOSE_VERBS, &t.norm));
+    let lead = reading.tokens.get(reading.begin);
+    let chooses = lead.is_some_and(|t| lexicon::is_in(CHOOSE_VERBS, &t.norm));
+    let verb_first = lead.is_some_and(|t| {
+        lexicon::is_in(CHOOSE_VERBS, &t.norm) || lexicon::is_in(lexicon::ACTIVATE_VERBS, &t.norm)
+    });
+    let from = reading.begin + usize::from(verb_first);
+    let said = lexicon::content_words(&reading.tokens[from.min(reading.tokens.len())..]);
     let mut best: Option<(usize, (usize, bool))> = None;
     let mut tie = false;
     for (k, option) in options.iter().enumerate() {
         let words = lexicon::content_words(option);
-        // Where each of the choice's words was said, if it was.
-        let at: Vec<usize> = words
-            .iter()
-            .filter_map(|w| said.iter().position(|q| says_word(screen, q, w)))
-            .collect();
+        // Where each of the choice's words was said, if it was (each word said once).
+        let mut used = vec![false; said.len()];
+        let mut at: Vec<usize> = Vec::new();
+        for w in &words {
+            if let Some(p) = (0..said.len()).find(|&p| !used[p] && says_word(screen, said[p], w)) {
+                used[p] = true;
+                at.push(p);
+            }
+        }
         let met = at.len();
         let unmet = words.len() - met;
         let named = met > 0 && (unmet == 0 || (unmet == 1 && words.len() >= 3));
-        if !named || (met == 1 && !chooses) {
+        let only_the_choice = used.iter().all(|u| *u);
+        if !named || (!chooses && (met == 1 || !only_the_choice)) {
             continue;
         }
         let rank = (met, at.windows(2).all(|w| w[0] < w[1]));

@@ -1030,6 +1030,18 @@ mod tests {
                     "Name",
                 ],
             ),
+            list(
+                "more",
+                "",
+                "Other Services",
+                &["Other Services", "A.Word.A.Day", "Internet Anagram Server"],
+            ),
+            el(
+                "y",
+                "link",
+                "Yesterday's Word",
+                "Today's Word Yesterday's Word",
+            ),
         ];
         let chosen = |text: &str| match decide(wiki.clone(), text) {
             Decision::Execute(p) => match p.action {
@@ -1059,6 +1071,12 @@ mod tests {
                 Some(("sort", "Price: low to high")),
             ),
             ("sort by name", Some(("sort", "Name"))),
+            (
+                "open the anagram server",
+                Some(("more", "Internet Anagram Server")),
+            ),
+            ("the word from the day before", None),
+            ("open the more services dropdown", None),
             ("open the info page", None),
         ];
         for (text, want) in table {
