@@ -52,6 +52,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 18 (docs/batch18-first-run.md): first run, nothing changed for it yet.
     "guide-fifplay.jsonl",
     "address-whitehouse.jsonl",
+    // Batch 20 (docs/batch20-first-run.md): a wrong target each, nothing changed for it yet.
+    "advisory-ipa.jsonl",
+    "journal-springer.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -70,12 +73,12 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("recipe-chefkoch.jsonl", 20, 0, 0),
     // Batch 8 (docs/batch8-first-run.md): first scored 7/0/0, 10/0/0, 12/0/0.
     ("video-eurosport.jsonl", 15, 0, 0),
-    ("travel-travanto.jsonl", 14, 0, 0),
+    ("travel-travanto.jsonl", 15, 0, 0),
     ("fr-ledevoir.jsonl", 21, 0, 0),
     // Batch 9 (docs/batch9-first-run.md): first scored 10/1/0, 8/5/0, 8/0/0.
-    ("search-google.jsonl", 12, 0, 1),
+    ("search-google.jsonl", 13, 0, 1),
     ("forge-github.jsonl", 12, 0, 0),
-    ("form-verivox.jsonl", 11, 0, 1),
+    ("form-verivox.jsonl", 13, 0, 1),
     // Batch 10 (docs/batch10-first-run.md): first scored 20/2/1, 18/0/0, 18/1/0.
     ("wiki-wikipedia.jsonl", 27, 0, 0),
     ("fiction-royalroad.jsonl", 25, 0, 0),
@@ -83,7 +86,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     // Batch 11 (docs/batch11-first-run.md): first scored 13/1/0, 16/1/1, 15/2/1.
     ("podcast-resonator.jsonl", 19, 0, 0),
     ("paste-pastebin.jsonl", 19, 0, 0),
-    ("dictionary-wordsmith.jsonl", 17, 1, 1),
+    ("dictionary-wordsmith.jsonl", 19, 1, 1),
     // Batch 12 (docs/batch12-first-run.md): first scored 15/1/1, 10/0/0, 13/2/1.
     ("blog-firefoxnightly.jsonl", 21, 0, 1),
     ("sports-sportowefakty.jsonl", 12, 0, 0),
@@ -106,15 +109,19 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     // Batch 17 (docs/batch17-first-run.md): first scored 12/1/0, 18/3/0, 14/0/0.
     ("software-parallels.jsonl", 13, 0, 0),
     ("lyrics-genius.jsonl", 23, 0, 0),
-    ("petition-mesopinions.jsonl", 16, 0, 0),
+    ("petition-mesopinions.jsonl", 17, 0, 0),
     // Batch 18 (docs/batch18-first-run.md): first scored 24/2/1, 19/2/4, 12/0/0.
     ("guide-fifplay.jsonl", 25, 1, 1),
     ("address-whitehouse.jsonl", 24, 0, 1),
     ("magazine-vegolosi.jsonl", 14, 0, 0),
     // Batch 19 (docs/batch19-first-run.md): first scored 16/1/0, 17/0/0, 14/1/0.
-    ("wiki-pythonwiki.jsonl", 16, 0, 0),
-    ("tutorial-statisticsglobe.jsonl", 18, 0, 0),
+    ("wiki-pythonwiki.jsonl", 19, 0, 0),
+    ("tutorial-statisticsglobe.jsonl", 20, 0, 0),
     ("weather-slf.jsonl", 15, 0, 0),
+    // Batch 20 (docs/batch20-first-run.md): first scored 10/0/0, 12/1/0, 17/1/0.
+    ("press-tine.jsonl", 10, 0, 0),
+    ("advisory-ipa.jsonl", 12, 1, 0),
+    ("journal-springer.jsonl", 17, 1, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
