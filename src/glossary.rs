@@ -45,19 +45,38 @@ pub const LANGUAGES: &[(&str, &str)] = &[
     ("sv", "swe"),
     ("da", "dan"),
     ("ja", "jpn"),
+    // Norwegian (Bokmål) has only an English-Norwegian dictionary, read backwards.
+    ("nb", "nor"),
+    ("fi", "fin"),
+    ("hu", "hun"),
+    ("tr", "tur"),
 ];
+
+/// Languages whose written words mostly are another's too: a word the one's dictionary lacks is
+/// looked up in the other's (Norwegian Bokmål and Danish; a screen with only the small words
+/// the two share is read as Danish).
+const SIBLINGS: &[(&str, &str)] = &[("nb", "da"), ("da", "nb")];
+
+/// The dictionaries a screen's words are looked up in, in turn.
+struct Shelf<'w>(Vec<&'w Words>);
+
+impl<'w> Shelf<'w> {
+    fn lookup(&self, word: &str) -> Option<&'w str> {
+        self.0.iter().find_map(|w| w.lookup(word))
+    }
+}
+
+/// Directions FreeDict does not publish (a language's other direction is read backwards).
+const UNPUBLISHED: &[&str] = &["nor-eng"];
 
 /// The Debian packages the glossary is built from, both directions of every language
 /// (`dict-freedict-deu-eng dict-freedict-eng-deu …`), for the messages that say what to install.
 pub fn packages() -> String {
     LANGUAGES
         .iter()
-        .flat_map(|(_, f)| {
-            [
-                format!("dict-freedict-{f}-eng"),
-                format!("dict-freedict-eng-{f}"),
-            ]
-        })
+        .flat_map(|(_, f)| [format!("{f}-eng"), format!("eng-{f}")])
+        .filter(|d| !UNPUBLISHED.contains(&d.as_str()))
+        .map(|d| format!("dict-freedict-{d}"))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -235,10 +254,15 @@ impl Glossary {
     /// dictionary translates one of them into a label's word ("compare" → "vergleichen").
     pub fn glosses_for(&self, observation: &Observation, said: &str) -> Option<Glosses> {
         let language = language::of(observation)?;
-        let words = self.languages.iter().find(|w| w.language == language)?;
+        let own = self.languages.iter().find(|w| w.language == language)?;
         if language == "ja" {
-            return Some(self.japanese(words, observation, said));
+            return Some(self.japanese(own, observation, said));
         }
+        let sibling = SIBLINGS
+            .iter()
+            .find(|(l, _)| *l == language)
+            .and_then(|(_, s)| self.languages.iter().find(|w| w.language == *s));
+        let words = &Shelf(std::iter::once(own).chain(sibling).collect());
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut add = |word: &str, gloss: &str| {
             let glosses = out.entry(word.to_string()).or_default();
@@ -297,7 +321,13 @@ impl Glossary {
             if t.norm.chars().count() < 3 || t.is_number() {
                 continue;
             }
-            for foreign in self.translate(language, &t.norm) {
+            let sibling = SIBLINGS.iter().find(|(l, _)| *l == language);
+            let translations = self.translate(language, &t.norm).into_iter().chain(
+                sibling
+                    .into_iter()
+                    .flat_map(|(_, s)| self.translate(s, &t.norm)),
+            );
+            for foreign in translations {
                 if labels.contains(foreign) {
                     add(foreign, &t.norm);
                 }
@@ -559,8 +589,9 @@ fn uninflected(language: &str, word: &str) -> Vec<String> {
             ("na", ""),
             ("n", ""),
         ],
-        // ("bilerne", "husene", "biler", "bilen", "huset", "store", "kaffen").
-        "da" => &[
+        // ("bilerne", "husene", "biler", "bilen", "huset", "store", "kaffen"; Norwegian
+        // "oppskrifter", "bilene").
+        "da" | "nb" => &[
             ("erne", ""),
             ("ene", ""),
             ("er", ""),
@@ -597,7 +628,7 @@ fn compounds(language: &str) -> bool {
 /// or more too, with or without a joining "s", or with the "-e" a first part drops
 /// ("Abschluss|feiern": graduation, celebrations; "Arbeits|zeit": work, time; "Best|preis":
 /// "best" is "premier", "beste" best; "Schul|buch": school).
-fn compound_parts<'w>(words: &'w Words, word: &str) -> Option<(Option<String>, &'w str)> {
+fn compound_parts<'w>(words: &Shelf<'w>, word: &str) -> Option<(Option<String>, &'w str)> {
     if word.chars().count() < 8 {
         return None;
     }
@@ -1307,6 +1338,33 @@ mod tests {
     /// word said meets a compound by its translation's first or last part ("main" → "haupt" in
     /// "Hauptmodul"); a small word of the language is no label word ("oder" is no river).
     #[test]
+    fn norwegian_words_the_norwegian_dictionary_lacks_are_read_in_danish() {
+        let mut nb = words(&["oppskrift\treceipt recipe"]);
+        nb.language = "nb";
+        let mut da = words(&["sundhed\thealth", "helse\thealth"]);
+        da.language = "da";
+        let g = Glossary {
+            languages: vec![nb, da],
+            english: Vec::new(),
+        };
+        let observation = Observation {
+            title: "Jobb i TINE: les mer om hvordan melka blir levert av bonden".into(),
+            elements: ["Oppskrifter", "Helse", "Kontakt"]
+                .into_iter()
+                .map(element)
+                .collect(),
+            ..Default::default()
+        };
+        let glosses = g.glosses_for(&observation, "recipes").expect("Norwegian");
+        assert_eq!(glosses.language, "nb");
+        let of = |w: &str| glosses.words.get(w).cloned().unwrap_or_default();
+        // The plural by its base form, the word Danish shares by the Danish dictionary.
+        assert_eq!(of("oppskrifter"), ["receipt", "recipe"]);
+        assert_eq!(of("helse"), ["health"]);
+        assert!(of("kontakt").is_empty());
+    }
+
+    #[test]
     fn a_compound_is_glossed_by_its_parts() {
         let mut de = words(&[
             "abschluss\tconclusion completion",
@@ -1619,26 +1677,30 @@ mod tests {
         ]);
         assert_eq!(w.lookup("konto"), Some("account"));
         assert_eq!(w.lookup("kont"), None);
+        let shelf = Shelf(vec![&w]);
         assert_eq!(
-            compound_parts(&w, "nettokreditbetrag"),
+            compound_parts(&shelf, "nettokreditbetrag"),
             Some((None, "amount sum"))
         );
         assert_eq!(
-            compound_parts(&w, "kontobetrag"),
+            compound_parts(&shelf, "kontobetrag"),
             Some((Some("account".to_string()), "amount sum"))
         );
         // "kontos|strom": a joining "s".
         assert_eq!(
-            compound_parts(&w, "kontosstrom"),
+            compound_parts(&shelf, "kontosstrom"),
             Some((Some("account".to_string()), "current power"))
         );
         // "best|preis": the first part without the "-e" it drops ("beste"), and as itself.
         assert_eq!(
-            compound_parts(&w, "bestpreis"),
+            compound_parts(&shelf, "bestpreis"),
             Some((Some("premier best top".to_string()), "price prize"))
         );
-        assert_eq!(compound_parts(&w, "xyzabetrag"), Some((None, "amount sum")));
-        assert_eq!(compound_parts(&w, "betragx"), None);
+        assert_eq!(
+            compound_parts(&shelf, "xyzabetrag"),
+            Some((None, "amount sum"))
+        );
+        assert_eq!(compound_parts(&shelf, "betragx"), None);
         assert!(Words::parse("de", "b\tx\na\ty\n".into(), Path::new("t")).is_err());
         assert!(Words::parse("de", "no tab\n".into(), Path::new("t")).is_err());
     }

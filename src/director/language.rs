@@ -88,12 +88,47 @@ const FUNCTION_WORDS: &[(&str, &[&str])] = &[
             "mer", "din", "ditt", "dina", "hur", "ocksa",
         ],
     ),
+    // Norwegian before Danish: a screen with only the words the two share is Danish (the last
+    // of equal counts wins); "av", "hva", "seg", "ble", "mye", "noe" tell Norwegian.
+    (
+        "nb",
+        &[
+            "og", "i", "det", "som", "en", "pa", "er", "med", "til", "av", "den", "har", "ikke",
+            "om", "et", "var", "jeg", "kan", "eller", "fra", "vi", "seg", "nar", "alle", "mer",
+            "din", "ditt", "dine", "hvordan", "ogsa", "hva", "ble", "blir", "mye", "noe", "deg",
+            "meg", "vart", "hvor", "etter",
+        ],
+    ),
     (
         "da",
         &[
             "og", "i", "det", "som", "en", "pa", "er", "med", "til", "af", "den", "har", "ikke",
             "om", "et", "var", "jeg", "kan", "eller", "fra", "vi", "sig", "nar", "alle", "mere",
             "din", "dit", "dine", "hvordan", "ogsa", "hvad",
+        ],
+    ),
+    (
+        "fi",
+        &[
+            "ja", "ei", "se", "etta", "kun", "tai", "mutta", "myos", "ovat", "oli", "seka",
+            "kanssa", "jos", "niin", "kuin", "vain", "tama", "joka", "jotka", "lisaa", "kaikki",
+            "sinun", "meidan", "nyt", "mita",
+        ],
+    ),
+    // Not "a" (Portuguese), "is", "on", "be" (English), "de" (Romance).
+    (
+        "hu",
+        &[
+            "az", "es", "hogy", "nem", "egy", "meg", "van", "mar", "csak", "vagy", "mint", "ez",
+            "ezt", "azt", "volt", "kell", "minden", "tobb", "itt", "uj", "ki",
+        ],
+    ),
+    // Not "da", "de" (Danish, Romance), "en", "her" (English), "ne" (French).
+    (
+        "tr",
+        &[
+            "ve", "bir", "bu", "icin", "ile", "daha", "cok", "olan", "gibi", "mi", "ya", "veya",
+            "kadar", "sonra", "tum", "sizin", "bizim", "ama", "degil", "nasil", "yeni",
         ],
     ),
 ];
@@ -296,6 +331,26 @@ mod tests {
             (
                 "Nyheder fra Danmark og udlandet – læs mere om hvordan valget foregår, og hvad du kan gøre",
                 Some("da"),
+            ),
+            (
+                "Logg inn for å se ordrene dine og hva som er i handlekurven. Fri frakt på alle ordrer, og det er ikke alt som blir sendt av oss",
+                Some("nb"),
+            ),
+            (
+                "Jobb i TINE Helse Bærekraft Om TINE tilbake til forsiden. Les mer om hvordan melka blir levert av bonden",
+                Some("nb"),
+            ),
+            (
+                "Kirjaudu sisään nähdäksesi tilauksesi. Ilmainen toimitus kaikkiin tilauksiin, ja lisää tarjouksia on tulossa myös sinun alueellesi",
+                Some("fi"),
+            ),
+            (
+                "Jelentkezzen be, hogy lássa a rendeléseit. Ingyenes szállítás minden rendelésre, és ez még nem minden: több ajánlat is van",
+                Some("hu"),
+            ),
+            (
+                "Siparişlerinizi görmek için giriş yapın. Tüm siparişlerde ücretsiz kargo ve daha fazlası için bu sayfaya bir göz atın",
+                Some("tr"),
             ),
             // The languages read before, on screens with the small words the new ones share.
             (

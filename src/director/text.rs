@@ -41,7 +41,8 @@ impl Token {
 
 /// Folds accented Latin letters to their base letter ("Économie" ->
 /// "economie", Polish "Składy" -> "sklady", Czech "řeč" -> "rec", Danish
-/// "kø" -> "ko"), so speech, typing and labels meet; "ß" becomes "ss", "æ" "ae".
+/// "kø" -> "ko", Hungarian "több" -> "tobb", Turkish "şimdi" -> "simdi", "ı" -> "i"), so
+/// speech, typing and labels meet; "ß" becomes "ss", "æ" "ae".
 pub fn fold(word: &str) -> String {
     if word.is_ascii() {
         return word.to_string();
@@ -51,16 +52,17 @@ pub fn fold(word: &str) -> String {
         match c {
             'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ą' => out.push('a'),
             'ç' | 'ć' | 'č' => out.push('c'),
+            'ğ' => out.push('g'),
             'ď' => out.push('d'),
             'è' | 'é' | 'ê' | 'ë' | 'ę' | 'ě' => out.push('e'),
-            'ì' | 'í' | 'î' | 'ï' => out.push('i'),
+            'ì' | 'í' | 'î' | 'ï' | 'ı' => out.push('i'),
             'ł' => out.push('l'),
             'ñ' | 'ń' | 'ň' => out.push('n'),
-            'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' => out.push('o'),
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ő' => out.push('o'),
             'ř' => out.push('r'),
-            'ś' | 'š' => out.push('s'),
+            'ś' | 'š' | 'ş' => out.push('s'),
             'ť' => out.push('t'),
-            'ù' | 'ú' | 'û' | 'ü' | 'ů' => out.push('u'),
+            'ù' | 'ú' | 'û' | 'ü' | 'ů' | 'ű' => out.push('u'),
             'ý' | 'ÿ' => out.push('y'),
             'ź' | 'ż' | 'ž' => out.push('z'),
             'ß' => out.push_str("ss"),
