@@ -549,6 +549,11 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
             return 0.75;
         }
     }
+    // One word made from the other ("cite" / "citation", "attached" / "Attachments",
+    // "delete" / "deletion"): the same meaning as a noun.
+    if derived(q, w) || derived(w, q) {
+        return 0.75;
+    }
     // The last part of a compound (German, Dutch, Scandinavian) carries its meaning:
     // "Ergebnisoptionen" is options, "Kundenservice" a service. A weak match: the head is unread.
     if let Some(m) = compound_tail(short, long) {
@@ -586,6 +591,22 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
         m = 0.7;
     }
     m.max(cognate)
+}
+
+/// `long` is a noun made from `short` by "-ation", "-ion", "-ment" (plural or not): "citation" of
+/// "cite", "attachments" of "attached" (its stem "attach"), "deletion" of "delete". The base
+/// keeps four letters ("cit" only before "-ation"): "notion" is not "not".
+fn derived(short: &Token, long: &Token) -> bool {
+    let long = long.norm.strip_suffix('s').unwrap_or(&long.norm);
+    let base = short.stem.strip_suffix('e').unwrap_or(&short.stem);
+    [("ation", 3), ("ition", 4), ("ion", 4), ("ment", 4)]
+        .iter()
+        .any(|(suffix, min)| {
+            long.strip_suffix(suffix).is_some_and(|root| {
+                root.chars().count() >= *min
+                    && (root == base || root.strip_suffix('e') == Some(base))
+            })
+        })
 }
 
 /// The base of an agent noun ("drummer" → "drum", "cellist" → "cell", "arranger" → "arrang"),
@@ -2744,6 +2765,30 @@ mod tests {
         ];
         for (text, want) in table {
             assert_eq!(decide(&obs, text).as_deref(), want, "{text}");
+        }
+    }
+
+    /// A noun made from a word by "-ation", "-ion" or "-ment" meets that word; a base shorter
+    /// than four letters only before "-ation".
+    #[test]
+    fn a_word_meets_the_noun_made_from_it() {
+        let t = |w: &str| text::tokens(w).remove(0);
+        let table = [
+            ("cite", "citation", true),
+            ("attached", "Attachments", true),
+            ("delete", "deletion", true),
+            ("install", "installation", true),
+            ("pay", "payment", false),
+            ("not", "notion", false),
+            ("station", "st", false),
+            ("comment", "comments", true),
+        ];
+        for (said, label, want) in table {
+            assert_eq!(
+                pair_match(&t(said), &t(label)) >= 0.75,
+                want,
+                "{said} / {label}"
+            );
         }
     }
 
