@@ -55,6 +55,10 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 20 (docs/batch20-first-run.md): a wrong target each, nothing changed for it yet.
     "advisory-ipa.jsonl",
     "journal-springer.jsonl",
+    // Batch 21 (docs/batch21-first-run.md): first run, nothing changed for it yet.
+    "patchnotes-villagersandheroes.jsonl",
+    "university-rutgers.jsonl",
+    "travelblog-pixnet.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -122,6 +126,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("press-tine.jsonl", 12, 0, 0),
     ("advisory-ipa.jsonl", 12, 1, 0),
     ("journal-springer.jsonl", 17, 1, 0),
+    // Batch 21 (docs/batch21-first-run.md): first scored 11/1/1, 15/0/1, 10/2/0.
+    ("patchnotes-villagersandheroes.jsonl", 11, 1, 1),
+    ("university-rutgers.jsonl", 15, 0, 1),
+    ("travelblog-pixnet.jsonl", 10, 2, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
