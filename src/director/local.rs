@@ -1166,7 +1166,45 @@ fn score_beside(
                 })]
             }
         };
-        for i in picked.into_iter().flatten() {
+        let mut picked: Vec<usize> = picked.into_iter().flatten().collect();
+        // "the search button next to the search field", where the field's own form (a row of
+        // its own) holds the button right after it and the header row a farther one: a control
+        // of the kind said that is closer in reading order, in any row, is the one beside it.
+        if kind.is_some()
+            && relation.side != utterance::Side::Below
+            && relation.side != utterance::Side::Above
+        {
+            let distance = |i: usize| i.abs_diff(anchor);
+            let nearest_row = picked
+                .iter()
+                .map(|&i| distance(i))
+                .min()
+                .unwrap_or(usize::MAX);
+            let sides: &[bool] = match relation.side {
+                utterance::Side::After => &[true],
+                utterance::Side::Before => &[false],
+                _ => &[false, true],
+            };
+            let closer: Vec<usize> = sides
+                .iter()
+                .filter_map(|&after| {
+                    let mut range: Box<dyn Iterator<Item = usize>> = if after {
+                        Box::new(anchor + 1..n)
+                    } else {
+                        Box::new((0..anchor).rev())
+                    };
+                    range.find(|&i| usable(i) && fits(&i))
+                })
+                .filter(|&i| distance(i) < nearest_row)
+                .collect();
+            if let Some(best) = closer.iter().map(|&i| distance(i)).min() {
+                picked = closer
+                    .into_iter()
+                    .filter(|&i| distance(i) == best)
+                    .collect();
+            }
+        }
+        for i in picked {
             scores[i] = scores[i].max(0.9);
         }
         // "the little button next to Como Fazer" where an unlabelled button is described by
@@ -1650,7 +1688,18 @@ fn score_element<'s>(
             .collect();
         !meaningful.is_empty() && meaningful.iter().all(|&k| label_hits[k])
     };
-    let noun_missed = noun_missed && !said_in_full && noun_k.is_some();
+    // Unless the head noun is itself another control's whole name ("the game wiki" beside
+    // "Game" and "Wiki": the Wiki); not after a possessive ("EvilSpark's pastes" are the
+    // user's, beside a "paste" link) nor for a number ("diff two").
+    let possessive = reading
+        .head
+        .span
+        .iter()
+        .any(|&t| reading.tokens[t].norm == "s");
+    let noun_named_elsewhere = !possessive
+        && noun_k
+            .is_some_and(|k| !head[k].is_number() && scene.head_named[k].iter().any(|&j| j != i));
+    let noun_missed = noun_missed && (!said_in_full || noun_named_elsewhere) && noun_k.is_some();
     if (!head_hit || noun_missed) && !specific {
         factor *= 0.5;
     }
@@ -2766,6 +2815,99 @@ mod tests {
         for (text, want) in table {
             assert_eq!(decide(&obs, text).as_deref(), want, "{text}");
         }
+    }
+
+    /// "The search button next to the search field": the button of the kind said nearest the
+    /// field in reading order, even when it sits in the field's own form (another row) and the
+    /// header row holds a farther one; in a table, the row's own control.
+    #[test]
+    fn beside_means_the_nearest_control_of_the_kind_said() {
+        let header = "Search Log in Search SpringerLink Search";
+        let mut field = el("f", "textbox", "Search SpringerLink", header);
+        field.states = vec!["editable".into()];
+        let obs = Observation {
+            elements: vec![
+                el("logo", "link", "SpringerLink", header),
+                el("b1", "button", "Search", header),
+                el("login", "link", "Log in", header),
+                field,
+                el("b2", "button", "Search", "Search SpringerLink Search"),
+            ],
+            ..Observation::default()
+        };
+        let rows = Observation {
+            elements: vec![
+                el("c1", "checkbox", "Select", "Invoice March 2 KB"),
+                el("l1", "link", "Invoice March", "Invoice March 2 KB"),
+                el("c2", "checkbox", "Select", "Team notes 4 KB"),
+                el("l2", "link", "Team notes", "Team notes 4 KB"),
+            ],
+            ..Observation::default()
+        };
+        let clicked = |obs: &Observation, text: &str| {
+            let snapshot = crate::director::Snapshot {
+                observation: Some(obs.clone()),
+                ..Default::default()
+            };
+            match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
+                crate::director::Decision::Execute(plan) => match plan.action {
+                    crate::director::Action::Click { target } => Some(target),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        assert_eq!(
+            clicked(&obs, "press the search button next to the search field").as_deref(),
+            Some("b2")
+        );
+        assert_eq!(
+            clicked(&rows, "click the checkbox next to team notes").as_deref(),
+            Some("c2")
+        );
+    }
+
+    /// The head noun is the last word: a control named by a word before it ("Game" in "the
+    /// game wiki") is not meant when the head noun is another control's whole name ("Wiki");
+    /// a possessive's owner ("EvilSpark's pastes") still may be.
+    #[test]
+    fn the_head_noun_names_the_control_over_its_modifier() {
+        let menu = "Game V&H Support Wiki";
+        let game = Observation {
+            elements: vec![
+                el("g", "button", "Game", menu),
+                el("s", "link", "V&H Support", menu),
+                el("w", "link", "Wiki", menu),
+            ],
+            ..Observation::default()
+        };
+        let paste = Observation {
+            elements: vec![
+                el("p", "link", "paste", "Pastebin paste API tools"),
+                el("u", "link", "EvilSpark", "EvilSpark Oct 2nd, 2021"),
+            ],
+            ..Observation::default()
+        };
+        let decide = |obs: &Observation, text: &str| {
+            let snapshot = crate::director::Snapshot {
+                observation: Some(obs.clone()),
+                ..Default::default()
+            };
+            crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider)
+        };
+        let clicked = |d: &crate::director::Decision| match d {
+            crate::director::Decision::Execute(plan) => match &plan.action {
+                crate::director::Action::Click { target } => Some(target.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        assert_eq!(
+            clicked(&decide(&game, "open the game wiki")).as_deref(),
+            Some("w")
+        );
+        let d = decide(&paste, "show me EvilSpark's other pastes");
+        assert_ne!(clicked(&d).as_deref(), Some("p"), "{d:?}");
     }
 
     /// A noun made from a word by "-ation", "-ion" or "-ment" meets that word; a base shorter
