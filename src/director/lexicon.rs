@@ -1256,6 +1256,8 @@ pub const ROLE_NOUNS: &[(&str, RoleNoun)] = &[
     ("tab", RoleNoun::Tab),
     ("menu", RoleNoun::Menu),
     ("dropdown", RoleNoun::Editable),
+    ("radio", RoleNoun::Choice),
+    ("option", RoleNoun::Choice),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1268,6 +1270,8 @@ pub enum RoleNoun {
     Link,
     Tab,
     Menu,
+    /// "radio", "option": one choice of several (a radio button, a list's option).
+    Choice,
 }
 
 /// Words of a control's label that say its effect cannot be undone or costs money: buying,

@@ -948,6 +948,20 @@ fn concept_strength(
 /// everything: a media verb ("play") with no control of its own means
 /// "open", and a kind noun no element has ("radio") is a content word.
 pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
+    // "the options for that result" on a screen without radio buttons or options: the word
+    // is a word ("Ergebnisoptionen"), not a kind of control.
+    let plain;
+    let reading = if screen
+        .observation
+        .elements
+        .iter()
+        .any(|e| role_fits(RoleNoun::Choice, RoleClass::Toggle, &e.role))
+    {
+        reading
+    } else {
+        plain = without_kind(reading, RoleNoun::Choice);
+        &plain
+    };
     let mut scores = score_by_words(reading, screen, action);
     // "pick check spelling from more actions": the closed list whose choice is named.
     if action == ActionKind::Click {
@@ -1016,6 +1030,21 @@ fn score_by_words(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind)
     } else {
         scores
     }
+}
+
+/// `reading` with the kind noun `noun` read as a plain word of its phrase.
+fn without_kind<'a>(reading: &Reading<'a>, noun: RoleNoun) -> Reading<'a> {
+    let mut plain = reading.clone();
+    for phrase in [&mut plain.head, &mut plain.qualifier] {
+        if phrase.kind == Kind::Role(noun) {
+            if let Some(t) = phrase.kind_token.take() {
+                phrase.content.push(t);
+                phrase.content.sort_unstable();
+            }
+            phrase.kind = Kind::Plain;
+        }
+    }
+    plain
 }
 
 /// "The file below gitignore" in a table: the element at the anchor's place in the next (or
@@ -2252,6 +2281,7 @@ fn role_fits(noun: RoleNoun, class: RoleClass, role: &str) -> bool {
         RoleNoun::Link => role == "link",
         RoleNoun::Tab => role == "tab",
         RoleNoun::Menu => matches!(role, "menuitem" | "menu" | "menubar"),
+        RoleNoun::Choice => matches!(role, "radio" | "option" | "menuitemradio"),
     }
 }
 
@@ -2814,6 +2844,51 @@ mod tests {
         ];
         for (text, want) in table {
             assert_eq!(decide(&obs, text).as_deref(), want, "{text}");
+        }
+    }
+
+    /// "Option" and "radio" name radio buttons (and a list's options): "the third search
+    /// option" counts the radios that say search; on a screen without any, "options" is a word.
+    #[test]
+    fn an_option_is_a_radio_button() {
+        let scope = "Search this site Search all Rutgers Search People";
+        let obs = Observation {
+            elements: vec![
+                el("close", "button", "Close Search", "Rutgers"),
+                el("go", "button", "Search", scope),
+                el("a", "radio", "Search this site", scope),
+                el("b", "radio", "Search all Rutgers", scope),
+                el("c", "radio", "Search People", scope),
+            ],
+            ..Observation::default()
+        };
+        let plain = Observation {
+            elements: vec![
+                el("m", "link", "microspot.ch", "Kaffeemaschinen microspot.ch"),
+                el("o", "button", "Options", "Kaffeemaschinen microspot.ch"),
+            ],
+            ..Observation::default()
+        };
+        let clicked = |obs: &Observation, text: &str| {
+            let snapshot = crate::director::Snapshot {
+                observation: Some(obs.clone()),
+                ..Default::default()
+            };
+            match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
+                crate::director::Decision::Execute(plan) => match plan.action {
+                    crate::director::Action::Click { target } => Some(target),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        let table = [
+            (&obs, "pick the third search option", Some("c")),
+            (&obs, "select the second radio button", Some("b")),
+            (&plain, "open the options", Some("o")),
+        ];
+        for (obs, text, want) in table {
+            assert_eq!(clicked(obs, text).as_deref(), want, "{text}");
         }
     }
 

@@ -219,7 +219,9 @@ pub fn read_as_reference(source: &str) -> Reading<'_> {
 }
 
 fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
-    let tokens = without_idioms(spoken_letters(spoken_digits(text::tokens(source))));
+    let tokens = without_idioms(spoken_letters(spoken_digits(spoken_numbers(text::tokens(
+        source,
+    )))));
     let begin = last_sentence(source, &tokens);
     let begin = begin + skip_openers(&tokens[begin..]);
     // "for the user @sam, click Share": the leading scope qualifies the target of the command
@@ -415,6 +417,53 @@ fn relation(tokens: &[Token], rest: &[usize]) -> Option<Relation> {
         head: phrase(tokens, &head),
         anchor,
     })
+}
+
+/// Numbers said in words as a label writes them: "forty seven" is 47, and "point" or "dot"
+/// between two numbers is the written dot, gone as the label's tokens have it ("four point
+/// forty seven point four" meets "4.47.4" as 4, 47, 4).
+fn spoken_numbers(tokens: Vec<Token>) -> Vec<Token> {
+    let value = |t: &Token| -> Option<u32> {
+        if t.is_number() {
+            t.stem.parse().ok()
+        } else {
+            text::number_word(&t.norm)
+        }
+    };
+    let mut joined: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let tens =
+            text::number_word(&tokens[i].norm).filter(|n| (20..=90).contains(n) && n % 10 == 0);
+        let unit = tokens
+            .get(i + 1)
+            .filter(|t| t.norm.chars().all(char::is_alphabetic))
+            .and_then(|t| text::number_word(&t.norm))
+            .filter(|n| (1..=9).contains(n));
+        if let (Some(tens), Some(unit)) = (tens, unit) {
+            let digits = (tens + unit).to_string();
+            joined.push(Token {
+                start: tokens[i].start,
+                end: tokens[i + 1].end,
+                norm: digits.clone(),
+                stem: digits,
+            });
+            i += 2;
+        } else {
+            joined.push(tokens[i].clone());
+            i += 1;
+        }
+    }
+    let number = |k: usize| joined.get(k).and_then(value).is_some();
+    (0..joined.len())
+        .filter(|&k| {
+            !(matches!(joined[k].norm.as_str(), "point" | "dot")
+                && k > 0
+                && number(k - 1)
+                && number(k + 1))
+        })
+        .map(|k| joined[k].clone())
+        .collect()
 }
 
 /// "issue one oh three", "room four one two": digits said one by one are one number (103,
@@ -1399,6 +1448,27 @@ mod tests {
         for (text, cue) in table {
             assert_eq!(read(text).cue, cue, "{text}");
         }
+    }
+
+    /// "forty seven" is 47 and a spoken "point" between numbers is the dot a label writes; a
+    /// text to type keeps the words as said.
+    #[test]
+    fn numbers_said_in_words_are_written_as_labels_write_them() {
+        let stems =
+            |s: &str| -> Vec<String> { read(s).tokens.iter().map(|t| t.stem.clone()).collect() };
+        assert_eq!(
+            stems("patch notes four point forty seven point four"),
+            ["patch", "note", "4", "47", "4"]
+        );
+        assert_eq!(stems("twenty one pilots"), ["21", "pilot"]);
+        assert_eq!(stems("the point of it"), ["the", "point", "of", "it"]);
+        let r = read("type forty seven point five into the price field");
+        let typed = r
+            .typing
+            .as_ref()
+            .and_then(|t| t.text.clone())
+            .expect("text");
+        assert_eq!(r.slice(&typed), "forty seven point five");
     }
 
     #[test]
