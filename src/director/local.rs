@@ -1035,7 +1035,12 @@ fn score_by_words(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind)
 /// `reading` with the kind noun `noun` read as a plain word of its phrase.
 fn without_kind<'a>(reading: &Reading<'a>, noun: RoleNoun) -> Reading<'a> {
     let mut plain = reading.clone();
-    for phrase in [&mut plain.head, &mut plain.qualifier] {
+    let mut phrases = vec![&mut plain.head, &mut plain.qualifier];
+    if let Some(relation) = plain.relation.as_mut() {
+        phrases.push(&mut relation.head);
+        phrases.push(&mut relation.anchor);
+    }
+    for phrase in phrases {
         if phrase.kind == Kind::Role(noun) {
             if let Some(t) = phrase.kind_token.take() {
                 phrase.content.push(t);
