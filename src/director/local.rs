@@ -594,10 +594,18 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
 }
 
 /// `long` is a noun made from `short` by "-ation", "-ion", "-ment" (plural or not): "citation" of
-/// "cite", "attachments" of "attached" (its stem "attach"), "deletion" of "delete". The base
+/// "cite", "attachments" of "attached" (its stem "attach"), "deletion" of "delete",
+/// "publication" of "publish", "notification" of "notify". The base
 /// keeps four letters ("cit" only before "-ation"): "notion" is not "not".
 fn derived(short: &Token, long: &Token) -> bool {
     let long = long.norm.strip_suffix('s').unwrap_or(&long.norm);
+    // "publication" of "published", "notification" of "notify".
+    if let Some(root) = long.strip_suffix("ication").filter(|r| r.chars().count() >= 4) {
+        let said = &short.stem;
+        if said.strip_suffix("ish") == Some(root) || said.strip_suffix('y') == Some(root) {
+            return true;
+        }
+    }
     let base = short.stem.strip_suffix('e').unwrap_or(&short.stem);
     [("ation", 3), ("ition", 4), ("ion", 4), ("ment", 4)]
         .iter()
@@ -3004,6 +3012,8 @@ mod tests {
             ("not", "notion", false),
             ("station", "st", false),
             ("comment", "comments", true),
+            ("publication", "Published", true),
+            ("notify", "Notifications", true),
         ];
         for (said, label, want) in table {
             assert_eq!(
