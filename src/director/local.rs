@@ -600,7 +600,10 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
 fn derived(short: &Token, long: &Token) -> bool {
     let long = long.norm.strip_suffix('s').unwrap_or(&long.norm);
     // "publication" of "published", "notification" of "notify".
-    if let Some(root) = long.strip_suffix("ication").filter(|r| r.chars().count() >= 4) {
+    if let Some(root) = long
+        .strip_suffix("ication")
+        .filter(|r| r.chars().count() >= 4)
+    {
         let said = &short.stem;
         if said.strip_suffix("ish") == Some(root) || said.strip_suffix('y') == Some(root) {
             return true;
@@ -2596,6 +2599,83 @@ fn alike_runs(structure: &Structure) -> Vec<Vec<usize>> {
     }
     runs.retain(|run| run.len() >= 3);
     runs
+}
+
+/// "the second campus", "the last campus link": an ordinal over a noun that no label,
+/// description or row on screen says, on a screen without numbered items. What is counted is
+/// one of the rows of alike controls; the n-th of each (at most three) is what may be meant, to
+/// be offered, never acted on. Empty when the words are not that.
+pub fn counted_in_rows(reading: &Reading<'_>, screen: Screen<'_>) -> Vec<usize> {
+    let structure = screen.structure;
+    // Only a reference ("open", "click", "show", or none): a verb of its own ("accept the top
+    // answer") needs a control that does it.
+    let refers = matches!(reading.verb, Verb::None | Verb::Activate);
+    if !refers || !structure.items.is_empty() || reading.relation.is_some() {
+        return Vec::new();
+    }
+    let phrase = &reading.head;
+    let Some(ordinal) = phrase.ordinal.filter(|o| !matches!(o, Ordinal::Number(_))) else {
+        return Vec::new();
+    };
+    let words: Vec<&Token> = phrase
+        .content
+        .iter()
+        .map(|&t| &reading.tokens[t])
+        .filter(|t| !t.is_number() && !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+        .collect();
+    let unseen = |word: &Token| {
+        !structure.facts.iter().enumerate().any(|(i, f)| {
+            word_match(word, &f.label) >= 0.7
+                || word_match(word, &f.description) >= 0.7
+                || word_match(word, structure.context(i)) >= 0.7
+        })
+    };
+    if words.is_empty() || words.len() > 2 || !words.iter().all(|w| unseen(w)) {
+        return Vec::new();
+    }
+    let kind = match phrase.kind {
+        Kind::Role(noun) => Some(noun),
+        Kind::Plain => None,
+        _ => return Vec::new(),
+    };
+    let fits = |i: &usize| {
+        kind.is_none_or(|noun| {
+            role_fits(
+                noun,
+                structure.facts[*i].class,
+                &screen.observation.elements[*i].role,
+            )
+        })
+    };
+    // Rows of three controls or more, unlabelled ones counted too (a photo strip whose first
+    // image has no name).
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    for (i, f) in structure.facts.iter().enumerate() {
+        if f.class != RoleClass::Activatable || f.disabled {
+            continue;
+        }
+        match rows
+            .iter_mut()
+            .find(|row| structure.facts[row[0]].context_slot == f.context_slot)
+        {
+            Some(row) => row.push(i),
+            None => rows.push(vec![i]),
+        }
+    }
+    let mut offered: Vec<usize> = Vec::new();
+    for run in rows {
+        let run: Vec<usize> = run.into_iter().filter(fits).collect();
+        if run.len() < 3 {
+            continue;
+        }
+        if let Some(i) = nth_of(&run, ordinal) {
+            if !offered.contains(&i) {
+                offered.push(i);
+            }
+        }
+    }
+    offered.truncate(3);
+    offered
 }
 
 /// "third party plugins" on a page with "Third-party plugins": the ordinal

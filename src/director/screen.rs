@@ -243,6 +243,17 @@ pub fn conclude(
                     let offered: Vec<(usize, f32)> = named.iter().map(|&i| (i, p)).collect();
                     return clarify(envelope, observation, &offered);
                 }
+                // "the second campus": the n-th of a row of alike controls is offered.
+                let screen = Screen {
+                    observation,
+                    structure,
+                };
+                let counted = super::local::counted_in_rows(&reading, screen);
+                if action == ActionKind::Click && !counted.is_empty() {
+                    let p = 1.0 / counted.len() as f32;
+                    let offered: Vec<(usize, f32)> = counted.iter().map(|&i| (i, p)).collect();
+                    return clarify(envelope, observation, &offered);
+                }
                 return Decision::Reject(nothing_fits(&reading));
             };
             let next = ranked.get(1).map_or(0.0, |(_, q)| *q);
@@ -974,6 +985,42 @@ mod tests {
             !matches!(&d, Decision::Execute(p) if matches!(&p.action, Action::Type { target, .. } if target == "c")),
             "{d:?}"
         );
+    }
+
+    /// "The second campus" where nothing says campus and nothing is numbered: the second of
+    /// each row of alike controls is offered (never acted on); a verb of its own ("accept the
+    /// top answer") is not a reference, and nothing is offered for it.
+    #[test]
+    fn an_ordinal_over_an_unseen_noun_offers_the_nth_of_each_row() {
+        let campuses = "New Brunswick Newark Camden RBHS/Health";
+        let menu = "Search this site Search all Search People";
+        let elements = vec![
+            el("m1", "link", "Search this site", menu),
+            el("m2", "link", "Search all", menu),
+            el("m3", "link", "Search People", menu),
+            el("c1", "link", "New Brunswick", campuses),
+            el("c2", "link", "Newark", campuses),
+            el("c3", "link", "Camden", campuses),
+            el("c4", "link", "RBHS/Health", campuses),
+        ];
+        let Decision::Clarify(c) = decide(elements.clone(), "the second campus") else {
+            panic!("asked");
+        };
+        let offered: Vec<&str> = c.candidates.iter().map(|k| k.label.as_str()).collect();
+        assert!(offered.iter().any(|l| l.contains("Newark")), "{offered:?}");
+        assert!(offered.len() <= 3, "{offered:?}");
+        let Decision::Clarify(c) = decide(elements.clone(), "open the last campus link") else {
+            panic!("asked");
+        };
+        let offered: Vec<&str> = c.candidates.iter().map(|k| k.label.as_str()).collect();
+        assert!(
+            offered.iter().any(|l| l.contains("RBHS/Health")),
+            "{offered:?}"
+        );
+        assert!(matches!(
+            decide(elements, "accept the top answer"),
+            Decision::Reject(_)
+        ));
     }
 
     /// A closed list whose choice the words name is set to that choice (typed, the way a
