@@ -64,6 +64,13 @@ impl<'w> Shelf<'w> {
     fn lookup(&self, word: &str) -> Option<&'w str> {
         self.0.iter().find_map(|w| w.lookup(word))
     }
+
+    /// Every dictionary's senses of `word`, the screen's language's first ("bonde": pawn in the
+    /// Norwegian dictionary, farmer in the Danish one).
+    fn senses(&self, word: &str) -> Option<String> {
+        let all: Vec<&str> = self.0.iter().filter_map(|w| w.lookup(word)).collect();
+        (!all.is_empty()).then(|| all.join(" "))
+    }
 }
 
 /// Directions FreeDict does not publish (a language's other direction is read backwards).
@@ -289,10 +296,10 @@ impl Glossary {
                 {
                     continue;
                 }
-                let (found, head): (Option<&str>, Option<String>) = match words.lookup(&t.norm) {
+                let (found, head): (Option<String>, Option<String>) = match words.senses(&t.norm) {
                     Some(g) => (Some(g), None),
                     None if compounds(language) => match compound_parts(words, &t.norm) {
-                        Some((head, tail)) => (Some(tail), head),
+                        Some((head, tail)) => (Some(tail.to_string()), head),
                         None => (None, None),
                     },
                     None => (None, None),
@@ -302,9 +309,9 @@ impl Glossary {
                 // ("Kürze": shortness).
                 let base = uninflected(language, &t.norm)
                     .into_iter()
-                    .find_map(|b| words.lookup(&b));
+                    .find_map(|b| words.senses(&b));
                 // The word's own senses, its base form's and its first part's, in turn.
-                let sources: Vec<Vec<&str>> = [found, base, head.as_deref()]
+                let sources: Vec<Vec<&str>> = [found.as_deref(), base.as_deref(), head.as_deref()]
                     .into_iter()
                     .flatten()
                     .map(|g| g.split(' ').filter(|g| !g.is_empty()).collect())
@@ -592,6 +599,8 @@ fn uninflected(language: &str, word: &str) -> Vec<String> {
         // ("bilerne", "husene", "biler", "bilen", "huset", "store", "kaffen"; Norwegian
         // "oppskrifter", "bilene").
         "da" | "nb" => &[
+            // The genitive: "bondens" (the farmer's), "husets".
+            ("ens", "e"),
             ("erne", ""),
             ("ene", ""),
             ("er", ""),
@@ -600,6 +609,7 @@ fn uninflected(language: &str, word: &str) -> Vec<String> {
             ("ne", ""),
             ("e", ""),
             ("n", ""),
+            ("s", ""),
         ],
         _ => &[],
     };
@@ -1339,9 +1349,9 @@ mod tests {
     /// "Hauptmodul"); a small word of the language is no label word ("oder" is no river).
     #[test]
     fn norwegian_words_the_norwegian_dictionary_lacks_are_read_in_danish() {
-        let mut nb = words(&["oppskrift\treceipt recipe"]);
+        let mut nb = words(&["bonde\tpawn", "oppskrift\treceipt recipe"]);
         nb.language = "nb";
-        let mut da = words(&["sundhed\thealth", "helse\thealth"]);
+        let mut da = words(&["bonde\tfarmer", "helse\thealth", "sundhed\thealth"]);
         da.language = "da";
         let g = Glossary {
             languages: vec![nb, da],
@@ -1349,7 +1359,7 @@ mod tests {
         };
         let observation = Observation {
             title: "Jobb i TINE: les mer om hvordan melka blir levert av bonden".into(),
-            elements: ["Oppskrifter", "Helse", "Kontakt"]
+            elements: ["Oppskrifter", "Helse", "Kontakt", "Bondens side"]
                 .into_iter()
                 .map(element)
                 .collect(),
@@ -1362,6 +1372,8 @@ mod tests {
         assert_eq!(of("oppskrifter"), ["receipt", "recipe"]);
         assert_eq!(of("helse"), ["health"]);
         assert!(of("kontakt").is_empty());
+        // A word both have: both dictionaries' senses, Norwegian first.
+        assert_eq!(of("bondens"), ["pawn", "farmer"]);
     }
 
     #[test]

@@ -1308,10 +1308,12 @@ fn kind_noun_as_label_word<'a>(
             continue;
         };
         let word = &reading.tokens[t];
-        let on_screen = structure
-            .facts
-            .iter()
-            .any(|f| f.label.iter().any(|l| l.stem == word.stem));
+        // Also through the glosses of a one-word label ("the products" / "Produkter"; not "the
+        // article headline" / "Alle Artikel").
+        let on_screen = structure.facts.iter().any(|f| {
+            f.label.iter().any(|l| l.stem == word.stem)
+                || (f.label.len() == 1 && f.glosses.iter().any(|g| g.stem == word.stem))
+        });
         if on_screen {
             phrase.kind_token = None;
             phrase.content.push(t);
@@ -2938,6 +2940,66 @@ mod tests {
         for (text, want) in table {
             assert_eq!(decide(&obs, text).as_deref(), want, "{text}");
         }
+    }
+
+    /// A kind noun ("products", "articles") is a label's word when a one-word label glosses to
+    /// it ("Produkter"), not when a longer label's word does ("Alle Artikel").
+    #[test]
+    fn a_kind_noun_a_one_word_label_glosses_to_is_that_label() {
+        let menu = "Oppskrifter Kontakt Produkter Om TINE";
+        let mut obs = Observation {
+            elements: vec![
+                el("o", "link", "Oppskrifter", menu),
+                el("k", "link", "Kontakt", menu),
+                el("p", "link", "Produkter", menu),
+                el(
+                    "h",
+                    "link",
+                    "Konzert-Highlights im November",
+                    "Kultur Konzert-Highlights",
+                ),
+                el(
+                    "a",
+                    "link",
+                    "Alle Artikel",
+                    "Johanna Kropfitsch Alle Artikel",
+                ),
+            ],
+            ..Observation::default()
+        };
+        obs.glosses = Some(crate::model::Glosses {
+            language: "nb".into(),
+            words: [
+                ("oppskrifter", "recipe"),
+                ("kontakt", "contact"),
+                ("produkter", "product"),
+                ("artikel", "article"),
+            ]
+            .iter()
+            .map(|(w, g)| (w.to_string(), vec![g.to_string()]))
+            .collect(),
+        });
+        let snapshot = crate::director::Snapshot {
+            observation: Some(obs),
+            ..Default::default()
+        };
+        let decide = |text: &str| {
+            crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider)
+        };
+        match decide("show me their products") {
+            crate::director::Decision::Execute(plan) => {
+                assert!(
+                    matches!(&plan.action, crate::director::Action::Click { target } if target == "p"),
+                    "{plan:?}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        let d = decide("open the article headline");
+        assert!(
+            !matches!(&d, crate::director::Decision::Execute(p) if matches!(&p.action, crate::director::Action::Click { target } if target == "a")),
+            "{d:?}"
+        );
     }
 
     /// "Option" and "radio" name radio buttons (and a list's options): "the third search

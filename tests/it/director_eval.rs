@@ -122,7 +122,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("tutorial-statisticsglobe.jsonl", 20, 0, 0),
     ("weather-slf.jsonl", 15, 0, 0),
     // Batch 20 (docs/batch20-first-run.md): first scored 10/0/0, 12/1/0, 17/1/0.
-    ("press-tine.jsonl", 12, 0, 0),
+    ("press-tine.jsonl", 14, 0, 0),
     ("advisory-ipa.jsonl", 12, 1, 0),
     ("journal-springer.jsonl", 18, 0, 0),
     // Batch 21 (docs/batch21-first-run.md): first scored 11/1/1, 15/0/1, 10/2/0.
