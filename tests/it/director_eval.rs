@@ -58,6 +58,10 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "patchnotes-villagersandheroes.jsonl",
     "university-rutgers.jsonl",
     "travelblog-pixnet.jsonl",
+    // Batch 22 (docs/batch22-first-run.md): first run, nothing changed for it.
+    "directory-bahamaslocal.jsonl",
+    "foodportal-mindmegette.jsonl",
+    "health-webmd.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -129,6 +133,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("patchnotes-villagersandheroes.jsonl", 13, 0, 1),
     ("university-rutgers.jsonl", 16, 0, 1),
     ("travelblog-pixnet.jsonl", 10, 2, 0),
+    // Batch 22 (docs/batch22-first-run.md): first scored 13/2/1, 5/0/1, 17/2/0.
+    ("directory-bahamaslocal.jsonl", 13, 2, 1),
+    ("foodportal-mindmegette.jsonl", 5, 0, 1),
+    ("health-webmd.jsonl", 17, 2, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
