@@ -256,8 +256,10 @@ fn the_youtube_task_stops_corrects_and_survives_reconnects() {
     let before = known(&g.d);
     g.phone.say("search YouTube for jazz");
     let jazz = wait_new(&g.d, &before, "the jazz search running", 20, running);
-    g.real.page_delay_ms.store(0, Ordering::SeqCst);
+    // The results page stays slow until the correction is said: "running" may be seen before
+    // the search asked for its page, and a loaded machine must not let it finish first.
     g.phone.say("no, I meant blues");
+    g.real.page_delay_ms.store(0, Ordering::SeqCst);
     let blues = wait_new(&g.d, &before, "the correction", 60, |o| {
         o.id != jazz.id && o.status.is_final()
     });
