@@ -499,8 +499,14 @@ fn link_named_by(text: &str, observation: &Observation, structure: &Structure) -
             .map(|t| t.stem.clone())
             .collect()
     };
-    let said = content(&text::tokens(text));
-    if said.len() < 2 {
+    let tokens = text::tokens(text);
+    let said = content(&tokens);
+    // One word names a link only as a thing to find ("find a doctor"), not as words to look
+    // up ("search for cats").
+    let a_thing = tokens
+        .first()
+        .is_some_and(|t| matches!(t.norm.as_str(), "a" | "an"));
+    if said.len() < 2 && !(said.len() == 1 && a_thing) {
         return None;
     }
     (0..observation.elements.len()).find(|&j| {
@@ -814,7 +820,58 @@ pub fn text_to_type(reading: &Reading<'_>, structure: &Structure, index: usize) 
     if text.is_empty() || text.len() > MAX_TEXT {
         return None;
     }
+    // An address said aloud into an email field is typed as written.
+    let facts = &structure.facts[index];
+    let email_field = facts
+        .label
+        .iter()
+        .chain(&facts.description)
+        .any(|t| t.norm.contains("mail"));
+    if email_field {
+        if let Some(address) = written_email(text) {
+            return Some(address);
+        }
+    }
     Some(text.to_string())
+}
+
+/// "jane dot smith at gmail dot com" as written: "jane.smith@gmail.com". Only words that make
+/// an address: one "at", a "dot" after it, and otherwise names, digits, "dot", "underscore",
+/// "dash" or "hyphen"; `None` for anything else ("meet me at the cafe").
+pub fn written_email(said: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut at = 0;
+    for word in said.split_whitespace() {
+        let lower = word.to_lowercase();
+        match lower.as_str() {
+            "at" => {
+                out.push('@');
+                at += 1;
+            }
+            "dot" | "point" => out.push('.'),
+            "underscore" => out.push('_'),
+            "dash" | "hyphen" => out.push('-'),
+            _ if lower
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')) =>
+            {
+                out.push_str(&lower)
+            }
+            _ => return None,
+        }
+    }
+    match out.split_once('@') {
+        Some((user, domain))
+            if at == 1
+                && !user.is_empty()
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.') =>
+        {
+            Some(out)
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -1021,6 +1078,85 @@ mod tests {
             decide(elements, "accept the top answer"),
             Decision::Reject(_)
         ));
+    }
+
+    /// "Find a doctor" beside a "Doctors" link may mean the link, so it asks; "search for
+    /// cats" is words to look up, whatever link says them.
+    #[test]
+    fn a_thing_to_find_that_a_link_names_asks() {
+        let mut search = el("s", "searchbox", "Search", "Search Symptoms Doctors");
+        search.states = vec!["editable".into()];
+        let elements = vec![
+            search,
+            el("go", "button", "Search", "Search Symptoms Doctors"),
+            el("d", "link", "Doctors", "Search Symptoms Doctors"),
+            el("c", "link", "Cats", "Pets Cats Dogs"),
+        ];
+        let Decision::Clarify(c) = decide(elements.clone(), "find a doctor") else {
+            panic!("asked")
+        };
+        assert!(
+            c.candidates.iter().any(|k| k.label.contains("Doctors")),
+            "{:?}",
+            c.candidates
+        );
+        assert!(matches!(
+            decide(elements, "search for cats"),
+            Decision::Execute(p) if matches!(&p.action, Action::Type { text, .. } if text == "cats")
+        ));
+    }
+
+    /// An address said aloud is written as one ("jane dot smith at gmail dot com"), into an
+    /// email field only; words that are no address stay as said.
+    #[test]
+    fn an_email_address_said_aloud_is_typed_as_written() {
+        let table = [
+            (
+                "jane dot smith at gmail dot com",
+                Some("jane.smith@gmail.com"),
+            ),
+            (
+                "tomas underscore k at example dot cz",
+                Some("tomas_k@example.cz"),
+            ),
+            (
+                "Anna at mail dot example dot org",
+                Some("anna@mail.example.org"),
+            ),
+            ("meet me at the cafe", None),
+            ("jane at gmail", None),
+            ("a at b at c dot com", None),
+        ];
+        for (said, want) in table {
+            assert_eq!(written_email(said).as_deref(), want, "{said}");
+        }
+        let mut email = el("e", "textbox", "Email Address", "Sign up for news");
+        email.states = vec!["editable".into()];
+        let mut note = el("n", "textbox", "Note", "Sign up for news");
+        note.states = vec!["editable".into()];
+        let typed = |elements: Vec<Element>, said: &str| match decide(elements, said) {
+            Decision::Execute(p) => match p.action {
+                Action::Type { text, .. } => Some(text),
+                _ => None,
+            },
+            _ => None,
+        };
+        assert_eq!(
+            typed(
+                vec![email.clone()],
+                "put jane dot smith at gmail dot com in the email box"
+            )
+            .as_deref(),
+            Some("jane.smith@gmail.com")
+        );
+        assert_eq!(
+            typed(
+                vec![note],
+                "type jane dot smith at gmail dot com into the note"
+            )
+            .as_deref(),
+            Some("jane dot smith at gmail dot com")
+        );
     }
 
     /// A closed list whose choice the words name is set to that choice (typed, the way a
