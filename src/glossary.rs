@@ -257,10 +257,49 @@ impl Glossary {
         self.glosses_for(observation, "")
     }
 
+    /// The language of a screen whose small words say none (a menu: "Levesek", "Játékok",
+    /// "Receptfeltöltés"): the one whose dictionary knows clearly the most of its labels'
+    /// words (at least four, a third of them, twice the next language's), their base forms
+    /// counted. Not Japanese (told by its writing system).
+    fn by_vocabulary(&self, observation: &Observation) -> Option<&'static str> {
+        let mut words = std::collections::BTreeSet::new();
+        for e in &observation.elements {
+            for t in text::tokens(&e.label) {
+                if t.norm.chars().count() >= 4 && !t.is_number() {
+                    words.insert(t.norm);
+                }
+            }
+        }
+        if words.len() < 6 {
+            return None;
+        }
+        let mut counts: Vec<(&'static str, usize)> = self
+            .languages
+            .iter()
+            .filter(|w| w.language != "ja")
+            .map(|w| {
+                let known = words
+                    .iter()
+                    .filter(|word| {
+                        w.lookup(word).is_some()
+                            || uninflected(w.language, word)
+                                .iter()
+                                .any(|b| w.lookup(b).is_some())
+                    })
+                    .count();
+                (w.language, known)
+            })
+            .collect();
+        counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+        let (best, n) = *counts.first()?;
+        let next = counts.get(1).map_or(0, |c| c.1);
+        (n >= 4 && n * 3 >= words.len() && n >= 2 * next).then_some(best)
+    }
+
     /// [`Glossary::glosses`], and the words `said` (English) wherever the English-to-page
     /// dictionary translates one of them into a label's word ("compare" → "vergleichen").
     pub fn glosses_for(&self, observation: &Observation, said: &str) -> Option<Glosses> {
-        let language = language::of(observation)?;
+        let language = language::of(observation).or_else(|| self.by_vocabulary(observation))?;
         let own = self.languages.iter().find(|w| w.language == language)?;
         if language == "ja" {
             return Some(self.japanese(own, observation, said));
@@ -296,20 +335,24 @@ impl Glossary {
                 {
                     continue;
                 }
-                let (found, head): (Option<String>, Option<String>) = match words.senses(&t.norm) {
-                    Some(g) => (Some(g), None),
-                    None if compounds(language) => match compound_parts(words, &t.norm) {
-                        Some((head, tail)) => (Some(tail.to_string()), head),
-                        None => (None, None),
-                    },
-                    None => (None, None),
-                };
                 // An inflected form ("kurze Folgen") also means what its base form does
                 // ("kurz": short); the dictionary may list the form only as another word
                 // ("Kürze": shortness).
                 let base = uninflected(language, &t.norm)
                     .into_iter()
                     .find_map(|b| words.senses(&b));
+                // A word read as a compound only when it is no form of a known word
+                // ("Desszertek" is desserts, not "desszer|tek").
+                let (found, head): (Option<String>, Option<String>) = match words.senses(&t.norm) {
+                    Some(g) => (Some(g), None),
+                    None if base.is_none() && compounds(language) => {
+                        match compound_parts(words, &t.norm) {
+                            Some((head, tail)) => (Some(tail.to_string()), head),
+                            None => (None, None),
+                        }
+                    }
+                    None => (None, None),
+                };
                 // The word's own senses, its base form's and its first part's, in turn.
                 let sources: Vec<Vec<&str>> = [found.as_deref(), base.as_deref(), head.as_deref()]
                     .into_iter()
@@ -610,6 +653,45 @@ fn uninflected(language: &str, word: &str) -> Vec<String> {
             ("e", ""),
             ("n", ""),
             ("s", ""),
+        ],
+        // Plurals and the accusative ("levesek", "játékok", "receptet"; folded).
+        "hu" => &[
+            ("ek", ""),
+            ("ok", ""),
+            ("ak", ""),
+            ("et", ""),
+            ("ot", ""),
+            ("at", ""),
+            ("k", ""),
+            ("t", ""),
+        ],
+        // Plurals and the commonest cases ("reseptit", "kaupassa", "kotiin" aside).
+        "fi" => &[
+            ("ssa", ""),
+            ("sta", ""),
+            ("lla", ""),
+            ("lta", ""),
+            ("lle", ""),
+            ("ksi", ""),
+            ("ja", ""),
+            ("t", ""),
+            ("n", ""),
+            ("a", ""),
+        ],
+        // Plurals, the possessive and locative endings ("tarifler", "haberleri", "evde").
+        "tr" => &[
+            ("leri", ""),
+            ("lari", ""),
+            ("ler", ""),
+            ("lar", ""),
+            ("den", ""),
+            ("dan", ""),
+            ("de", ""),
+            ("da", ""),
+            ("si", ""),
+            ("su", ""),
+            ("i", ""),
+            ("u", ""),
         ],
         _ => &[],
     };
@@ -1374,6 +1456,58 @@ mod tests {
         assert!(of("kontakt").is_empty());
         // A word both have: both dictionaries' senses, Norwegian first.
         assert_eq!(of("bondens"), ["pawn", "farmer"]);
+    }
+
+    /// A menu says no small words: its language is the one whose dictionary knows clearly the
+    /// most of its words, plurals by their base forms; a plural is not read as a compound
+    /// ("desszertek" is desserts, not "desszer|tek").
+    #[test]
+    fn a_menu_is_read_in_the_language_that_knows_its_words() {
+        let mut hu = words(&[
+            "alma\tapple",
+            "desszert\tdessert sweet",
+            "ertek\tvalue worth",
+            "jatek\tgame toy",
+            "leves\tsoup",
+            "recept\trecipe",
+            "salata\tsalad",
+        ]);
+        hu.language = "hu";
+        let mut de = words(&["salat\tsalad lettuce", "suppe\tsoup"]);
+        de.language = "de";
+        let g = Glossary {
+            languages: vec![de, hu],
+            english: Vec::new(),
+        };
+        let menu = |labels: &[&str]| Observation {
+            elements: labels.iter().map(|l| element(l)).collect(),
+            ..Default::default()
+        };
+        let hungarian = menu(&[
+            "Receptek",
+            "Levesek",
+            "Saláták",
+            "Desszertek",
+            "Játékok",
+            "Almás sütik",
+        ]);
+        let glosses = g
+            .glosses_for(&hungarian, "desserts")
+            .expect("read as Hungarian");
+        assert_eq!(glosses.language, "hu");
+        let of = |w: &str| glosses.words.get(w).cloned().unwrap_or_default();
+        assert_eq!(of("levesek"), ["soup"]);
+        assert_eq!(of("desszertek"), ["dessert", "sweet"]);
+        // An English menu is no language of the glossary's.
+        let english = menu(&[
+            "Recipes",
+            "Soups",
+            "Salads",
+            "Desserts",
+            "Games",
+            "Apple cakes",
+        ]);
+        assert!(g.glosses_for(&english, "desserts").is_none());
     }
 
     #[test]

@@ -259,6 +259,7 @@ pub fn conclude(
             let next = ranked.get(1).map_or(0.0, |(_, q)| *q);
             let clear = p >= CLEAR_ACT_AT && p >= CLEAR_LEAD * next;
             if (p < ACT_AT && !clear)
+                || one_word_in_two_forms(&reading, observation, structure, &ranked)
                 || reading.guessed_verb
                 || leads_with_an_unknown_word(&reading, observation, p)
                 || names_only_a_kind_of_network(&reading, structure, index)
@@ -334,6 +335,44 @@ pub fn conclude(
             }
         }
     }
+}
+
+/// The two likeliest are one word in two forms ("Desszert" and "Desszertek": the same first
+/// gloss, or one stem) on two controls in different places, and no other word said is in the
+/// likeliest one's row and not in the other's ("star the linear email" is the Star of the
+/// Linear row, not the Starred folder): which is meant is not in the words, so it is asked.
+fn one_word_in_two_forms(
+    reading: &Reading<'_>,
+    observation: &Observation,
+    structure: &Structure,
+    ranked: &[(usize, f32)],
+) -> bool {
+    let [(a, _), (b, _), ..] = ranked else {
+        return false;
+    };
+    let (fa, fb) = (&structure.facts[*a], &structure.facts[*b]);
+    let (ea, eb) = (&observation.elements[*a], &observation.elements[*b]);
+    let ([la], [lb]) = (fa.label.as_slice(), fb.label.as_slice()) else {
+        return false;
+    };
+    let same_gloss = !fa.glosses.is_empty()
+        && fa.glosses.first().map(|g| &g.norm) == fb.glosses.first().map(|g| &g.norm);
+    let in_row =
+        |i: usize, q: &text::Token| super::local::word_match(q, structure.context(i)) >= 0.7;
+    let told_apart = super::lexicon::content_words(&reading.tokens[reading.begin..])
+        .into_iter()
+        .any(|q| {
+            let names_them = [fa, fb].iter().any(|f| {
+                super::local::word_match(q, &f.label) >= 0.7
+                    || f.glosses.iter().any(|g| g.same_word(q))
+            });
+            !names_them && in_row(*a, q) && !in_row(*b, q)
+        });
+    la.norm != lb.norm
+        && (la.stem == lb.stem || same_gloss)
+        && !told_apart
+        && !structure.interchangeable(observation, *a, *b)
+        && ea.context != eb.context
 }
 
 /// The request starts with a word that is neither a verb Circe knows nor a word
@@ -1077,6 +1116,51 @@ mod tests {
         assert!(matches!(
             decide(elements, "accept the top answer"),
             Decision::Reject(_)
+        ));
+    }
+
+    /// One word in two forms on two controls in different places ("Desszert" in the magazine
+    /// menu, "Desszertek" in the recipe menu) is asked about, unless another word said is in
+    /// one's row only ("star the linear email": the Linear row's Star, not the Starred folder).
+    #[test]
+    fn one_word_in_two_forms_is_asked_unless_the_row_tells() {
+        let mut obs = Observation {
+            elements: vec![
+                el("m", "link", "Desszert", "Magazin Diéták Desszert"),
+                el("r", "link", "Desszertek", "Receptek Levesek Desszertek"),
+            ],
+            ..Observation::default()
+        };
+        obs.glosses = Some(crate::model::Glosses {
+            language: "hu".into(),
+            words: [("desszert", "dessert"), ("desszertek", "dessert")]
+                .iter()
+                .map(|(w, g)| (w.to_string(), vec![g.to_string()]))
+                .collect(),
+        });
+        let structure = Structure::of(&obs);
+        let envelope = Envelope::voice("t", "dessert");
+        let ask = ask(&envelope, &obs, &structure);
+        let answers = LocalDecider.decide(&ask).expect("answers");
+        assert!(
+            matches!(
+                conclude(&envelope, &obs, &structure, &ask, &answers),
+                Decision::Clarify(_)
+            ),
+            "asked"
+        );
+        let mail = vec![
+            el("f", "link", "Starred", "Inbox Sent Drafts Starred Archive"),
+            el(
+                "s",
+                "button",
+                "Star",
+                "Select message from Linear Linear · Calendar",
+            ),
+        ];
+        assert!(matches!(
+            decide(mail, "star the linear email"),
+            Decision::Execute(p) if matches!(&p.action, Action::Click { target } if target == "s")
         ));
     }
 

@@ -135,7 +135,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("travelblog-pixnet.jsonl", 10, 2, 0),
     // Batch 22 (docs/batch22-first-run.md): first scored 13/2/1, 5/0/1, 17/2/0.
     ("directory-bahamaslocal.jsonl", 14, 1, 1),
-    ("foodportal-mindmegette.jsonl", 5, 0, 1),
+    ("foodportal-mindmegette.jsonl", 9, 0, 2),
     ("health-webmd.jsonl", 17, 1, 0),
 ];
 
