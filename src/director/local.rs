@@ -2839,19 +2839,7 @@ mod tests {
             ],
             ..Observation::default()
         };
-        let decide = |obs: &Observation, text: &str| {
-            let snapshot = crate::director::Snapshot {
-                observation: Some(obs.clone()),
-                ..Default::default()
-            };
-            match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
-                crate::director::Decision::Execute(plan) => match plan.action {
-                    crate::director::Action::Click { target } => Some(target),
-                    _ => None,
-                },
-                _ => None,
-            }
-        };
+        let decide = clicked;
         assert_eq!(
             decide(&obs, "real estate"),
             None,
@@ -2862,13 +2850,7 @@ mod tests {
             ("versicherungen", "insurances insurance insurers"),
             ("immobilien", "property real estate"),
         ];
-        obs.glosses = Some(crate::model::Glosses {
-            language: "de".into(),
-            words: words
-                .iter()
-                .map(|(w, g)| (w.to_string(), g.split(' ').map(String::from).collect()))
-                .collect(),
-        });
+        obs.glosses = glossed("de", &words);
         let table = [
             ("real estate", Some("g4")),
             ("open insurance", Some("g3")),
@@ -2904,19 +2886,7 @@ mod tests {
             ],
             ..Observation::default()
         };
-        let decide = |obs: &Observation, text: &str| {
-            let snapshot = crate::director::Snapshot {
-                observation: Some(obs.clone()),
-                ..Default::default()
-            };
-            match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
-                crate::director::Decision::Execute(plan) => match plan.action {
-                    crate::director::Action::Click { target } => Some(target),
-                    _ => None,
-                },
-                _ => None,
-            }
-        };
+        let decide = clicked;
         assert_eq!(decide(&obs, "sign the petition"), None, "no glossary");
         let words = [
             ("spiele", "games play"),
@@ -2924,13 +2894,7 @@ mod tests {
             ("jetzt", "now"),
             ("vergleichen", "compare liken"),
         ];
-        obs.glosses = Some(crate::model::Glosses {
-            language: "de".into(),
-            words: words
-                .iter()
-                .map(|(w, g)| (w.to_string(), g.split(' ').map(String::from).collect()))
-                .collect(),
-        });
+        obs.glosses = glossed("de", &words);
         let table = [
             ("sign the petition", Some("v2")),
             ("sign it", Some("v2")),
@@ -3024,19 +2988,6 @@ mod tests {
             ],
             ..Observation::default()
         };
-        let clicked = |obs: &Observation, text: &str| {
-            let snapshot = crate::director::Snapshot {
-                observation: Some(obs.clone()),
-                ..Default::default()
-            };
-            match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
-                crate::director::Decision::Execute(plan) => match plan.action {
-                    crate::director::Action::Click { target } => Some(target),
-                    _ => None,
-                },
-                _ => None,
-            }
-        };
         let table = [
             (&obs, "pick the third search option", Some("c")),
             (&obs, "select the second radio button", Some("b")),
@@ -3073,19 +3024,6 @@ mod tests {
                 el("l2", "link", "Team notes", "Team notes 4 KB"),
             ],
             ..Observation::default()
-        };
-        let clicked = |obs: &Observation, text: &str| {
-            let snapshot = crate::director::Snapshot {
-                observation: Some(obs.clone()),
-                ..Default::default()
-            };
-            match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
-                crate::director::Decision::Execute(plan) => match plan.action {
-                    crate::director::Action::Click { target } => Some(target),
-                    _ => None,
-                },
-                _ => None,
-            }
         };
         assert_eq!(
             clicked(&obs, "press the search button next to the search field").as_deref(),
@@ -4080,6 +4018,32 @@ mod tests {
     }
 
     /// The element an utterance picks on `obs` with more than half the probability.
+    /// A glossary's findings for a screen: each word with its space-separated glosses.
+    fn glossed(language: &str, words: &[(&str, &str)]) -> Option<crate::model::Glosses> {
+        Some(crate::model::Glosses {
+            language: language.into(),
+            words: words
+                .iter()
+                .map(|(w, g)| (w.to_string(), g.split(' ').map(String::from).collect()))
+                .collect(),
+        })
+    }
+
+    /// The element a typed request clicks, through the whole Director (`None` for anything else).
+    fn clicked(obs: &Observation, text: &str) -> Option<String> {
+        let snapshot = crate::director::Snapshot {
+            observation: Some(obs.clone()),
+            ..Default::default()
+        };
+        match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
+            crate::director::Decision::Execute(plan) => match plan.action {
+                crate::director::Action::Click { target } => Some(target),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     fn picked(obs: &Observation, text: &str) -> Option<String> {
         let structure = Structure::of(obs);
         let ask = screen::ask(&Envelope::voice("t", text), obs, &structure);
