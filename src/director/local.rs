@@ -658,20 +658,11 @@ fn gloss_strength(m: f32) -> f32 {
 /// A one-word verb said meets a button's label word of another language through that word's
 /// glosses ("sign" / "Je signe", "share" / "Teilen"): as strong as a gloss (0.8), never a phrasal verb
 /// ("sign in" is no "Abmelden", glossed "sign out").
-fn verb_in_glosses(
-    observation: &crate::director::Observation,
-    zone: &[Token],
-    verb: &[&Token],
-) -> f32 {
-    let (Some(glosses), [v]) = (&observation.glosses, verb) else {
+fn verb_in_glosses(screen: Screen<'_>, zone: &[Token], verb: &[&Token]) -> f32 {
+    let [v] = verb else {
         return 0.0;
     };
-    let offered = zone
-        .iter()
-        .filter_map(|t| glosses.words.get(&t.norm))
-        .flatten()
-        .any(|sense| *sense == v.norm || text::stem(sense) == v.stem);
-    if offered {
+    if zone.iter().any(|w| says_word(screen, v, w)) {
         gloss_strength(1.0)
     } else {
         0.0
@@ -1028,11 +1019,7 @@ fn score_by_words(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind)
     }
     for phrase in [&mut relaxed.head, &mut relaxed.qualifier] {
         if matches!(phrase.kind, Kind::Footnote | Kind::Author | Kind::Role(_)) {
-            if let Some(t) = phrase.kind_token.take() {
-                phrase.content.push(t);
-                phrase.content.sort_unstable();
-            }
-            phrase.kind = Kind::Plain;
+            kind_as_word(phrase);
             changed = true;
         }
     }
@@ -1053,14 +1040,19 @@ fn without_kind<'a>(reading: &Reading<'a>, noun: RoleNoun) -> Reading<'a> {
     }
     for phrase in phrases {
         if phrase.kind == Kind::Role(noun) {
-            if let Some(t) = phrase.kind_token.take() {
-                phrase.content.push(t);
-                phrase.content.sort_unstable();
-            }
-            phrase.kind = Kind::Plain;
+            kind_as_word(phrase);
         }
     }
     plain
+}
+
+/// The phrase's kind noun read as one of its words ("the options" as the word "options").
+fn kind_as_word(phrase: &mut utterance::Phrase) {
+    if let Some(t) = phrase.kind_token.take() {
+        phrase.content.push(t);
+        phrase.content.sort_unstable();
+    }
+    phrase.kind = Kind::Plain;
 }
 
 /// "The file below gitignore" in a table: the element at the anchor's place in the next (or
@@ -1174,15 +1166,7 @@ fn score_beside(
         if peers.len() < 2 {
             peers = (0..n).filter(|&i| usable(i) || i == anchor).collect();
         }
-        let fits = |i: &usize| {
-            kind.is_none_or(|noun| {
-                role_fits(
-                    noun,
-                    structure.facts[*i].class,
-                    &screen.observation.elements[*i].role,
-                )
-            })
-        };
+        let fits = |i: &usize| fits_kind(kind, screen, *i);
         if kind.is_some() && !peers.iter().any(|i| *i != anchor && fits(i)) {
             // "the button next to print" where the toolbar is links: people call both buttons.
         } else {
@@ -1233,12 +1217,12 @@ fn score_beside(
             let closer: Vec<usize> = sides
                 .iter()
                 .filter_map(|&after| {
-                    let mut range: Box<dyn Iterator<Item = usize>> = if after {
-                        Box::new(anchor + 1..n)
+                    let near = |i: &usize| usable(*i) && fits(i);
+                    if after {
+                        (anchor + 1..n).find(near)
                     } else {
-                        Box::new((0..anchor).rev())
-                    };
-                    range.find(|&i| usable(i) && fits(&i))
+                        (0..anchor).rev().find(near)
+                    }
                 })
                 .filter(|&i| distance(i) < nearest_row)
                 .collect();
@@ -1276,12 +1260,7 @@ fn unseen_noun_as_kind<'a>(reading: &Reading<'a>, structure: &Structure) -> Opti
         }
         let t = phrase.content[0];
         let word = &reading.tokens[t];
-        let seen = word.is_number()
-            || structure.facts.iter().enumerate().any(|(i, f)| {
-                word_match(word, &f.label) >= 0.7
-                    || word_match(word, &f.description) >= 0.7
-                    || word_match(word, structure.context(i)) >= 0.7
-            });
+        let seen = word.is_number() || said_on_screen(word, structure);
         if !seen {
             phrase.content.clear();
             phrase.kind = Kind::Item;
@@ -1290,6 +1269,15 @@ fn unseen_noun_as_kind<'a>(reading: &Reading<'a>, structure: &Structure) -> Opti
         }
     }
     changed.then_some(counted)
+}
+
+/// A label, description or row on screen says `word`.
+fn said_on_screen(word: &Token, structure: &Structure) -> bool {
+    structure.facts.iter().enumerate().any(|(i, f)| {
+        word_match(word, &f.label) >= 0.7
+            || word_match(word, &f.description) >= 0.7
+            || word_match(word, structure.context(i)) >= 0.7
+    })
 }
 
 /// The reading with its item or section noun taken as a content word, when some label on
@@ -1315,10 +1303,7 @@ fn kind_noun_as_label_word<'a>(
                 || (f.label.len() == 1 && f.glosses.iter().any(|g| g.stem == word.stem))
         });
         if on_screen {
-            phrase.kind_token = None;
-            phrase.content.push(t);
-            phrase.content.sort_unstable();
-            phrase.kind = Kind::Plain;
+            kind_as_word(phrase);
             changed = true;
         }
     }
@@ -1526,7 +1511,7 @@ fn score_element<'s>(
         let glossed = if unnamed || element.role != "button" {
             0.0
         } else {
-            verb_in_glosses(screen.observation, &called[..zone], verb_tokens)
+            verb_in_glosses(screen, &called[..zone], verb_tokens)
         };
         let m = by_word
             .max(by_concept)
@@ -2290,6 +2275,17 @@ fn drawn_as(noun: RoleNoun, role: &str) -> bool {
     }
 }
 
+/// Element `i` is of the kind said, if one was.
+fn fits_kind(kind: Option<RoleNoun>, screen: Screen<'_>, i: usize) -> bool {
+    kind.is_none_or(|noun| {
+        role_fits(
+            noun,
+            screen.structure.facts[i].class,
+            &screen.observation.elements[i].role,
+        )
+    })
+}
+
 fn role_fits(noun: RoleNoun, class: RoleClass, role: &str) -> bool {
     match noun {
         RoleNoun::Field => matches!(class, RoleClass::Editable | RoleClass::Toggle),
@@ -2586,9 +2582,15 @@ fn parent_items(
 /// Runs of three or more links or buttons that share one row, in reading order: the lists a
 /// page shows without numbering them.
 fn alike_runs(structure: &Structure) -> Vec<Vec<usize>> {
+    rows_of_controls(structure, false)
+}
+
+/// The enabled controls that share a row (a context), three or more to a row, labelled ones
+/// only unless `unlabelled`.
+fn rows_of_controls(structure: &Structure, unlabelled: bool) -> Vec<Vec<usize>> {
     let mut runs: Vec<Vec<usize>> = Vec::new();
     for (i, f) in structure.facts.iter().enumerate() {
-        if f.class != RoleClass::Activatable || f.disabled || f.label.is_empty() {
+        if f.class != RoleClass::Activatable || f.disabled || (f.label.is_empty() && !unlabelled) {
             continue;
         }
         match runs
@@ -2625,14 +2627,7 @@ pub fn counted_in_rows(reading: &Reading<'_>, screen: Screen<'_>) -> Vec<usize> 
         .map(|&t| &reading.tokens[t])
         .filter(|t| !t.is_number() && !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
         .collect();
-    let unseen = |word: &Token| {
-        !structure.facts.iter().enumerate().any(|(i, f)| {
-            word_match(word, &f.label) >= 0.7
-                || word_match(word, &f.description) >= 0.7
-                || word_match(word, structure.context(i)) >= 0.7
-        })
-    };
-    if words.is_empty() || words.len() > 2 || !words.iter().all(|w| unseen(w)) {
+    if words.is_empty() || words.len() > 2 || words.iter().any(|w| said_on_screen(w, structure)) {
         return Vec::new();
     }
     let kind = match phrase.kind {
@@ -2640,32 +2635,10 @@ pub fn counted_in_rows(reading: &Reading<'_>, screen: Screen<'_>) -> Vec<usize> 
         Kind::Plain => None,
         _ => return Vec::new(),
     };
-    let fits = |i: &usize| {
-        kind.is_none_or(|noun| {
-            role_fits(
-                noun,
-                structure.facts[*i].class,
-                &screen.observation.elements[*i].role,
-            )
-        })
-    };
-    // Rows of three controls or more, unlabelled ones counted too (a photo strip whose first
-    // image has no name).
-    let mut rows: Vec<Vec<usize>> = Vec::new();
-    for (i, f) in structure.facts.iter().enumerate() {
-        if f.class != RoleClass::Activatable || f.disabled {
-            continue;
-        }
-        match rows
-            .iter_mut()
-            .find(|row| structure.facts[row[0]].context_slot == f.context_slot)
-        {
-            Some(row) => row.push(i),
-            None => rows.push(vec![i]),
-        }
-    }
+    let fits = |i: &usize| fits_kind(kind, screen, *i);
+    // Unlabelled controls counted too (a photo strip whose first image has no name).
     let mut offered: Vec<usize> = Vec::new();
-    for run in rows {
+    for run in rows_of_controls(structure, true) {
         let run: Vec<usize> = run.into_iter().filter(fits).collect();
         if run.len() < 3 {
             continue;
