@@ -1728,9 +1728,16 @@ fn score_element<'s>(
         .span
         .iter()
         .any(|&t| reading.tokens[t].norm == "s");
+    // A numbered part of the section the head noun names ("neutral gifts": "3.3 Neutral"
+    // under "3 Gifts") is the thing meant, not a modifier of it.
+    let labels = &screen.observation.elements;
     let noun_named_elsewhere = !possessive
-        && noun_k
-            .is_some_and(|k| !head[k].is_number() && scene.head_named[k].iter().any(|&j| j != i));
+        && noun_k.is_some_and(|k| {
+            !head[k].is_number()
+                && scene.head_named[k]
+                    .iter()
+                    .any(|&j| j != i && !section_under(&labels[i].label, &labels[j].label))
+        });
     let noun_missed = noun_missed && (!said_in_full || noun_named_elsewhere) && noun_k.is_some();
     if (!head_hit || noun_missed) && !specific {
         factor *= 0.5;
@@ -2200,6 +2207,24 @@ struct Tally<'s> {
     label_memo: std::collections::HashMap<&'s str, LabelMemo>,
 }
 
+/// Whether the label's section number ("3.3 Neutral") is under the other's ("3 Gifts").
+fn section_under(child: &str, parent: &str) -> bool {
+    let number = |label: &str| {
+        label
+            .split_whitespace()
+            .next()
+            .filter(|w| {
+                w.starts_with(|c: char| c.is_ascii_digit())
+                    && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+            })
+            .map(|w| w.trim_end_matches('.').to_string())
+    };
+    match (number(child), number(parent)) {
+        (Some(c), Some(p)) => c.starts_with(&format!("{p}.")),
+        _ => false,
+    }
+}
+
 /// Words that fit nothing on screen weaken every element: a modifier of the head ("my music
 /// folder": the thing referred to is not here) or a qualifier ("sign in with facebook": a
 /// requirement no element meets).
@@ -2467,6 +2492,28 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
                 && !phrase.content.is_empty()
                 && matches!(ordinal, Ordinal::Nth(_) | Ordinal::Last)
                 && !own_words(pool[0]);
+        // "the first heart event" where only the heading "4 Heart Events" says it: the one
+        // label names the group, so the thing counted is one of its members, which the heading
+        // is not. The n-th control after it in its row is offered with it; nothing is acted on.
+        if let ([heading], Ordinal::Nth(_) | Ordinal::Last) = (pool.as_slice(), ordinal) {
+            if names_the_group(reading, phrase, &structure.facts[*heading].label) {
+                let row = structure.facts[*heading].context_slot;
+                let members: Vec<usize> = (heading + 1..scores.len())
+                    .take_while(|&i| structure.facts[i].context_slot == row)
+                    .collect();
+                let member = nth_of(&members, ordinal);
+                for (i, s) in scores.iter_mut().enumerate() {
+                    *s = if Some(i) == member {
+                        semantic::ASK_SCORE
+                    } else if i == *heading {
+                        0.98 * semantic::ASK_SCORE
+                    } else {
+                        0.0
+                    };
+                }
+                continue;
+            }
+        }
         match readings.as_slice() {
             [one] if uncounted => {
                 for (i, s) in scores.iter_mut().enumerate() {
@@ -2504,6 +2551,19 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             }
         }
     }
+}
+
+/// Whether a label says the phrase's last word in the plural where the phrase says it in the
+/// singular ("Heart Events" for "the first heart event"): the label names a group of them.
+fn names_the_group(reading: &Reading<'_>, phrase: &utterance::Phrase, label: &[Token]) -> bool {
+    let Some(&last) = phrase.content.last() else {
+        return false;
+    };
+    let said = &reading.tokens[last];
+    !said.norm.ends_with('s')
+        && label
+            .iter()
+            .any(|l| l.stem == said.stem && l.norm != said.norm && l.norm.ends_with('s'))
 }
 
 /// The element an ordinal's place picks from a list in reading order ("the third", "the
@@ -3006,6 +3066,66 @@ mod tests {
             clicked(&rows, "click the checkbox next to team notes").as_deref(),
             Some("c2")
         );
+    }
+
+    /// A contents list: "3.3 Neutral" is a part of "3 Gifts", so "neutral gifts" may mean it
+    /// (asked, never "3 Gifts" clicked); "the first heart event", where only the heading says
+    /// "Heart Events", offers the heading's first member and the heading, and acts on neither.
+    #[test]
+    fn a_section_and_its_heading_are_asked_about() {
+        let gifts = "3 Gifts 3.1 Love 3.2 Like 3.3 Neutral";
+        let hearts = "4 Heart Events 4.1 Two Hearts 4.2 Four Hearts";
+        let obs = Observation {
+            elements: vec![
+                el("g", "link", "3 Gifts", gifts),
+                el("l", "link", "3.1 Love", gifts),
+                el("k", "link", "3.2 Like", gifts),
+                el("n", "link", "3.3 Neutral", gifts),
+                el("h", "link", "4 Heart Events", hearts),
+                el("t", "link", "4.1 Two Hearts", hearts),
+                el("f", "link", "4.2 Four Hearts", hearts),
+            ],
+            ..Observation::default()
+        };
+        let snapshot = crate::director::Snapshot {
+            observation: Some(obs),
+            ..Default::default()
+        };
+        let decide = |text: &str| {
+            crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider)
+        };
+        let asked = |d: &crate::director::Decision| match d {
+            crate::director::Decision::Clarify(c) => c
+                .candidates
+                .iter()
+                .filter_map(|c| match &c.entity {
+                    crate::director::EntityRef::Element(id) => Some(id.clone()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>(),
+            other => panic!("{other:?}"),
+        };
+        for (said, offered) in [
+            ("neutral gifts", &["g", "n"][..]),
+            ("the first heart event", &["t", "h"]),
+            ("the second heart event", &["f", "h"]),
+        ] {
+            let mut got = asked(&decide(said));
+            got.sort();
+            let mut want: Vec<String> = offered.iter().map(|s| s.to_string()).collect();
+            want.sort();
+            assert_eq!(got, want, "{said}");
+        }
+        // Said in full, the section is taken at once.
+        let d = decide("the heart events section");
+        assert!(
+            matches!(&d, crate::director::Decision::Execute(p)
+                if matches!(&p.action, crate::director::Action::Click { target } if target == "h")),
+            "{d:?}"
+        );
+        assert!(section_under("3.3 Neutral", "3 Gifts"));
+        assert!(!section_under("4.1 Two Hearts", "3 Gifts"));
+        assert!(!section_under("Neutral", "Gifts"));
     }
 
     /// The head noun is the last word: a control named by a word before it ("Game" in "the
