@@ -186,20 +186,36 @@ const NOT_SUPERLATIVE: &[&str] = &[
 /// "the cheapest desk", "the most popular": a comparison across items is
 /// reasoning, unless a label says that very word ("newest" -> "new"), also as the start of a
 /// compound ("Bestpreis-Garantie", "Bestsellers").
+/// So is a superlative the screen says with the word said after it, as a row's heading ("the
+/// last best gift" beside "Best Gifts: Diamond Emerald …").
 fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
-    reading.tokens[reading.begin..].iter().any(|t| {
+    let said = &reading.tokens[reading.begin..];
+    said.iter().enumerate().any(|(k, t)| {
         let superlative = matches!(t.norm.as_str(), "best" | "worst" | "most" | "least")
             || (t.norm.ends_with("est")
                 && t.norm.chars().count() >= 6
                 && !lexicon::is_in(NOT_SUPERLATIVE, &t.norm));
-        superlative
-            && !screen.structure.facts.iter().any(|f| {
+        let in_a_label = || {
+            screen.structure.facts.iter().any(|f| {
                 f.label.iter().any(|w| {
                     w.stem == t.stem
                         || w.norm == t.norm
                         || (t.norm.chars().count() >= 4 && w.norm.starts_with(t.norm.as_str()))
                 })
             })
+        };
+        let heading_a_row = || {
+            said.get(k + 1).is_some_and(|next| {
+                (0..screen.structure.facts.len()).any(|i| {
+                    screen
+                        .structure
+                        .context(i)
+                        .windows(2)
+                        .any(|w| w[0].norm == t.norm && w[1].stem == next.stem)
+                })
+            })
+        };
+        superlative && !in_a_label() && !heading_a_row()
     })
 }
 
@@ -1005,6 +1021,9 @@ fn score_by_words(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind)
             }
         }
     }
+    if action == ActionKind::Click {
+        headed_rows(reading, screen, &mut scores);
+    }
     if scores.iter().any(|s| *s > 0.0) {
         return scores;
     }
@@ -1029,6 +1048,109 @@ fn score_by_words(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind)
         scores
     }
 }
+
+/// A row headed "Birthday: Fall 2" or "Friends: Maru Sam" (an infobox, a details list): a
+/// request that says the heading's word and no label's ("her birthday", "her friend's page")
+/// means the row's controls. Only when nothing fits better (the best score under
+/// `HEADED_ROW`); one control, or copies of one, is taken at that score; several are asked
+/// about.
+fn headed_rows(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32]) {
+    let best = scores.iter().copied().fold(0.0f32, f32::max);
+    if best >= HEADED_ROW {
+        return;
+    }
+    let said: Vec<&Token> = reading
+        .head
+        .content
+        .iter()
+        .chain(&reading.qualifier.content)
+        .map(|&t| &reading.tokens[t])
+        .filter(|q| !q.is_number())
+        .collect();
+    let elements = &screen.observation.elements;
+    let heads_row = |i: usize| {
+        let e = &elements[i];
+        let Some((heading, rest)) = e.context.split_once(':') else {
+            return false;
+        };
+        let heading = text::tokens(heading);
+        !heading.is_empty()
+            && heading.len() <= 3
+            && rest.contains(e.label.trim())
+            && !e.label.trim().is_empty()
+            && said
+                .iter()
+                .any(|q| heading.iter().any(|h| h.stem == q.stem))
+    };
+    let labelled = |q: &Token| {
+        screen
+            .structure
+            .facts
+            .iter()
+            .any(|f| word_match(q, &f.label) >= 0.7)
+    };
+    if said.iter().any(|q| labelled(q)) {
+        return;
+    }
+    let row: Vec<usize> = (0..elements.len())
+        .filter(|&i| !screen.structure.facts[i].disabled && heads_row(i))
+        .collect();
+    let Some(&first) = row.first() else { return };
+    // One row only: the heading's controls share its context, and after the heading it says
+    // their names and nothing else but a remark in brackets ("Pam (Mother)"); a menu whose
+    // heading runs on into text or controls not seen is not such a row.
+    let slot = screen.structure.facts[first].context_slot;
+    if row.len() > 3
+        || row
+            .iter()
+            .any(|&i| screen.structure.facts[i].context_slot != slot)
+    {
+        return;
+    }
+    let rest = elements[first].context.split_once(':').map_or("", |r| r.1);
+    let mut words: Vec<Token> = Vec::new();
+    let mut depth = 0usize;
+    for part in rest.split_inclusive(['(', ')']) {
+        let (inside, close) = (depth > 0, part.ends_with(')'));
+        if !inside {
+            words.extend(text::tokens(part.trim_end_matches(['(', ')'])));
+        }
+        if part.ends_with('(') {
+            depth += 1;
+        } else if close {
+            depth = depth.saturating_sub(1);
+        }
+    }
+    let named: Vec<Token> = row
+        .iter()
+        .flat_map(|&i| text::tokens(&elements[i].label))
+        .collect();
+    if !words
+        .iter()
+        .all(|w| w.is_number() || named.iter().any(|n| n.norm == w.norm))
+    {
+        return;
+    }
+    // The other words said already chose among the row ("version zero two").
+    let lead = row.iter().map(|&i| scores[i]).fold(0.0f32, f32::max);
+    if lead >= best && row.iter().any(|&i| scores[i] < lead) {
+        return;
+    }
+    let one = row.iter().all(|&i| {
+        screen
+            .structure
+            .interchangeable(screen.observation, first, i)
+    });
+    // The heading's own word said is more than a word's concept met elsewhere ("friends" in
+    // the share links' "share with friends"): several controls lead the question.
+    let several = (best.max(semantic::ASK_SCORE) + 0.05).min(HEADED_ROW - 0.1);
+    for &i in &row {
+        scores[i] = scores[i].max(if one { HEADED_ROW } else { several });
+    }
+}
+
+/// The score of a headed row's one control ([`headed_rows`]).
+const HEADED_ROW: f32 = 0.6;
 
 /// `reading` with the kind noun `noun` read as a plain word of its phrase.
 fn without_kind<'a>(reading: &Reading<'a>, noun: RoleNoun) -> Reading<'a> {
@@ -3066,6 +3188,88 @@ mod tests {
             clicked(&rows, "click the checkbox next to team notes").as_deref(),
             Some("c2")
         );
+    }
+
+    /// An infobox: a row's heading names its controls when no label says the words ("her
+    /// birthday": Fall; "her friends": Maru or Sam, asked), and a superlative the screen says
+    /// as a heading is its word, not a comparison ("the last best gift"). A heading whose text
+    /// runs on past the controls seen (a menu) names nothing.
+    #[test]
+    fn a_rows_heading_names_its_controls() {
+        let obs = Observation {
+            elements: vec![
+                el("f1", "link", "Fall", "Birthday: Fall 2"),
+                el("f2", "link", "Fall", "Birthday: Fall 2"),
+                el("pam", "link", "Pam", "Family: Pam (Mother)"),
+                el("maru", "link", "Maru", "Friends: Maru Sam"),
+                el("sam", "link", "Sam", "Friends: Maru Sam"),
+                el("d", "link", "Diamond", "Best Gifts: Diamond Emerald Melon"),
+                el("e", "link", "Emerald", "Best Gifts: Diamond Emerald Melon"),
+                el("m", "link", "Melon", "Best Gifts: Diamond Emerald Melon"),
+                el(
+                    "p",
+                    "link",
+                    "Prospective Students",
+                    "Info For: Prospective Students Partners Faculty",
+                ),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let snapshot = crate::director::Snapshot {
+            observation: Some(obs.clone()),
+            ..Default::default()
+        };
+        let decide = |text: &str| {
+            crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider)
+        };
+        let clicked = |text: &str| match decide(text) {
+            crate::director::Decision::Execute(plan) => match plan.action {
+                crate::director::Action::Click { target } => Some(target),
+                _ => None,
+            },
+            _ => None,
+        };
+        assert!(matches!(
+            clicked("open her birthday").as_deref(),
+            Some("f1" | "f2")
+        ));
+        // Taken or asked about; never another.
+        match decide("the family link") {
+            crate::director::Decision::Clarify(c) => assert!(
+                matches!(&c.candidates[..], [one] if one.entity == crate::director::EntityRef::Element("pam".into())),
+                "{c:?}"
+            ),
+            other => assert_eq!(
+                clicked("the family link").as_deref(),
+                Some("pam"),
+                "{other:?}"
+            ),
+        }
+        match decide("show her friends") {
+            crate::director::Decision::Clarify(c) => {
+                let mut ids: Vec<String> = c
+                    .candidates
+                    .iter()
+                    .filter_map(|c| match &c.entity {
+                        crate::director::EntityRef::Element(id) => Some(id.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                ids.sort();
+                assert_eq!(ids, ["maru", "sam"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(clicked("info for").as_deref(), None);
+        let r = utterance::read("the last best gift");
+        assert_eq!(action_of(&r, Some(screen)), ActionKind::Click);
+        let r = utterance::read("the most expensive gift");
+        assert_eq!(action_of(&r, Some(screen)), ActionKind::Reason);
     }
 
     /// A contents list: "3.3 Neutral" is a part of "3 Gifts", so "neutral gifts" may mean it
