@@ -667,6 +667,11 @@ fn uninflected(language: &str, word: &str) -> Vec<String> {
         ],
         // Plurals and the commonest cases ("reseptit", "kaupassa", "kotiin" aside).
         "fi" => &[
+            // "-nen" nouns' plurals ("uutiset": uutinen), superlatives ("tuoreimmat": tuore,
+            // "uusimmat": uusi).
+            ("set", "nen"),
+            ("immat", ""),
+            ("immat", "i"),
             ("ssa", ""),
             ("sta", ""),
             ("lla", ""),
@@ -728,7 +733,19 @@ fn compound_parts<'w>(words: &Shelf<'w>, word: &str) -> Option<(Option<String>, 
         .char_indices()
         .skip(3)
         .filter(|(i, _)| word[*i..].chars().count() >= 4)
-        .find_map(|(i, _)| words.lookup(&word[i..]).map(|g| (i, g)))?;
+        .find_map(|(i, _)| {
+            // The last part in a form of its own ("alue|uutiset": news, from "uutinen").
+            let tail = &word[i..];
+            let language = words.0.first().map_or("", |w| w.language);
+            words
+                .lookup(tail)
+                .or_else(|| {
+                    uninflected(language, tail)
+                        .iter()
+                        .find_map(|b| words.lookup(b))
+                })
+                .map(|g| (i, g))
+        })?;
     let first = &word[..at];
     let with_e = format!("{first}e");
     let heads: Vec<&str> = [Some(first), first.strip_suffix('s'), Some(with_e.as_str())]
@@ -1354,6 +1371,9 @@ mod tests {
             ("da", "husene", "hus"),
             ("da", "bilen", "bil"),
             ("da", "store", "stor"),
+            ("fi", "uutiset", "uutinen"),
+            ("fi", "tuoreimmat", "tuore"),
+            ("fi", "uusimmat", "uusi"),
         ];
         for (language, word, base) in table {
             let got = uninflected(language, word);
@@ -1847,6 +1867,13 @@ mod tests {
             Some((None, "amount sum"))
         );
         assert_eq!(compound_parts(&shelf, "betragx"), None);
+        // A last part in an inflected form: Finnish "alue|uutiset" (region, news).
+        let mut fi = words(&["alue\tarea region", "uutinen\tnews"]);
+        fi.language = "fi";
+        assert_eq!(
+            compound_parts(&Shelf(vec![&fi]), "alueuutiset"),
+            Some((Some("area region".into()), "news"))
+        );
         assert!(Words::parse("de", "b\tx\na\ty\n".into(), Path::new("t")).is_err());
         assert!(Words::parse("de", "no tab\n".into(), Path::new("t")).is_err());
     }
