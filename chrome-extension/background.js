@@ -850,6 +850,7 @@ async function observeTab(tabId) {
     else if (e.hint && C.namesNothing(e.label)) out.description = e.hint; // an unnamed control's own words
     if (e.value !== undefined) out.value = e.value;
     if (e.options) out.options = e.options;
+    if (e.destination) out.destination = e.destination;
     out.states = e.states;
     out.frameId = a.frameId;
     out.nameSource = e.nameSource;
@@ -864,6 +865,7 @@ async function observeTab(tabId) {
     o.states = e.states;
     if (e.description) o.description = e.description;
     if (e.options) o.options = e.options;
+    if (e.destination) o.destination = e.destination;
     o.frameId = e.frameId;
     return o;
   });

@@ -618,6 +618,11 @@
       else if (C.namesNothing(label)) { const hint = hintOf(el, label); if (hint) item.hint = hint; }
       const value = valueOf(el);
       if (value !== undefined) item.value = value;
+      // Where a link goes (host and path, no query): two links of one name may go apart.
+      if ((el.tagName === 'A' || el.tagName === 'AREA') && el.hasAttribute('href')) {
+        const destination = C.destinationOf(el.href);
+        if (destination) item.destination = destination;
+      }
       if (el.tagName === 'SELECT') {
         const options = [...el.options].map((o) => C.truncate(C.normText(o.label || o.text), C.LABEL_MAX)).filter(C.hasWord);
         if (options.length) item.options = options.slice(0, C.OPTIONS_MAX);

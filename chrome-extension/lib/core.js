@@ -10,6 +10,34 @@
   /** Choices kept per closed list (a `<select>`'s options); the daemon's MAX_OPTIONS. */
   const OPTIONS_MAX = 50;
 
+  /** The longest destination sent; the daemon's MAX_DESTINATION. */
+  const DESTINATION_MAX = 200;
+
+  /** FNV-1a, 32 bits, as 8 hex digits: a query's fingerprint, not the query. */
+  function fingerprint(s) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < s.length; i++) {
+      h ^= s.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return h.toString(16).padStart(8, '0');
+  }
+
+  /**
+   * Where a link goes, as the daemon compares it: the host and path of an http(s) address,
+   * and a fingerprint of its query and fragment when it has them ("?page=2" and "?page=3" go to
+   * two places), never the query itself (it may carry a session or an access token). `href` is
+   * the link's resolved address (`a.href`); null for script links, mail and other schemes.
+   */
+  function destinationOf(href) {
+    let u;
+    try { u = new URL(String(href || '')); } catch (e) { return null; }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    const rest = u.search + (u.hash === '#' ? '' : u.hash);
+    const d = u.host + u.pathname + (rest ? ' ' + fingerprint(rest) : '');
+    return d.length > DESTINATION_MAX ? d.slice(0, DESTINATION_MAX) : d;
+  }
+
   /** Collapse whitespace and trim. */
   function normText(s) {
     // Icon-font glyphs (Unicode private use areas, e.g. Font Awesome's U+F015) are pictures, not words.
@@ -623,7 +651,7 @@
   }
 
   const api = {
-    CONTEXT_MAX, LABEL_MAX, OPTIONS_MAX, WIDGET_ROLES, NAME_FROM_CONTENT, EXPECT_KEYS,
+    CONTEXT_MAX, LABEL_MAX, OPTIONS_MAX, DESTINATION_MAX, destinationOf, WIDGET_ROLES, NAME_FROM_CONTENT, EXPECT_KEYS,
     normText, truncate, labelKey, assignOrdinals, chooseLabel, roleOf, itemGroup, siblingProfile, itemGroupIn, contextText, pageText,
     defaultExpect, validateExpect, isAbsolutePath, baseName, opensFileChooser, evaluateExpect, urlMatches, backoffDelay, listTabs, isErrorPage, loadedState,
     historyPush, historyBack, keyEvent,

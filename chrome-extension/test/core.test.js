@@ -290,3 +290,19 @@ test('upload takes an absolute path and names the file by its last component', (
   assert.equal(C.isAbsolutePath('/a\0b'), false);
   assert.equal(C.baseName('/home/me/docs/cv.pdf'), 'cv.pdf');
 });
+
+test('a link\'s destination is its host and path, and its query only as a fingerprint', () => {
+  const a = C.destinationOf('https://www.instagram.com/goodnight.at/?hl=de');
+  assert.match(a, /^www\.instagram\.com\/goodnight\.at\/ [0-9a-f]{8}$/);
+  assert.ok(!a.includes('hl=de'));
+  assert.equal(C.destinationOf('https://www.instagram.com/goodnight.at/'), 'www.instagram.com/goodnight.at/');
+  // Two queries, two places; one query, one place; the secret never shows.
+  assert.notEqual(C.destinationOf('http://127.0.0.1:8080/list?page=2'), C.destinationOf('http://127.0.0.1:8080/list?page=3'));
+  assert.equal(C.destinationOf('http://127.0.0.1:8080/list?page=2'), C.destinationOf('http://127.0.0.1:8080/list?page=2'));
+  assert.ok(!C.destinationOf('https://example.org/a#access_token=secret').includes('secret'));
+  assert.equal(C.destinationOf('https://example.org/a#'), 'example.org/a');
+  assert.equal(C.destinationOf('javascript:void(0)'), null);
+  assert.equal(C.destinationOf('mailto:a@example.org'), null);
+  assert.equal(C.destinationOf(''), null);
+  assert.equal(C.destinationOf('https://example.org/' + 'x'.repeat(500)).length, C.DESTINATION_MAX);
+});

@@ -307,6 +307,11 @@ impl Structure {
         if !same_label {
             return false;
         }
+        // Where each goes, when the scan says: the same place is the same thing, whatever
+        // row it sits in; two places are two things, whatever their names.
+        if let (Some(da), Some(db)) = (&ea.destination, &eb.destination) {
+            return da == db;
+        }
         let links = ea.role == "link" && eb.role == "link";
         // A named link that is not its item's main link (a channel or a publisher under a
         // tile) goes where its name says, whichever item it sits in.
@@ -1017,5 +1022,33 @@ mod tests {
             ..Observation::default()
         };
         assert!(!Structure::of(&obs).interchangeable(&obs, 0, 1));
+        // Where each goes decides when the scan says it: two "Instagram" links in one row to
+        // two accounts are two things; two "Home" links in two rows to one page are one.
+        let to = |id: &str, label: &str, context: &str, destination: &str| Element {
+            destination: Some(destination.into()),
+            ..el(id, "link", label, context)
+        };
+        let obs = Observation {
+            elements: vec![
+                to(
+                    "i1",
+                    "Instagram",
+                    "Facebook Instagram",
+                    "www.instagram.com/goodnight.at/",
+                ),
+                to(
+                    "i2",
+                    "Instagram",
+                    "Facebook Instagram",
+                    "www.instagram.com/johanna/",
+                ),
+                to("h1", "Home", "Home News", "example.org/"),
+                to("h2", "Home", "About Home Contact", "example.org/"),
+            ],
+            ..Observation::default()
+        };
+        let s = Structure::of(&obs);
+        assert!(!s.interchangeable(&obs, 0, 1));
+        assert!(s.interchangeable(&obs, 2, 3));
     }
 }

@@ -101,10 +101,19 @@ pub struct Element {
     /// A closed list's choices (a `<select>`'s options), as shown, at most [`MAX_OPTIONS`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
+    /// Where a link goes: its address's host and path, and a fingerprint of its query and
+    /// fragment (never the query itself), at most
+    /// [`MAX_DESTINATION`] characters. Two links of one name that go to different places are
+    /// two things ("Instagram" of the magazine and of the author).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destination: Option<String>,
 }
 
 /// Choices kept per closed list (the scan sends no more).
 pub const MAX_OPTIONS: usize = 50;
+
+/// The longest destination the scan sends, in characters.
+pub const MAX_DESTINATION: usize = 200;
 
 impl Element {
     pub fn has_state(&self, state: &str) -> bool {

@@ -193,6 +193,71 @@ fn a_link_named_only_link_is_found_by_its_image() {
     );
 }
 
+/// Where each link goes is scanned (host and path, the query only as a fingerprint): the two
+/// "Home" links go to one page, so either is followed at once; the two "Instagram" links go to
+/// two accounts, so the request is asked about, and nothing is clicked.
+#[test]
+fn links_of_one_name_are_one_thing_only_when_they_go_to_one_place() {
+    let (sites, d, _b) = setup("/scan/links.html");
+    let before = sites.gets().len();
+    let v = seen(&d, say(&d, "go to the home page"));
+    assert_eq!(status(&v), "completed", "{v:#}");
+    let gets = sites.gets()[before..].to_vec();
+    assert!(
+        gets.iter().any(|g| g == "/scan/links.html?page=home"),
+        "{gets:?}"
+    );
+    let destinations = |label: &str| -> Vec<String> {
+        elements(&v)
+            .into_iter()
+            .filter(|e| e["label"] == label)
+            .map(|e| e["destination"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let home = destinations("Home");
+    assert_eq!(home.len(), 2, "{v:#}");
+    assert_eq!(home[0], home[1]);
+    assert!(home[0].contains("/scan/links.html "), "{home:?}");
+    assert!(
+        !home[0].contains("page=home"),
+        "the query is never sent: {home:?}"
+    );
+    let instagram = destinations("Instagram");
+    assert_eq!(instagram.len(), 2, "{v:#}");
+    assert!(
+        instagram[0].starts_with("www.instagram.com/magazine/ ")
+            && instagram[1] == "www.instagram.com/jane.doe/",
+        "{instagram:?}"
+    );
+    assert_ne!(destinations("Magazine"), destinations("Imprint"));
+
+    // Back on the page, "open instagram" is a question between the two accounts.
+    let v = say(&d, "go back");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    let out = d.cli(&["say", "--json", "open instagram"]);
+    assert!(out.status.success(), "{}", crate::util::stderr(&out));
+    let mut question = Value::Null;
+    for _ in 0..200 {
+        let s: Value = serde_json::from_slice(&d.cli(&["state", "--json"]).stdout).unwrap();
+        if s["interaction"]["pending"]["type"] == "question" {
+            question = s["interaction"]["pending"].clone();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let choices = question["choices"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no question: {}", d.log()));
+    assert_eq!(choices.len(), 2, "{question:#}");
+    assert!(
+        choices
+            .iter()
+            .all(|c| c["label"].as_str().unwrap_or("").contains("Instagram")),
+        "{question:#}"
+    );
+    assert!(sites.actions().is_empty(), "nothing clicked while asking");
+}
+
 #[test]
 fn a_cross_origin_frame_is_observed_through_its_own_frame() {
     let (sites, d, _b) = setup("/scan/controls.html");
