@@ -439,11 +439,45 @@ pub fn run_case(
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        outcome: score(&case.expect, &decision),
+        outcome: score(&same_place(&case.expect, observation), &decision),
         expected: case.expect.describe(),
         decided: decision_text(&decision),
         micros,
     }
+}
+
+/// The expectation with every link that goes where an expected link goes (equal
+/// `destination`s) as a target too: following either is the same action. Only for a click.
+fn same_place(expect: &Expect, observation: &Observation) -> Expect {
+    let mut widened = expect.clone();
+    if expect.act.as_deref() != Some("click") {
+        return widened;
+    }
+    let targets = expect.targets();
+    let places: Vec<&str> = observation
+        .elements
+        .iter()
+        .filter(|e| targets.contains(&e.id))
+        .filter_map(|e| e.destination.as_deref())
+        .collect();
+    let also: Vec<String> = observation
+        .elements
+        .iter()
+        .filter(|e| !targets.contains(&e.id))
+        .filter(|e| {
+            e.destination
+                .as_deref()
+                .is_some_and(|d| places.contains(&d))
+        })
+        .map(|e| e.id.clone())
+        .collect();
+    if !also.is_empty() {
+        let mut all = widened.targets.take().unwrap_or_default();
+        all.extend(widened.target.take());
+        all.extend(also);
+        widened.targets = Some(all);
+    }
+    widened
 }
 
 /// Scores one decision against one expectation.
@@ -815,6 +849,34 @@ mod tests {
                 decision_text(&d)
             );
         }
+    }
+
+    /// Following a link that goes where the expected link goes is the same action; one that
+    /// goes elsewhere is not, whatever its name.
+    #[test]
+    fn a_link_to_the_expected_links_place_is_right() {
+        let e = expect(r#"{"act": "click", "target": "tab"}"#);
+        let link = |id: &str, destination: &str| crate::model::Element {
+            id: id.into(),
+            role: "link".into(),
+            label: "Disclaimer".into(),
+            destination: Some(destination.into()),
+            ..Default::default()
+        };
+        let observation = Observation {
+            elements: vec![
+                link("inline", "example.org/disclaimer"),
+                link("tab", "example.org/disclaimer"),
+                link("other", "example.org/terms"),
+            ],
+            ..Observation::default()
+        };
+        let widened = same_place(&e, &observation);
+        let click = |id: &str| execute(Action::Click { target: id.into() });
+        assert_eq!(score(&widened, &click("inline")), Outcome::Correct);
+        assert_eq!(score(&widened, &click("tab")), Outcome::Correct);
+        assert_eq!(score(&widened, &click("other")), Outcome::WrongTarget);
+        assert_eq!(score(&e, &click("inline")), Outcome::WrongTarget);
     }
 
     #[test]
