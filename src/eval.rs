@@ -439,7 +439,10 @@ pub fn run_case(
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        outcome: score(&same_place(&case.expect, observation), &decision),
+        outcome: match (&decision, one_place(&case.expect, observation)) {
+            (Decision::Execute(_), Some(as_click)) => score(&as_click, &decision),
+            _ => score(&same_place(&case.expect, observation), &decision),
+        },
         expected: case.expect.describe(),
         decided: decision_text(&decision),
         micros,
@@ -478,6 +481,28 @@ fn same_place(expect: &Expect, observation: &Observation) -> Expect {
         widened.targets = Some(all);
     }
     widened
+}
+
+/// A question expected between links that all go to one place ("open instagram" beside two
+/// Instagram links to one account) asks nothing worth asking: following any of them is the
+/// action, as a click on them. `None` for any other expectation.
+fn one_place(expect: &Expect, observation: &Observation) -> Option<Expect> {
+    if expect.clarify != Some(true) {
+        return None;
+    }
+    let candidates = expect.targets();
+    let places: Vec<Option<&str>> = observation
+        .elements
+        .iter()
+        .filter(|e| candidates.contains(&e.id))
+        .map(|e| e.destination.as_deref())
+        .collect();
+    let first = places.first().copied().flatten()?;
+    (places.len() == candidates.len() && places.iter().all(|p| *p == Some(first))).then(|| Expect {
+        act: Some("click".into()),
+        targets: Some(candidates),
+        ..Expect::default()
+    })
 }
 
 /// Scores one decision against one expectation.
@@ -877,6 +902,12 @@ mod tests {
         assert_eq!(score(&widened, &click("tab")), Outcome::Correct);
         assert_eq!(score(&widened, &click("other")), Outcome::WrongTarget);
         assert_eq!(score(&e, &click("inline")), Outcome::WrongTarget);
+        // A question expected between the two that go to one place: either is the action.
+        let asked = expect(r#"{"clarify": true, "candidates": ["inline", "tab"]}"#);
+        let as_click = one_place(&asked, &observation).expect("one place");
+        assert_eq!(score(&as_click, &click("tab")), Outcome::Correct);
+        let apart = expect(r#"{"clarify": true, "candidates": ["inline", "other"]}"#);
+        assert!(one_place(&apart, &observation).is_none());
     }
 
     #[test]
