@@ -59,6 +59,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 22 (docs/batch22-first-run.md): a wrong target and acted-instead cases left.
     "directory-bahamaslocal.jsonl",
     "foodportal-mindmegette.jsonl",
+    // Batch 24 (docs/batch24-first-run.md): first run, nothing changed for it yet.
+    "music-tidal.jsonl",
+    "docs-docker.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -138,6 +141,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("news-yle.jsonl", 12, 0, 0),
     ("gamewiki-stardew.jsonl", 18, 0, 0),
     ("sportsnews-footballua.jsonl", 9, 0, 0),
+    // Batch 24 (docs/batch24-first-run.md): first scored 15/2/1, 12/0/0, 18/2/0.
+    ("music-tidal.jsonl", 15, 2, 1),
+    ("traveladvice-auswaertigesamt.jsonl", 12, 0, 0),
+    ("docs-docker.jsonl", 18, 2, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
