@@ -981,6 +981,9 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         &plain
     };
     let mut scores = score_by_words(reading, screen, action);
+    if action == ActionKind::Click {
+        verb_or_object(reading, screen, &mut scores);
+    }
     // "pick check spelling from more actions": the closed list whose choice is named.
     if action == ActionKind::Click {
         for (i, s) in scores.iter_mut().enumerate() {
@@ -1151,6 +1154,62 @@ fn headed_rows(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32]) {
 
 /// The score of a headed row's one control ([`headed_rows`]).
 const HEADED_ROW: f32 = 0.6;
+
+/// "install on Ubuntu" beside an "Install" link and an "Ubuntu" link: the control that offers
+/// the verb names none of the words said after its preposition, and another control is named
+/// by exactly those words. Which is meant (the install page, or Ubuntu's page to install from) is asked;
+/// the verb alone does not decide.
+fn verb_or_object(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32]) {
+    // Only an object after a preposition ("install on", "sign up for"): a direct object
+    // ("download this paste") is what the verb's own control acts on.
+    let Verb::Specific { tokens, .. } = &reading.verb else {
+        return;
+    };
+    let last = tokens
+        .end
+        .checked_sub(1)
+        .map(|t| reading.tokens[t].norm.as_str());
+    if !matches!(last, Some("on" | "for" | "in" | "with" | "into" | "onto"))
+        || reading.head.ordinal.is_some()
+    {
+        return;
+    }
+    let said: Vec<&Token> = reading
+        .head
+        .content
+        .iter()
+        .map(|&t| &reading.tokens[t])
+        .collect();
+    if said.is_empty() {
+        return;
+    }
+    let Some(top) = (0..scores.len()).max_by(|a, b| scores[*a].total_cmp(&scores[*b])) else {
+        return;
+    };
+    let lead = scores[top];
+    let facts = &screen.structure.facts;
+    if lead <= 0.0 || said.iter().any(|q| word_match(q, &facts[top].label) >= 0.7) {
+        return;
+    }
+    let named = |i: usize| {
+        let label: Vec<&Token> = facts[i]
+            .label
+            .iter()
+            .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
+            .collect();
+        !label.is_empty()
+            && said.iter().all(|q| word_match(q, &facts[i].label) >= 0.9)
+            && label
+                .iter()
+                .all(|l| said.iter().any(|q| pair_match(q, l) >= 0.9))
+    };
+    let objects: Vec<usize> = (0..scores.len())
+        .filter(|&i| i != top && !facts[i].disabled && named(i))
+        .collect();
+    if let [object] = objects.as_slice() {
+        scores[*object] = scores[*object].max(lead);
+    }
+}
 
 /// `reading` with the kind noun `noun` read as a plain word of its phrase.
 fn without_kind<'a>(reading: &Reading<'a>, noun: RoleNoun) -> Reading<'a> {
@@ -3188,6 +3247,64 @@ mod tests {
             clicked(&rows, "click the checkbox next to team notes").as_deref(),
             Some("c2")
         );
+    }
+
+    /// "install on Ubuntu" beside an "Install" breadcrumb and an "Ubuntu" link is asked about
+    /// (the verb's control names nothing said after the preposition, the other is named by it);
+    /// "download this paste" stays with the Download button.
+    #[test]
+    fn a_verbs_control_and_the_object_after_its_preposition_are_asked_about() {
+        let obs = Observation {
+            elements: vec![
+                el(
+                    "install",
+                    "link",
+                    "Install",
+                    "Manuals Docker Engine Install",
+                ),
+                el("ubuntu", "link", "Ubuntu", "CentOS Debian Ubuntu"),
+                el("debian", "link", "Debian", "CentOS Debian Ubuntu"),
+                el("paste", "link", "paste", "Pastebin paste API tools"),
+                el("download", "button", "download", "raw download clone"),
+            ],
+            ..Observation::default()
+        };
+        let snapshot = crate::director::Snapshot {
+            observation: Some(obs),
+            ..Default::default()
+        };
+        let decide = |text: &str| {
+            crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider)
+        };
+        match decide("install on Ubuntu") {
+            crate::director::Decision::Clarify(c) => {
+                let ids: Vec<String> = c
+                    .candidates
+                    .iter()
+                    .filter_map(|c| match &c.entity {
+                        crate::director::EntityRef::Element(id) => Some(id.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                let mut top_two = ids[..2].to_vec();
+                top_two.sort();
+                assert_eq!(top_two, ["install", "ubuntu"], "{ids:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A direct object is what the verb's control acts on: never the paste's own link.
+        let d = decide("download this paste");
+        let offered = match &d {
+            crate::director::Decision::Clarify(c) => c
+                .candidates
+                .iter()
+                .any(|c| c.entity == crate::director::EntityRef::Element("paste".into())),
+            crate::director::Decision::Execute(p) => {
+                matches!(&p.action, crate::director::Action::Click { target } if target == "paste")
+            }
+            crate::director::Decision::Reject(_) => false,
+        };
+        assert!(!offered, "{d:?}");
     }
 
     /// An infobox: a row's heading names its controls when no label says the words ("her
