@@ -110,14 +110,34 @@ pub fn tokens(source: &str) -> Vec<Token> {
             if start.is_none() {
                 start = Some(i);
             }
-        } else if let Some(s) = start.take() {
+            continue;
+        }
+        if let Some(s) = start.take() {
             out.push(make(source, s, i));
+        }
+        // A sign said as a word ("MOTOMAMI +" is "motomami plus", "Google+").
+        if let Some(word) = said_as(c) {
+            out.push(Token {
+                start: i,
+                end: i + c.len_utf8(),
+                stem: stem(word),
+                norm: word.to_string(),
+            });
         }
     }
     if let Some(s) = start {
         out.push(make(source, s, source.len()));
     }
     out
+}
+
+/// The word a sign is read aloud as, for the signs a label uses as a word ("&" is not one: read
+/// as "and" it would count as an English small word on any page, "V&H Support").
+fn said_as(c: char) -> Option<&'static str> {
+    match c {
+        '+' => Some("plus"),
+        _ => None,
+    }
 }
 
 fn make(source: &str, start: usize, end: usize) -> Token {
@@ -408,6 +428,17 @@ mod tests {
         let t = tokens(source);
         let words: Vec<&str> = t.iter().map(|t| &source[t.start..t.end]).collect();
         assert_eq!(words, ["type", "pyproject", "toml", "in", "the", "box"]);
+    }
+
+    /// A "+" is the word "plus" ("MOTOMAMI +" is said "motomami plus"), spanning the sign.
+    #[test]
+    fn a_plus_sign_is_the_word_plus() {
+        let norms = |s: &str| tokens(s).into_iter().map(|t| t.norm).collect::<Vec<_>>();
+        assert_eq!(norms("MOTOMAMI +"), ["motomami", "plus"]);
+        assert_eq!(norms("Google+"), ["google", "plus"]);
+        assert_eq!(norms("V&H Support"), ["v", "h", "support"]);
+        let t = tokens("Disney+ app");
+        assert_eq!((t[1].start, t[1].end), (6, 7));
     }
 
     #[test]
