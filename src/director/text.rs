@@ -115,8 +115,9 @@ pub fn tokens(source: &str) -> Vec<Token> {
         if let Some(s) = start.take() {
             out.push(make(source, s, i));
         }
-        // A sign said as a word ("MOTOMAMI +" is "motomami plus", "Google+").
-        if let Some(word) = said_as(c) {
+        // A sign said as a word after another ("MOTOMAMI +" is "motomami plus", "Google+");
+        // one that leads is a bullet ("+ git lfs", a commit's "added").
+        if let Some(word) = said_as(c).filter(|_| !out.is_empty()) {
             out.push(Token {
                 start: i,
                 end: i + c.len_utf8(),
@@ -437,6 +438,7 @@ mod tests {
         assert_eq!(norms("MOTOMAMI +"), ["motomami", "plus"]);
         assert_eq!(norms("Google+"), ["google", "plus"]);
         assert_eq!(norms("V&H Support"), ["v", "h", "support"]);
+        assert_eq!(norms("+ git lfs"), ["git", "lfs"]);
         let t = tokens("Disney+ app");
         assert_eq!((t[1].start, t[1].end), (6, 7));
     }
