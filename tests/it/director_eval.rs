@@ -36,7 +36,6 @@ const OWN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/grounding
 /// What each still gets wrong is listed in docs/GROUNDING.md.
 const FIRST_RUN_PENDING: &[&str] = &[
     "shop-ebrosia.jsonl",
-    "search-google.jsonl",
     "form-verivox.jsonl",
     // Batch 11 (docs/batch11-first-run.md): a wrong target and an acted-instead case left.
     "dictionary-wordsmith.jsonl",
@@ -83,7 +82,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("travel-travanto.jsonl", 15, 0, 0),
     ("fr-ledevoir.jsonl", 21, 0, 0),
     // Batch 9 (docs/batch9-first-run.md): first scored 10/1/0, 8/5/0, 8/0/0.
-    ("search-google.jsonl", 13, 0, 1),
+    ("search-google.jsonl", 14, 0, 0),
     ("forge-github.jsonl", 12, 0, 0),
     ("form-verivox.jsonl", 13, 0, 1),
     // Batch 10 (docs/batch10-first-run.md): first scored 20/2/1, 18/0/0, 18/1/0.
@@ -104,10 +103,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("newsletter-aktualne.jsonl", 18, 0, 0),
     // Batch 14 (docs/batch14-first-run.md): first scored 17/1/0, 12/0/1, 12/3/1.
     ("reviews-trustpilot.jsonl", 18, 1, 0),
-    ("gov-parcoabruzzo.jsonl", 15, 0, 1),
+    ("gov-parcoabruzzo.jsonl", 16, 0, 1),
     ("standards-ietf.jsonl", 17, 1, 0),
     // Batch 15 (docs/batch15-first-run.md): first scored 16/1/1, 7/0/0 (9 with the Japanese glossary).
-    ("events-goodnight.jsonl", 19, 1, 1),
+    ("events-goodnight.jsonl", 20, 1, 0),
     ("story-hukumusume.jsonl", 12, 0, 0),
     // Batch 16 (docs/batch16-first-run.md): first scored 5/1/0, 18/0/1, 11/1/0.
     ("ebook-bookwalker.jsonl", 8, 0, 0),
@@ -119,7 +118,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("petition-mesopinions.jsonl", 17, 0, 0),
     // Batch 18 (docs/batch18-first-run.md): first scored 24/2/1, 19/2/4, 12/0/0.
     ("guide-fifplay.jsonl", 25, 1, 1),
-    ("address-whitehouse.jsonl", 24, 0, 1),
+    ("address-whitehouse.jsonl", 25, 0, 1),
     ("magazine-vegolosi.jsonl", 14, 0, 0),
     // Batch 19 (docs/batch19-first-run.md): first scored 16/1/0, 17/0/0, 14/1/0.
     ("wiki-pythonwiki.jsonl", 19, 0, 0),
@@ -142,9 +141,9 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("gamewiki-stardew.jsonl", 18, 0, 0),
     ("sportsnews-footballua.jsonl", 9, 0, 0),
     // Batch 24 (docs/batch24-first-run.md): first scored 15/2/1, 12/0/0, 18/2/0.
-    ("music-tidal.jsonl", 15, 2, 1),
+    ("music-tidal.jsonl", 16, 1, 1),
     ("traveladvice-auswaertigesamt.jsonl", 12, 0, 0),
-    ("docs-docker.jsonl", 18, 2, 0),
+    ("docs-docker.jsonl", 18, 1, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
