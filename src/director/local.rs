@@ -10,7 +10,7 @@
 
 use crate::director::lexicon;
 use crate::director::lexicon::RoleNoun;
-use crate::director::observation::{RoleClass, Structure};
+use crate::director::observation::{self, RoleClass, Structure};
 use crate::director::text::{self, Token};
 use crate::director::utterance::{self, Cue, Kind, Ordinal, Reading, Verb};
 
@@ -1111,19 +1111,7 @@ fn headed_rows(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32]) {
         return;
     }
     let rest = elements[first].context.split_once(':').map_or("", |r| r.1);
-    let mut words: Vec<Token> = Vec::new();
-    let mut depth = 0usize;
-    for part in rest.split_inclusive(['(', ')']) {
-        let (inside, close) = (depth > 0, part.ends_with(')'));
-        if !inside {
-            words.extend(text::tokens(part.trim_end_matches(['(', ')'])));
-        }
-        if part.ends_with('(') {
-            depth += 1;
-        } else if close {
-            depth = depth.saturating_sub(1);
-        }
-    }
+    let words = text::tokens(&outside_brackets(rest));
     let named: Vec<Token> = row
         .iter()
         .flat_map(|&i| text::tokens(&elements[i].label))
@@ -1150,6 +1138,24 @@ fn headed_rows(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32]) {
     for &i in &row {
         scores[i] = scores[i].max(if one { HEADED_ROW } else { several });
     }
+}
+
+/// `text` without what it says in brackets ("Pam (Mother)" → "Pam ").
+fn outside_brackets(text: &str) -> String {
+    let mut depth = 0usize;
+    text.chars()
+        .filter(|&c| match c {
+            '(' => {
+                depth += 1;
+                false
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                false
+            }
+            _ => depth == 0,
+        })
+        .collect()
 }
 
 /// The score of a headed row's one control ([`headed_rows`]).
@@ -1915,9 +1921,9 @@ fn score_element<'s>(
     let noun_named_elsewhere = !possessive
         && noun_k.is_some_and(|k| {
             !head[k].is_number()
-                && scene.head_named[k]
-                    .iter()
-                    .any(|&j| j != i && !section_under(&labels[i].label, &labels[j].label))
+                && scene.head_named[k].iter().any(|&j| {
+                    j != i && !observation::section_under(&labels[i].label, &labels[j].label)
+                })
         });
     let noun_missed = noun_missed && (!said_in_full || noun_named_elsewhere) && noun_k.is_some();
     if (!head_hit || noun_missed) && !specific {
@@ -2386,24 +2392,6 @@ struct Tally<'s> {
     qual_best: Vec<f32>,
     context_memo: Vec<ContextMemo<'s>>,
     label_memo: std::collections::HashMap<&'s str, LabelMemo>,
-}
-
-/// Whether the label's section number ("3.3 Neutral") is under the other's ("3 Gifts").
-fn section_under(child: &str, parent: &str) -> bool {
-    let number = |label: &str| {
-        label
-            .split_whitespace()
-            .next()
-            .filter(|w| {
-                w.starts_with(|c: char| c.is_ascii_digit())
-                    && w.chars().all(|c| c.is_ascii_digit() || c == '.')
-            })
-            .map(|w| w.trim_end_matches('.').to_string())
-    };
-    match (number(child), number(parent)) {
-        (Some(c), Some(p)) => c.starts_with(&format!("{p}.")),
-        _ => false,
-    }
 }
 
 /// Words that fit nothing on screen weaken every element: a modifier of the head ("my music
@@ -3357,9 +3345,9 @@ mod tests {
             clicked(&obs, "the heart events section").as_deref(),
             Some("h")
         );
-        assert!(section_under("3.3 Neutral", "3 Gifts"));
-        assert!(!section_under("4.1 Two Hearts", "3 Gifts"));
-        assert!(!section_under("Neutral", "Gifts"));
+        assert!(observation::section_under("3.3 Neutral", "3 Gifts"));
+        assert!(!observation::section_under("4.1 Two Hearts", "3 Gifts"));
+        assert!(!observation::section_under("Neutral", "Gifts"));
     }
 
     /// The head noun is the last word: a control named by a word before it ("Game" in "the

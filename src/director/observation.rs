@@ -598,13 +598,9 @@ fn primary_links(elements: &[Element], numbers: &[Option<u32>]) -> Vec<usize> {
 /// History" in "1 History 1.1 Eich ..." is; "17 comments" is a count.
 fn split_section_number<'a>(label: &'a str, context: &str) -> (bool, &'a str) {
     let trimmed = label.trim_start();
-    let prefix: String = trimmed
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.')
-        .collect();
+    let prefix = number_prefix(trimmed);
     let rest = &trimmed[prefix.len()..];
     let numbered = !prefix.is_empty()
-        && prefix.chars().next().is_some_and(|c| c.is_ascii_digit())
         && rest.starts_with(' ')
         && rest
             .trim()
@@ -616,6 +612,30 @@ fn split_section_number<'a>(label: &'a str, context: &str) -> (bool, &'a str) {
         (true, rest.trim_start())
     } else {
         (false, label)
+    }
+}
+
+/// The digits and dots a label starts with ("3.5" of "3.5 SeaMonkey"), when it starts with a
+/// digit; empty otherwise.
+fn number_prefix(label: &str) -> &str {
+    if !label.starts_with(|c: char| c.is_ascii_digit()) {
+        return "";
+    }
+    let end = label
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(label.len());
+    &label[..end]
+}
+
+/// Whether a label's section number ("3.3 Neutral") is under another's ("3 Gifts").
+pub fn section_under(child: &str, parent: &str) -> bool {
+    fn number(label: &str) -> Option<&str> {
+        let n = number_prefix(label.trim_start()).trim_end_matches('.');
+        (!n.is_empty()).then_some(n)
+    }
+    match (number(child), number(parent)) {
+        (Some(c), Some(p)) => c.strip_prefix(p).is_some_and(|r| r.starts_with('.')),
+        _ => false,
     }
 }
 
