@@ -449,29 +449,29 @@ pub fn run_case(
     }
 }
 
-/// The expectation with every link that goes where an expected link goes (equal
-/// `destination`s) as a target too: following either is the same action. Only for a click.
+/// The observed elements an expectation names.
+fn expected<'o>(ids: &[String], observation: &'o Observation) -> Vec<&'o director::Element> {
+    observation
+        .elements
+        .iter()
+        .filter(|e| ids.contains(&e.id))
+        .collect()
+}
+
+/// The expectation with every link that goes where an expected link goes
+/// ([`director::Element::same_place`]) as a target too: following either is the same action.
+/// Only for a click.
 fn same_place(expect: &Expect, observation: &Observation) -> Expect {
     let mut widened = expect.clone();
     if expect.act.as_deref() != Some("click") {
         return widened;
     }
     let targets = expect.targets();
-    let places: Vec<&str> = observation
-        .elements
-        .iter()
-        .filter(|e| targets.contains(&e.id))
-        .filter_map(|e| e.destination.as_deref())
-        .collect();
+    let named = expected(&targets, observation);
     let also: Vec<String> = observation
         .elements
         .iter()
-        .filter(|e| !targets.contains(&e.id))
-        .filter(|e| {
-            e.destination
-                .as_deref()
-                .is_some_and(|d| places.contains(&d))
-        })
+        .filter(|e| !targets.contains(&e.id) && named.iter().any(|t| t.same_place(e)))
         .map(|e| e.id.clone())
         .collect();
     if !also.is_empty() {
@@ -491,14 +491,9 @@ fn one_place(expect: &Expect, observation: &Observation) -> Option<Expect> {
         return None;
     }
     let candidates = expect.targets();
-    let places: Vec<Option<&str>> = observation
-        .elements
-        .iter()
-        .filter(|e| candidates.contains(&e.id))
-        .map(|e| e.destination.as_deref())
-        .collect();
-    let first = places.first().copied().flatten()?;
-    (places.len() == candidates.len() && places.iter().all(|p| *p == Some(first))).then(|| Expect {
+    let named = expected(&candidates, observation);
+    let first = named.first()?;
+    (named.len() == candidates.len() && named.iter().all(|e| first.same_place(e))).then(|| Expect {
         act: Some("click".into()),
         targets: Some(candidates),
         ..Expect::default()

@@ -309,8 +309,8 @@ impl Structure {
         }
         // Where each goes, when the scan says: the same place is the same thing, whatever
         // row it sits in; two places are two things, whatever their names.
-        if let (Some(da), Some(db)) = (&ea.destination, &eb.destination) {
-            return da == db;
+        if ea.destination.is_some() && eb.destination.is_some() {
+            return ea.same_place(eb);
         }
         let links = ea.role == "link" && eb.role == "link";
         // A named link that is not its item's main link (a channel or a publisher under a

@@ -116,6 +116,11 @@ pub const MAX_OPTIONS: usize = 50;
 pub const MAX_DESTINATION: usize = 200;
 
 impl Element {
+    /// Whether both are links the scan says go to one place (equal `destination`s).
+    pub fn same_place(&self, other: &Element) -> bool {
+        matches!((&self.destination, &other.destination), (Some(a), Some(b)) if a == b)
+    }
+
     pub fn has_state(&self, state: &str) -> bool {
         self.states.iter().any(|s| s == state)
     }
