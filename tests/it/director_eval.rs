@@ -61,6 +61,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 24 (docs/batch24-first-run.md): first run, nothing changed for it yet.
     "music-tidal.jsonl",
     "docs-docker.jsonl",
+    // Batch 25 (docs/batch25-first-run.md): first run, nothing changed for it.
+    "creditcards-thepointsguy.jsonl",
+    "permits-hejfish.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -144,6 +147,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("music-tidal.jsonl", 16, 1, 1),
     ("traveladvice-auswaertigesamt.jsonl", 12, 0, 0),
     ("docs-docker.jsonl", 18, 1, 0),
+    // Batch 25 (docs/batch25-first-run.md): first scored 12/2/0, 11/0/1, 15/0/0.
+    ("creditcards-thepointsguy.jsonl", 12, 2, 0),
+    ("permits-hejfish.jsonl", 11, 0, 1),
+    ("club-rnloewen.jsonl", 15, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
