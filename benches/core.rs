@@ -78,6 +78,7 @@ fn acceptance() {
             node: "bench",
             current: None,
             operation_status: None,
+            newest: None,
             now,
             new_interaction_id: Uuid::new_v4(),
             new_operation_id: Uuid::new_v4(),

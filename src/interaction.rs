@@ -78,6 +78,11 @@ pub enum Refusal {
     IllegalRelation { relation: Relation, reason: String },
     #[error("invalid answer: {reason}")]
     InvalidAnswer { reason: String },
+    #[error("superseded: you answered an earlier request ({named}); a newer one ({newest}) is current, and nothing was changed")]
+    Superseded {
+        named: InteractionId,
+        newest: InteractionId,
+    },
 }
 
 /// The table: which relation is legal in which phase. `Err` carries the reason a person reads.
@@ -285,6 +290,9 @@ pub struct Context<'a> {
     pub node: &'a str,
     pub current: Option<&'a Interaction>,
     pub operation_status: Option<OperationStatus>,
+    /// The node's newest interaction, when the input named an older one (`current`): the
+    /// client's view is stale, so only a new request may follow from it.
+    pub newest: Option<InteractionId>,
     pub now: Millis,
     /// Ids the caller generated for anything this change may create.
     pub new_interaction_id: InteractionId,
@@ -319,6 +327,16 @@ pub fn dispose(cx: &Context<'_>, input: &Input, proposal: &Proposal) -> Result<C
         Phase::Asking | Phase::Approving => Relation::Answer,
         _ => Relation::NewRequest,
     });
+    // An answer, a correction or a cancel read against a request that is no longer the newest
+    // would act on what the person no longer sees as current: the stale view loses, visibly.
+    if let (Some(named), Some(newest)) = (cx.current, cx.newest) {
+        if relation != Relation::NewRequest && named.id != newest {
+            return Err(Refusal::Superseded {
+                named: named.id,
+                newest,
+            });
+        }
+    }
     legal(phase, relation).map_err(|reason| Refusal::IllegalRelation {
         relation,
         reason: reason.to_string(),
@@ -864,6 +882,7 @@ mod tests {
             node: NODE,
             current,
             operation_status: status,
+            newest: None,
             now: NOW,
             new_interaction_id: Uuid::from_u128(1),
             new_operation_id: Uuid::from_u128(2),
@@ -1121,6 +1140,53 @@ mod tests {
                 current: 1
             }
         );
+    }
+
+    #[test]
+    fn an_input_naming_an_older_interaction_only_starts_a_new_request() {
+        // The client had not yet seen the newer request: its correction, answer or cancel of the
+        // older one loses and changes nothing; a new request from it runs as ever.
+        let newest = Uuid::from_u128(99);
+        for (phase, rel, value) in [
+            (Phase::Finished, Relation::Correction, Some("blues")),
+            (Phase::Running, Relation::Correction, Some("blues")),
+            (Phase::Running, Relation::Cancel, None),
+            (Phase::Asking, Relation::Answer, Some("Pune")),
+        ] {
+            let (current, status) = in_phase(phase);
+            let mut stale = cx(current.as_ref(), status);
+            stale.newest = Some(newest);
+            let named = current.as_ref().unwrap().id;
+            assert_eq!(
+                dispose(
+                    &stale,
+                    &input("no, I meant blues"),
+                    &relation(rel, value, None)
+                ),
+                Err(Refusal::Superseded { named, newest }),
+                "{phase:?} {rel:?}"
+            );
+            // The same input against the newest interaction is read as ever.
+            let fresh = cx(current.as_ref(), status);
+            assert!(
+                dispose(
+                    &fresh,
+                    &input("no, I meant blues"),
+                    &relation(rel, value, None)
+                )
+                .is_ok(),
+                "{phase:?} {rel:?}"
+            );
+        }
+        let (current, status) = in_phase(Phase::Finished);
+        let mut stale = cx(current.as_ref(), status);
+        stale.newest = Some(newest);
+        let change = dispose(
+            &stale,
+            &input("weather in Pune"),
+            &weather(&[("place", "Pune")]),
+        );
+        assert!(change.unwrap().start.is_some());
     }
 
     #[test]

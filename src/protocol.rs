@@ -440,6 +440,7 @@ error_codes! {
     RevisionConflict = "revision_conflict",
     IllegalRelation = "illegal_relation",
     InvalidAnswer = "invalid_answer",
+    Superseded = "superseded",
     IdempotencyMismatch = "idempotency_mismatch",
     UnknownInteraction = "unknown_interaction",
     UnknownOperation = "unknown_operation",
@@ -523,6 +524,7 @@ impl From<Refusal> for ApiError {
             Refusal::RevisionConflict { .. } => ErrorCode::RevisionConflict,
             Refusal::IllegalRelation { .. } => ErrorCode::IllegalRelation,
             Refusal::InvalidAnswer { .. } => ErrorCode::InvalidAnswer,
+            Refusal::Superseded { .. } => ErrorCode::Superseded,
         };
         ApiError {
             code,

@@ -509,6 +509,7 @@ pub enum Landing {
     Exact,
     /// The same site, another page (the site redirected, e.g. to an article).
     SameSite,
+    /// Another site, or a page that contradicts a parameter that was sent.
     Elsewhere,
 }
 
@@ -524,6 +525,21 @@ pub fn landing(expected: &str, actual: &str) -> Landing {
     let path = |u: &Url| u.path().trim_end_matches('/').to_string();
     let pairs: Vec<(String, String)> = a.query_pairs().into_owned().collect();
     let same_query = e.query_pairs().into_owned().all(|p| pairs.contains(&p));
+    // A parameter sent that comes back with another value is another page (a search for "jazz"
+    // showing the results for "blues"), whatever the path; case and spacing are the site's.
+    let loose = |v: &str| {
+        v.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let contradicted = e.query_pairs().any(|(k, v)| {
+        let theirs: Vec<&(String, String)> = pairs.iter().filter(|(ak, _)| *ak == k).collect();
+        !theirs.is_empty() && theirs.iter().all(|(_, av)| loose(av) != loose(&v))
+    });
+    if contradicted {
+        return Landing::Elsewhere;
+    }
     if path(&e) == path(&a) && same_query {
         Landing::Exact
     } else {
@@ -927,6 +943,10 @@ mod tests {
             ("https://www.youtube.com/watch?v=1", Landing::SameSite),
             (
                 "https://www.youtube.com/results?search_query=other",
+                Landing::Elsewhere,
+            ),
+            (
+                "https://www.youtube.com/results?search_query=Lo-Fi++Beats",
                 Landing::SameSite,
             ),
             (
@@ -975,6 +995,11 @@ mod tests {
         assert!(matches!(
             opened(sent, true, &page("https://consent.youtube.com/", true)),
             Verdict::Failed(r) if r.contains("instead of")
+        ));
+        // Another search in the tab (another request navigated it meanwhile) is not this one.
+        assert!(matches!(
+            opened(sent, true, &page("https://www.youtube.com/results?search_query=blues", true)),
+            Verdict::Failed(r) if r.contains("search_query=blues instead of")
         ));
         let error = Page {
             error_page: true,

@@ -811,6 +811,7 @@ fn take_input(
         reply.replayed = true;
         return Ok((reply, None, None, None));
     }
+    let newest = store.current_interaction()?;
     let current = match input.interaction {
         Some(id) => Some(store.interaction(id)?.ok_or_else(|| {
             ApiError::new(
@@ -818,8 +819,11 @@ fn take_input(
                 format!("no interaction with id {id}"),
             )
         })?),
-        None => store.current_interaction()?,
+        None => newest.clone(),
     };
+    let newest = newest
+        .map(|i| i.id)
+        .filter(|id| current.as_ref().is_some_and(|c| c.id != *id));
     let operation_status = match current.as_ref().and_then(|i| i.operation) {
         Some(id) => store.operation(id)?.map(|o| o.status),
         None => None,
@@ -874,6 +878,7 @@ fn take_input(
         node,
         current: current.as_ref(),
         operation_status,
+        newest,
         now,
         new_interaction_id: Uuid::new_v4(),
         new_operation_id: Uuid::new_v4(),

@@ -151,6 +151,58 @@ fn correction_during_a_running_operation_replaces_it() {
     });
 }
 
+/// A client that has not yet seen the newer request (the phone's notification is late) corrects
+/// the older one: the correction loses with `superseded`, nothing starts and nothing is stopped;
+/// the same words against the newest request correct it.
+#[test]
+fn a_correction_naming_an_older_request_loses_and_the_newer_one_runs_on() {
+    let weather = WeatherServer::start();
+    weather
+        .behaviour
+        .forecast_delay_ms
+        .store(1_500, Ordering::SeqCst);
+    let d = Daemon::start(&weather.config());
+    rt().block_on(async {
+        let mut c = d.client().await;
+        let old = submit(&mut c, input("weather in Pune")).await.unwrap();
+        let newer = submit(&mut c, input("weather in Ahmedabad")).await.unwrap();
+        assert_ne!(old.interaction.id, newer.interaction.id);
+        let newer_op = newer.operation.unwrap().id;
+        let before = d.state().await;
+        let stale = Input {
+            interaction: Some(old.interaction.id),
+            expected_revision: None,
+            heard: Vec::new(),
+            ..input("no, I meant Mumbai")
+        };
+        match submit(&mut c, stale).await {
+            Err(circe::client::ClientError::Api(e)) => {
+                assert_eq!(e.code.as_str(), "superseded", "{e:?}");
+                assert!(e.message.contains("nothing was changed"), "{e:?}");
+            }
+            other => panic!("the stale correction must lose: {other:?}"),
+        }
+        let after = d.state().await;
+        assert_eq!(
+            after.operations.len(),
+            before.operations.len(),
+            "nothing started"
+        );
+        let running = after.operations.iter().find(|o| o.id == newer_op).unwrap();
+        assert!(running.stop.is_none(), "nothing stopped: {running:?}");
+        // Read against the newest, the same words correct it.
+        let fresh = Input {
+            interaction: Some(newer.interaction.id),
+            expected_revision: None,
+            heard: Vec::new(),
+            ..input("no, I meant Mumbai")
+        };
+        let corrected = submit(&mut c, fresh).await.unwrap();
+        assert_eq!(corrected.relation, Relation::Correction);
+        assert_eq!(corrected.interaction.id, newer.interaction.id);
+    });
+}
+
 #[test]
 fn two_clients_answer_one_question_exactly_one_wins() {
     let weather = WeatherServer::start();

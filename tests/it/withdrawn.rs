@@ -224,6 +224,7 @@ fn a_store_left_with_a_waiting_operation_behind_a_closed_interaction_is_repaired
             node: &current.owner,
             current: Some(&current),
             operation_status: Some(OperationStatus::NeedsInput),
+            newest: None,
             now,
             new_interaction_id: uuid::Uuid::new_v4(),
             new_operation_id: uuid::Uuid::new_v4(),

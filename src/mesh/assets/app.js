@@ -191,8 +191,10 @@ function request(body, done) {
 }
 
 function onError(e) {
-  if (e.code === "revision_conflict") {
-    showBanner("Another device answered first; this is the current state.");
+  if (e.code === "revision_conflict" || e.code === "superseded") {
+    showBanner(e.code === "superseded"
+      ? "A newer request is current; nothing was changed. Here it is; say it again if you meant it."
+      : "Another device answered first; this is the current state.");
     request({ verb: "state", operations: 0 }, (r) => { if (r.ok) { state = r.ok; render(); } });
   } else {
     showBanner(e.message);
