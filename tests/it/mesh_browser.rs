@@ -171,6 +171,15 @@ impl Phone {
         }
     }
 
+    /// Wait until the page shows interaction `id` as the current one (a person corrects what
+    /// the phone shows; an input naming an older interaction loses as superseded).
+    pub fn wait_shown(&mut self, id: uuid::Uuid, secs: u64) {
+        self.wait(
+            &format!("state && state.interaction && state.interaction.id === '{id}'"),
+            secs,
+        );
+    }
+
     pub fn goto(&mut self, url: &str) {
         self.call("Page.navigate", serde_json::json!({"url": url}));
     }

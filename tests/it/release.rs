@@ -371,6 +371,7 @@ fn the_desktop_task_stops_corrects_and_survives_reconnects() {
     let before = known(&d);
     phone.say(TASK);
     let first = wait_new(&d, &before, "the task running", 60, running);
+    phone.wait_shown(first.interaction, 20);
     phone.say("no, I meant Project notes");
     file_manager(&desktop, libc::SIGCONT);
     let stale = wait_new(&d, &before, "the correction stops it", 60, |o| {

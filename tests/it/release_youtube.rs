@@ -258,13 +258,7 @@ fn the_youtube_task_stops_corrects_and_survives_reconnects() {
     let jazz = wait_new(&g.d, &before, "the jazz search running", 20, running);
     // A person corrects what the phone shows: the new request, not the stopped one before it
     // (a correction naming the older request would lose as superseded).
-    g.phone.wait(
-        &format!(
-            "state && state.interaction && state.interaction.id === '{}'",
-            jazz.interaction
-        ),
-        20,
-    );
+    g.phone.wait_shown(jazz.interaction, 20);
     // The results page stays slow until the correction is said: "running" may be seen before
     // the search asked for its page, and a loaded machine must not let it finish first.
     g.phone.say("no, I meant blues");
