@@ -50,7 +50,30 @@ pub const LANGUAGES: &[(&str, &str)] = &[
     ("fi", "fin"),
     ("hu", "hun"),
     ("tr", "tur"),
+    // Russian has no Russian-English dictionary among the packages: Mueller's English-Russian
+    // one (package mueller7-dict, 7th edition, about 46,000 headwords) is read backwards.
+    ("ru", "rus"),
 ];
+
+/// Dictionaries published under another name than FreeDict's: (FreeDict name, file stem in
+/// the dictd directory, Debian package).
+const OTHER_DICTIONARIES: &[(&str, &str, &str)] = &[("eng-rus", "mueller7", "mueller7-dict")];
+
+/// The file stem of the dictd dictionary `name` ("deu-eng") in `from`: the one published under
+/// another name when it is there (Mueller's 46,000 headwords over FreeDict's 1,700), else
+/// FreeDict's.
+fn dictd_stem(from: &Path, name: &str) -> Option<String> {
+    OTHER_DICTIONARIES
+        .iter()
+        .find(|(n, stem, _)| *n == name && from.join(format!("{stem}.index")).exists())
+        .map(|(_, stem, _)| stem.to_string())
+        .or_else(|| {
+            let freedict = format!("freedict-{name}");
+            from.join(format!("{freedict}.index"))
+                .exists()
+                .then_some(freedict)
+        })
+}
 
 /// Languages whose written words mostly are another's too: a word the one's dictionary lacks is
 /// looked up in the other's (Norwegian Bokmål and Danish; a screen with only the small words
@@ -74,7 +97,7 @@ impl<'w> Shelf<'w> {
 }
 
 /// Directions FreeDict does not publish (a language's other direction is read backwards).
-const UNPUBLISHED: &[&str] = &["nor-eng"];
+const UNPUBLISHED: &[&str] = &["nor-eng", "rus-eng"];
 
 /// The Debian packages the glossary is built from, both directions of every language
 /// (`dict-freedict-deu-eng dict-freedict-eng-deu …`), for the messages that say what to install.
@@ -83,7 +106,12 @@ pub fn packages() -> String {
         .iter()
         .flat_map(|(_, f)| [format!("{f}-eng"), format!("eng-{f}")])
         .filter(|d| !UNPUBLISHED.contains(&d.as_str()))
-        .map(|d| format!("dict-freedict-{d}"))
+        .map(
+            |d| match OTHER_DICTIONARIES.iter().find(|(n, _, _)| *n == d) {
+                Some((_, _, package)) => package.to_string(),
+                None => format!("dict-freedict-{d}"),
+            },
+        )
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -233,7 +261,7 @@ impl Glossary {
             .filter(|(_, f)| {
                 [format!("{f}-eng"), format!("eng-{f}")]
                     .iter()
-                    .any(|d| from.join(format!("freedict-{d}.index")).exists())
+                    .any(|d| dictd_stem(from, d).is_some())
             })
             .map(|(code, _)| *code)
             .collect()
@@ -698,6 +726,57 @@ fn uninflected(language: &str, word: &str) -> Vec<String> {
             ("i", ""),
             ("u", ""),
         ],
+        // Russian: nouns' plural and case endings to the nominative singular ("новости":
+        // новость, "турниры", "фотогалереи", "букмекеров", "календаря"), adjectives' to their
+        // masculine ("главная": главный, "мировые", "нового").
+        "ru" => &[
+            ("ого", "ый"),
+            ("ий", "ия"),
+            ("его", "ий"),
+            ("ами", ""),
+            ("ями", "я"),
+            ("ями", "ь"),
+            ("ая", "ый"),
+            ("яя", "ий"),
+            ("ое", "ый"),
+            ("ее", "ий"),
+            ("ые", "ый"),
+            ("ие", "ий"),
+            ("ой", "ый"),
+            ("ую", "ый"),
+            ("ых", "ый"),
+            ("их", "ий"),
+            ("ым", "ый"),
+            ("им", "ий"),
+            ("ов", ""),
+            ("ев", ""),
+            ("ей", "ь"),
+            ("ей", ""),
+            ("ам", ""),
+            ("ям", "я"),
+            ("ах", ""),
+            ("ях", "я"),
+            ("ом", ""),
+            ("ем", ""),
+            ("ой", "а"),
+            ("ы", ""),
+            ("ы", "а"),
+            ("и", ""),
+            ("и", "ь"),
+            ("и", "я"),
+            ("и", "а"),
+            ("а", ""),
+            ("а", "о"),
+            ("я", "ь"),
+            ("я", "е"),
+            ("я", "й"),
+            ("у", ""),
+            ("у", "а"),
+            ("ю", "я"),
+            ("ю", "ь"),
+            ("е", ""),
+            ("е", "а"),
+        ],
         _ => &[],
     };
     let mut out: Vec<String> = Vec::new();
@@ -717,7 +796,7 @@ fn uninflected(language: &str, word: &str) -> Vec<String> {
 /// by its last part (German "Nettokreditbetrag", Swedish "kundtjänst"); not Polish and Czech,
 /// where a long word's tail is mostly a prefixed verb's or noun's own ("udostępnij").
 fn compounds(language: &str) -> bool {
-    !matches!(language, "pl" | "cs")
+    !matches!(language, "pl" | "cs" | "ru")
 }
 
 /// A compound of eight letters or more read as its parts: the glosses of its longest known last
@@ -782,9 +861,12 @@ pub fn install(from: &Path, to: &Path) -> Result<Vec<Installed>, GlossaryError> 
     let mut done = Vec::new();
     for (code, freedict) in LANGUAGES {
         let read = |name: String| -> Result<Option<Dictd>, GlossaryError> {
-            let index = from.join(format!("freedict-{name}.index"));
-            let dict = from.join(format!("freedict-{name}.dict.dz"));
-            if !index.exists() || !dict.exists() {
+            let Some(stem) = dictd_stem(from, &name) else {
+                return Ok(None);
+            };
+            let index = from.join(format!("{stem}.index"));
+            let dict = from.join(format!("{stem}.dict.dz"));
+            if !dict.exists() {
                 return Ok(None);
             }
             read_dictd(&index, &dict).map(Some)
@@ -916,6 +998,8 @@ fn read_dictd(index: &Path, dict: &Path) -> Result<Dictd, GlossaryError> {
                 format = Format::WikDict;
             } else if entry.contains("JMdict") {
                 format = Format::Jmdict;
+            } else if entry.contains("Mueller") {
+                format = Format::Mueller;
             }
             continue;
         }
@@ -1055,6 +1139,25 @@ const GLOSS_STOPWORDS: &[&str] = &[
     "qc",
     "algo",
     "alguien",
+    // Russian small words in a translation phrase ("сообщение для печати").
+    "для",
+    "на",
+    "по",
+    "от",
+    "из",
+    "за",
+    "как",
+    "что",
+    "это",
+    "или",
+    "при",
+    "без",
+    "под",
+    "над",
+    "себя",
+    "свой",
+    "кого",
+    "чего",
 ];
 
 /// How a dictionary writes its entries' senses.
@@ -1070,6 +1173,11 @@ enum Format {
     /// brackets; a sense may open with an indented note whose tag runs into the gloss
     /// ("Note: abbreviationhome"), and a sense noted archaic, obscure or vulgar is left out.
     Jmdict,
+    /// Mueller's English-Russian: a transcription in brackets, grammar tags (`_n.`, `_v.`,
+    /// `_юр.`), senses numbered "1)" (under "1. _n." and "_I" for homonyms), each sense's
+    /// translations first, then examples that begin with English words ("to enter a room
+    /// войти в комнату"), whose Russian is the example's, not the headword's.
+    Mueller,
 }
 
 /// JMdict's note tags, as its notes begin.
@@ -1149,7 +1257,9 @@ fn word_kept(word: &str) -> bool {
 /// (English-Japanese entries: "犬, 狗").
 fn gloss_word(word: &str) -> bool {
     word_kept(word)
-        && (word.chars().all(|c| c.is_ascii_alphabetic()) || word.chars().all(japanese))
+        && (word.chars().all(|c| c.is_ascii_alphabetic())
+            || word.chars().all(japanese)
+            || word.chars().all(cyrillic))
         && !GLOSS_STOPWORDS.contains(&word)
 }
 
@@ -1214,8 +1324,73 @@ fn one_word_glosses(entry: &str, format: Format) -> Vec<String> {
     out
 }
 
+/// A letter of the Russian alphabet.
+fn cyrillic(c: char) -> bool {
+    matches!(c, 'а'..='я' | 'А'..='Я' | 'ё' | 'Ё')
+}
+
+/// A Mueller entry's translations: of each line that opens a sense ("1) новость, новости;
+/// известие", "2. _a. главный"), the items before the first that holds a Latin letter (an
+/// example, or a cross-reference "= mainmast"); grammar tags, numbering, the transcription
+/// and notes in brackets taken off. A line that continues a sense, or a lettered one ("а)"),
+/// holds examples only.
+fn mueller_senses(entry: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in entry.lines().skip(1) {
+        let mut rest = line.trim().to_string();
+        let mut opens = false;
+        loop {
+            let t = rest.trim_start();
+            // The transcription ("[njʊ:z]").
+            if let Some(after) = t.strip_prefix('[').and_then(|b| b.split_once(']')) {
+                rest = after.1.to_string();
+                continue;
+            }
+            // A grammar tag ("_n.", "_pl.", "_юр.", "_I").
+            if let Some(tag) = t.strip_prefix('_') {
+                let end = tag.find([' ', '.']).map_or(tag.len(), |k| k + 1);
+                rest = tag[end..].to_string();
+                opens = true;
+                continue;
+            }
+            // Numbering: "1.", "2)". Lettered lines ("а) в основном") mostly translate an
+            // example phrase, not the headword: they open nothing.
+            let marker = match t.chars().next() {
+                Some(c) if c.is_ascii_digit() => {
+                    let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+                    t[end..].starts_with(['.', ')']).then_some(end + 1)
+                }
+                _ => None,
+            };
+            match marker {
+                Some(end) => {
+                    rest = t[end..].to_string();
+                    opens = true;
+                }
+                None => break,
+            }
+        }
+        if !opens {
+            continue;
+        }
+        let rest = strip_brackets(&rest);
+        let senses: Vec<&str> = rest
+            .split(';')
+            .take_while(|item| !item.chars().any(|c| c.is_ascii_alphabetic() || c == '='))
+            .collect();
+        let senses = senses.join(",");
+        if senses.chars().any(cyrillic) {
+            out.push(senses.trim().to_string());
+        }
+    }
+    out
+}
+
 /// The sense lines of one dictd entry, numbering and brackets taken off.
 fn sense_lines(entry: &str, format: Format) -> Vec<String> {
+    if format == Format::Mueller {
+        return mueller_senses(entry);
+    }
     let mut out = Vec::new();
     for (k, line) in entry.lines().enumerate().skip(1) {
         // JMdict leaves blank lines inside an entry; elsewhere a blank line ends the senses.
@@ -1374,6 +1549,16 @@ mod tests {
             ("fi", "uutiset", "uutinen"),
             ("fi", "tuoreimmat", "tuore"),
             ("fi", "uusimmat", "uusi"),
+            ("ru", "новости", "новость"),
+            ("ru", "матчи", "матч"),
+            ("ru", "турниры", "турнир"),
+            ("ru", "фотогалереи", "фотогалерея"),
+            ("ru", "букмекеров", "букмекер"),
+            ("ru", "календаря", "календарь"),
+            ("ru", "главная", "главный"),
+            ("ru", "нового", "новый"),
+            ("ru", "редакций", "редакция"),
+            ("ru", "статьи", "статья"),
         ];
         for (language, word, base) in table {
             let got = uninflected(language, word);
@@ -1714,6 +1899,41 @@ mod tests {
         assert_eq!(
             jmdict_note(" honorific or respectful (sonkeigo) languagemother"),
             Some("mother")
+        );
+    }
+
+    /// Mueller's English-Russian entries: the transcription, grammar tags, homonyms `_I`/`_II`,
+    /// senses "1)" under "1. _n.", and examples whose Russian is the example's.
+    #[test]
+    fn mueller_senses_are_translations_before_examples() {
+        let news = "news\n   [njʊ:z] _n. _pl. (употр. как sing)\n   1) новость, новости, известие; what is the news? что нового?; that is no\n   news это уже всем известно\n   2) известия, сообщения печати, радио и т.п.; latest news последние\n   известия\n";
+        assert_eq!(
+            one_word_glosses(news, Format::Mueller),
+            ["новость", "новости", "известие", "известия"]
+        );
+        let main = "main\n   _I  [mɛɪn]\n      1. _n.\n         1) главная часть; основное; in the main\n            а) в основном;\n         2) магистраль\n         3) _поэт. открытое море, океан\n         4) = mainmast\n      2. _a.\n         1) главный; основной; the main features основные черты\n   _II [mɛɪn] _n.\n         1) число очков\n";
+        assert_eq!(
+            one_word_glosses(main, Format::Mueller),
+            [
+                "основное",
+                "в основном",
+                "магистраль",
+                "океан",
+                "главный",
+                "основной"
+            ]
+            .into_iter()
+            .filter(|w| !w.contains(' '))
+            .collect::<Vec<_>>()
+        );
+        // "а) в основном" translates the example "in the main", not the headword.
+        assert!(!gloss_words_in(main, Format::Mueller).contains(&"основном".to_string()));
+        // The same entry's words, for the English-to-Russian direction.
+        let words = gloss_words_in(news, Format::Mueller);
+        assert!(words.contains(&"новости".to_string()), "{words:?}");
+        assert!(
+            !words.iter().any(|w| w == "что" || w == "нового"),
+            "{words:?}"
         );
     }
 

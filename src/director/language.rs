@@ -123,6 +123,39 @@ const FUNCTION_WORDS: &[(&str, &[&str])] = &[
             "ezt", "azt", "volt", "kell", "minden", "tobb", "itt", "uj", "ki",
         ],
     ),
+    // Said of a screen mostly in Latin letters with some Russian in it (Cyrillic screens are
+    // told by their writing system): folded ("её" → "ее", "ещё" → "еще").
+    (
+        "ru",
+        &[
+            "и",
+            "в",
+            "на",
+            "с",
+            "не",
+            "по",
+            "для",
+            "от",
+            "к",
+            "из",
+            "за",
+            "что",
+            "как",
+            "это",
+            "все",
+            "вы",
+            "мы",
+            "или",
+            "но",
+            "же",
+            "при",
+            "без",
+            "уже",
+            "еще",
+            "только",
+            "ваш",
+        ],
+    ),
     // Not "da", "de" (Danish, Romance), "en", "her" (English), "ne" (French).
     (
         "tr",
@@ -164,14 +197,22 @@ pub fn of(observation: &Observation) -> Option<&'static str> {
 }
 
 /// The language a writing system says: Japanese by its kana (with or without kanji), Korean by
-/// Hangul, Chinese by ideographs with next to no kana; each only when its characters, three
+/// Hangul, Chinese by ideographs with next to no kana, Russian (or Ukrainian) by Cyrillic; each only when its characters, three
 /// letters' worth each, outweigh the alphabetic letters (a Japanese page's English links do not
 /// make it English; an English page's word in kanji does not make it Chinese). `None`
 /// for an alphabetic screen, whose small words tell its language.
 pub fn of_script<'a>(texts: impl Iterator<Item = &'a str>) -> Option<&'static str> {
     let (mut kana, mut ideographs, mut hangul, mut letters) = (0usize, 0usize, 0usize, 0usize);
+    let (mut cyrillic, mut ukrainian) = (0usize, 0usize);
     for c in texts.flat_map(str::chars) {
-        if text::is_kana(c) {
+        if matches!(c, 'і' | 'ї' | 'є' | 'ґ' | 'І' | 'Ї' | 'Є' | 'Ґ') {
+            ukrainian += 1;
+            cyrillic += 1;
+            letters += 1;
+        } else if matches!(c, '\u{0400}'..='\u{04FF}') && c.is_alphabetic() {
+            cyrillic += 1;
+            letters += 1;
+        } else if text::is_kana(c) {
             kana += 1;
         } else if text::is_ideograph(c) {
             ideographs += 1;
@@ -188,6 +229,14 @@ pub fn of_script<'a>(texts: impl Iterator<Item = &'a str>) -> Option<&'static st
         Some("ko")
     } else if ideographs >= 10 && 3 * ideographs >= letters && kana * 20 < ideographs {
         Some("zh")
+    } else if cyrillic >= 10 && 2 * cyrillic >= letters {
+        // Cyrillic is Russian unless the letters only Ukrainian writes say otherwise (a
+        // Ukrainian screen has no glossary: better none than Russian's).
+        Some(if ukrainian * 50 >= cyrillic {
+            "uk"
+        } else {
+            "ru"
+        })
     } else {
         None
     }
@@ -243,6 +292,11 @@ mod tests {
             ("로그인 회원가입 고객센터", Some("ko")),
             ("登录 注册 首页 新闻 体育 财经 科技", Some("zh")),
             ("Sign in to see more of your feed", None),
+            ("Главная Новости Матчи и турниры Видео Фотогалереи", Some("ru")),
+            // Ukrainian's own letters (і, ї, є): no Russian glossary for it.
+            ("Головна Новини Матчі і турніри Відео Фотогалереї", Some("uk")),
+            // A Russian name on an English page.
+            ("Interview with Андрей Шевченко, the former striker", None),
             // A few Japanese words on an English page.
             ("Sushi (寿司) is a dish of vinegared rice with seafood, served across Japan", None),
             ("Tokyo Tower (東京タワー, Tōkyō tawā) is a communications and observation tower in Minato, Tokyo", None),

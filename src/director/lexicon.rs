@@ -33,6 +33,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "autoriser",
             "aceptar",
             "permitir",
+            "принять",
+            "принимаю",
+            "согласен",
+            "согласна",
+            "разрешить",
         ],
     ),
     (
@@ -47,6 +52,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "tous",
             "todo",
             "todos",
+            "все",
         ],
     ),
     (
@@ -60,6 +66,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "verweigern",
             "refuser",
             "rechazar",
+            "отклонить",
+            "отказаться",
         ],
     ),
     (
@@ -88,6 +96,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "salva",
             "opslaan",
             "salvar",
+            "сохранить",
+            "избранное",
+            "в избранное",
         ],
     ),
     (
@@ -104,6 +115,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "annuller",
             "annulla",
             "annuleren",
+            "отмена",
+            "отменить",
         ],
     ),
     (
@@ -122,6 +135,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "chiudi",
             "sluiten",
             "fechar",
+            "закрыть",
         ],
     ),
     (
@@ -145,12 +159,15 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "privacybeleid",
             "privacidade",
             "politica de privacidade",
+            "конфиденциальность",
+            "политика конфиденциальности",
         ],
     ),
     (
         "price",
         &[
             "price", "pricing", "cost", "preis", "preise", "tarif", "tarife", "prix", "precio",
+            "цена", "цены",
         ],
     ),
     (
@@ -168,6 +185,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "downloaden",
             "baixar",
             "transferir",
+            "скачать",
+            "загрузить",
         ],
     ),
     (
@@ -191,6 +210,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "pagina iniziale",
             "startpagina",
             "pagina inicial",
+            "главная",
+            "главная страница",
+            "на главную",
+            "домой",
         ],
     ),
     (
@@ -218,11 +241,22 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "aanmelden",
             "entrar",
             "iniciar sessao",
+            "войти",
+            "вход",
+            "авторизация",
         ],
     ),
     (
         "logout",
-        &["log out", "logout", "sign out", "abmelden", "déconnexion"],
+        &[
+            "log out",
+            "logout",
+            "sign out",
+            "abmelden",
+            "déconnexion",
+            "выйти",
+            "выход",
+        ],
     ),
     (
         "signup",
@@ -248,6 +282,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "cadastre se",
             "cadastrar",
             "registar",
+            "регистрация",
+            "зарегистрироваться",
+            "создать аккаунт",
         ],
     ),
     (
@@ -276,6 +313,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "zoeken",
             "pesquisar",
             "procurar",
+            "поиск",
+            "найти",
+            "искать",
         ],
     ),
     (
@@ -288,6 +328,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "warenkorb",
             "panier",
             "carrito",
+            "корзина",
         ],
     ),
     (
@@ -307,6 +348,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "bestellen",
             "acheter",
             "comprar",
+            "купить",
+            "заказать",
         ],
     ),
     (
@@ -324,6 +367,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "añadir al carrito",
             "ajouter",
             "añadir",
+            "добавить",
+            "в корзину",
         ],
     ),
     (
@@ -345,6 +390,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "impostazioni",
             "instellingen",
             "configuracoes",
+            "настройки",
+            "параметры",
         ],
     ),
     (
@@ -369,6 +416,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "volgende",
             "proximo",
             "seguinte",
+            "далее",
+            "следующая",
+            "вперед",
         ],
     ),
     (
@@ -390,6 +440,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "ver más",
             "mostrar más",
             "cargar más",
+            "еще",
+            "показать еще",
+            "подробнее",
+            "больше",
         ],
     ),
     (
@@ -408,6 +462,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "réservation",
             "reservar",
             "reserva",
+            "забронировать",
+            "бронирование",
         ],
     ),
     (
@@ -424,6 +480,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "faire un don",
             "donar",
             "donación",
+            "пожертвовать",
         ],
     ),
     (
@@ -476,6 +533,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "téléphone",
             "llamar",
             "teléfono",
+            "телефон",
+            "позвонить",
         ],
     ),
     (
@@ -487,6 +546,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "stories",
             "artikel",
             "artículo",
+            "статья",
+            "статьи",
         ],
     ),
     (
@@ -503,11 +564,19 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "horaire",
             "horario",
             "calendario",
+            "расписание",
+            "календарь",
         ],
     ),
     (
         "results",
-        &["results", "ergebnisse", "résultats", "resultados"],
+        &[
+            "results",
+            "ergebnisse",
+            "résultats",
+            "resultados",
+            "результаты",
+        ],
     ),
     (
         "game",
@@ -524,6 +593,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "vergrößern",
             "agrandir",
             "ampliar",
+            "увеличить",
         ],
     ),
     (
@@ -542,6 +612,12 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "catégorie",
             "categoría",
             "sección",
+            "категория",
+            "категории",
+            "рубрика",
+            "рубрики",
+            "раздел",
+            "разделы",
         ],
     ),
     (
@@ -553,6 +629,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "maybe later",
             "spater",
             "plus tard",
+            "позже",
         ],
     ),
     (
@@ -603,6 +680,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "precedente",
             "indietro",
             "vorige",
+            "назад",
+            "предыдущая",
         ],
     ),
     (
@@ -622,6 +701,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "abonneren",
             "assinar",
             "inscrever se",
+            "подписаться",
+            "подписка",
         ],
     ),
     (
@@ -639,6 +720,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "delen",
             "partilhar",
             "compartilhar",
+            "поделиться",
         ],
     ),
     (
@@ -661,6 +743,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "reacties",
             "reactie",
             "comentarios",
+            "комментарий",
+            "комментарии",
+            "комментировать",
         ],
     ),
     (
@@ -672,6 +757,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "antworten",
             "répondre",
             "responder",
+            "ответить",
         ],
     ),
     (
@@ -683,6 +769,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "bearbeiten",
             "modifier",
             "editar",
+            "редактировать",
+            "изменить",
         ],
     ),
     (
@@ -703,6 +791,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "verwijderen",
             "excluir",
             "apagar",
+            "удалить",
         ],
     ),
     ("play", &["play", "abspielen", "wiedergeben", "reproducir"]),
@@ -725,6 +814,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "aiuto",
             "hulp",
             "ajuda",
+            "помощь",
+            "справка",
         ],
     ),
     (
@@ -736,6 +827,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "contatti",
             "contattaci",
             "contato",
+            "контакты",
+            "связаться",
         ],
     ),
     ("account", &["account", "konto", "compte", "cuenta", "ucet"]),
@@ -767,6 +860,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "dernières",
             "nouveau",
             "nuevo",
+            "новое",
+            "новые",
+            "новинки",
+            "последние",
+            "свежие",
         ],
     ),
     (
@@ -781,6 +879,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "neu",
             "créer",
             "crear",
+            "создать",
         ],
     ),
     (
@@ -803,6 +902,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "invia",
             "verzenden",
             "verstuur",
+            "отправить",
         ],
     ),
     ("open", &["open", "öffnen", "ouvrir", "abrir"]),
@@ -867,6 +967,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "évaluation",
             "reseña",
             "valoración",
+            "отзыв",
+            "отзывы",
         ],
     ),
     (
@@ -880,6 +982,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "einzelheiten",
             "détails",
             "descripción",
+            "описание",
         ],
     ),
     (
@@ -895,6 +998,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "livraison",
             "frais de port",
             "envío",
+            "доставка",
         ],
     ),
     (
@@ -910,6 +1014,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "société",
             "qui sommes nous",
             "empresa",
+            "о нас",
+            "о компании",
+            "компания",
         ],
     ),
     ("catalog", &["catalog", "catalogue", "katalog", "catálogo"]),
@@ -924,6 +1031,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "denunciar",
             "reportar",
             "zglos",
+            "пожаловаться",
         ],
     ),
     (
@@ -940,6 +1048,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "actualiser",
             "actualizar",
             "odswiez",
+            "обновить",
         ],
     ),
     (
@@ -962,6 +1071,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "publier",
             "publicar",
             "pubblicare",
+            "опубликовать",
         ],
     ),
     (
@@ -981,6 +1091,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "sujets",
             "publication",
             "tema",
+            "пост",
+            "посты",
+            "публикация",
+            "публикации",
         ],
     ),
     (
@@ -1008,6 +1122,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "utilisateur",
             "miembro",
             "usuario",
+            "пользователь",
+            "пользователи",
+            "участник",
+            "участники",
         ],
     ),
     (
@@ -1039,6 +1157,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "tienda",
             "merchandise",
             "merch",
+            "магазин",
         ],
     ),
     (
@@ -1052,6 +1171,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "actualités",
             "noticias",
             "actualidad",
+            "новости",
+            "новость",
         ],
     ),
     (
@@ -1065,6 +1186,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "versionsgeschichte",
             "historique",
             "historial",
+            "история",
         ],
     ),
     (
@@ -1076,6 +1198,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "tabellarisch",
             "tableau",
             "tabla",
+            "таблица",
+            "турнирная таблица",
         ],
     ),
     (

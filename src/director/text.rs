@@ -67,6 +67,9 @@ pub fn fold(word: &str) -> String {
             'ź' | 'ż' | 'ž' => out.push('z'),
             'ß' => out.push_str("ss"),
             'æ' => out.push_str("ae"),
+            // Russian writes "е" for "ё" more often than not.
+            'ё' => out.push('е'),
+            'Ё' => out.push('Е'),
             other => out.push(other),
         }
     }

@@ -25,7 +25,7 @@ fn install_glossary_builds_every_installed_language_and_refuses_a_wrong_source()
         .iter()
         .map(|l| l["language"].as_str().unwrap())
         .collect();
-    for l in ["de", "fr", "es", "pl", "cs", "sv", "da"] {
+    for l in ["de", "fr", "es", "pl", "cs", "sv", "da", "ru"] {
         assert!(languages.contains(&l), "{languages:?}");
     }
     let g = circe::glossary::Glossary::load(to.path()).unwrap();
@@ -42,6 +42,9 @@ fn install_glossary_builds_every_installed_language_and_refuses_a_wrong_source()
         ("cs", "ucet", "account"),
         ("sv", "konto", "account"),
         ("da", "konto", "account"),
+        // Read backwards from Mueller's English-Russian (package mueller7-dict).
+        ("ru", "новость", "news"),
+        ("ru", "регистрация", "registration"),
     ] {
         let glosses = g.lookup(language, word);
         assert!(glosses.contains(&gloss), "{language} {word}: {glosses:?}");
@@ -126,6 +129,44 @@ fn a_polish_page_is_glossed() {
             glosses.words.get(word)
         );
     }
+}
+
+/// A Russian page (football.ua) is told by its writing system and glossed through Mueller's
+/// English-Russian dictionary read backwards, inflected labels by their base forms ("Новости"
+/// → новость, "Матчи и турниры" → матч, турнир, "Битва редакций" → битва).
+#[test]
+fn a_russian_page_is_glossed() {
+    let g = glossary();
+    let russian = circe::eval::load_observation(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/grounding/observations/sportsnews-footballua.json"
+    )))
+    .unwrap();
+    let glosses = g.glosses(&russian).expect("a Russian page");
+    assert_eq!(glosses.language, "ru");
+    for (word, gloss) in [
+        ("новости", "news"),
+        ("матчи", "match"),
+        ("турниры", "tournament"),
+        ("битва", "battle"),
+        ("календарь", "calendar"),
+        ("чемпионат", "championship"),
+    ] {
+        assert!(
+            glosses
+                .words
+                .get(word)
+                .is_some_and(|g| g.iter().any(|g| g == gloss)),
+            "{word}: {:?}",
+            glosses.words.get(word)
+        );
+    }
+    // English said, in Russian: the other direction.
+    assert!(
+        g.translate("ru", "news").contains(&"новости"),
+        "{:?}",
+        g.translate("ru", "news")
+    );
 }
 
 /// Real daemon, real Chromium, the saved Verivox page: "real estate" opens the "Immobilien"
