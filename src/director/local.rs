@@ -149,6 +149,11 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                 if reading.verb == Verb::None && fills_a_field(reading, screen) {
                     return ActionKind::Type;
                 }
+                // "what are the best credit cards": the control named by all the words asked
+                // about ("Best Credit Cards") is where the answer is; else it is reasoned.
+                if reading.asks_about && !names_a_control(reading, screen) {
+                    return ActionKind::Reason;
+                }
                 // "where's the privacy policy": shown when the screen has it, else reasoned.
                 if reading.locates {
                     let top = score_elements(reading, screen, ActionKind::Click)
@@ -168,7 +173,7 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                     return ActionKind::Reason;
                 }
             }
-            if reading.locates && screen.is_none() {
+            if (reading.locates || reading.asks_about) && screen.is_none() {
                 return ActionKind::Reason;
             }
             ActionKind::Click
@@ -386,6 +391,8 @@ fn quantifies_over_list(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
                 matches!(
                     t.norm.as_str(),
                     "show" | "view" | "see" | "list" | "browse" | "display"
+                    // "back to all news", "go to all products": going is to one place.
+                    | "go" | "back" | "return" | "head" | "navigate" | "take"
                 )
             });
     if sees {
@@ -3744,6 +3751,74 @@ mod tests {
         assert_eq!(best(&obs, "compare the editions").0, "r1");
         let r = utterance::read("compare the prices of both");
         assert_eq!(action_of(&r, Some(screen)), ActionKind::Reason);
+    }
+
+    /// "all" with a verb that goes somewhere names one place (the collection); with one that
+    /// acts on each member, several steps.
+    #[test]
+    fn going_to_all_of_a_kind_is_one_place() {
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "Home", ""),
+                el("r2", "link", "All News", ""),
+                el("r3", "link", "Story one", ""),
+                el("r4", "link", "Story two", ""),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let table = [
+            ("back to all news", ActionKind::Click),
+            ("go to all news", ActionKind::Click),
+            ("take me to all news", ActionKind::Click),
+            ("show me all news", ActionKind::Click),
+            ("open all the stories", ActionKind::Reason),
+            ("delete all the stories", ActionKind::Reason),
+        ];
+        for (said, want) in table {
+            let r = utterance::read(said);
+            assert_eq!(action_of(&r, Some(screen)), want, "{said}");
+        }
+    }
+
+    /// A question about a thing that a control names by all its words is answered where that
+    /// control goes; about what is shown, or about a thing no control names, it is reasoned.
+    #[test]
+    fn a_question_about_a_named_thing_opens_it() {
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "Best Credit Cards", ""),
+                el("r2", "link", "Nature and Climate", ""),
+                el("r3", "link", "Video", ""),
+                el("r4", "link", "Price", ""),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let table = [
+            ("what are the best credit cards", ActionKind::Click),
+            ("tell me about nature and climate", ActionKind::Click),
+            ("what is this video about", ActionKind::Reason),
+            ("what are the opening hours", ActionKind::Reason),
+            ("what is the price", ActionKind::Reason),
+        ];
+        for (said, want) in table {
+            let r = utterance::read(said);
+            assert_eq!(action_of(&r, Some(screen)), want, "{said}");
+        }
+        let r = utterance::read("what are the best credit cards");
+        assert_eq!(action_of(&r, None), ActionKind::Reason, "no screen");
+        assert!(crate::director::reader::is_request(
+            "what are the best credit cards"
+        ));
     }
 
     /// "the first three results" is several things of a list: a plan, never one click.

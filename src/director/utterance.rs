@@ -44,6 +44,10 @@ pub struct Reading<'s> {
     /// "where's the privacy policy": a question that names a thing to find. It is a
     /// reference when the screen shows that thing, a question for reasoning otherwise.
     pub locates: bool,
+    /// "what are the best credit cards", "tell me about nature and climate": a question about
+    /// a thing. A control named by all its words ("Best Credit Cards") is where the answer is;
+    /// otherwise it is a question for reasoning.
+    pub asks_about: bool,
 }
 
 /// A target named by where it sits relative to another element.
@@ -243,11 +247,18 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         guessed_verb: false,
         relation: None,
         locates: false,
+        asks_about: false,
     };
     let located = locating(&reading.tokens[begin..]);
-    let begin = begin + located;
+    let about = if located == 0 {
+        asking_about(&reading.tokens[begin..])
+    } else {
+        0
+    };
+    let begin = begin + located + about;
     reading.begin = begin;
     reading.locates = located > 0;
+    reading.asks_about = about > 0;
     let words: Vec<String> = reading.tokens[begin..]
         .iter()
         .map(|t| t.norm.clone())
@@ -563,6 +574,43 @@ fn locating(tokens: &[Token]) -> usize {
     ASKS.iter()
         .find(|ask| tokens.len() > ask.len() && ask.iter().zip(tokens).all(|(a, t)| *a == t.norm))
         .map_or(0, |ask| ask.len())
+}
+
+/// "what are the best credit cards", "tell me about nature and climate": the words before the
+/// thing asked about, when a thing follows (after "what", one named by two words at least).
+fn asking_about(tokens: &[Token]) -> usize {
+    const ASKS: &[&[&str]] = &[
+        &["tell", "me", "about"],
+        &["tell", "me", "more", "about"],
+        &["what", "are"],
+        &["what", "is"],
+        &["what", "s"],
+    ];
+    let asked = ASKS
+        .iter()
+        .find(|ask| {
+            tokens.len() > ask.len() + 1 && ask.iter().zip(tokens).all(|(a, t)| *a == t.norm)
+        })
+        .map_or(0, |ask| ask.len());
+    // "what is this video about", "what is it for": a question about what is shown.
+    let rest = &tokens[asked..];
+    let shown = rest.first().is_some_and(|t| {
+        matches!(
+            t.norm.as_str(),
+            "this" | "that" | "these" | "those" | "it" | "here"
+        )
+    }) || rest
+        .last()
+        .is_some_and(|t| lexicon::is_in(lexicon::PREPOSITIONS, &t.norm));
+    // "what is the price" asks for a value the page shows; a thing named by two words or more
+    // ("the best credit cards") may be a place to go.
+    let thing =
+        tokens.first().is_some_and(|t| t.norm == "tell") || lexicon::content_words(rest).len() >= 2;
+    if shown || !thing {
+        0
+    } else {
+        asked
+    }
 }
 
 /// "what's new? open the changelog": the command is the last sentence.
