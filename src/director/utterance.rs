@@ -344,6 +344,22 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         {
             (&rest[1..], &[][..])
         }
+        // "more from The Office", "more by Prince": the source to see more of is named after
+        // the preposition ("more about the rates" keeps "More" as the control's word).
+        Some(p)
+            if p + 1 < rest.len()
+                && rest[..p].iter().all(|&i| {
+                    matches!(reading.tokens[i].norm.as_str(), "more" | "some" | "the")
+                })
+                && rest[..p].iter().any(|&i| reading.tokens[i].norm == "more")
+                && matches!(reading.tokens[rest[p]].norm.as_str(), "from" | "by")
+                && !matches!(
+                    reading.tokens[rest[p + 1]].norm.as_str(),
+                    "this" | "these" | "that" | "those" | "it" | "here"
+                ) =>
+        {
+            (&rest[p + 1..], &[][..])
+        }
         Some(p) => (&rest[..p], &rest[p + 1..]),
         None => (&rest[..], &[][..]),
     };
@@ -1577,6 +1593,27 @@ mod tests {
             let got = r.head.ordinal.or(r.qualifier.ordinal);
             assert_eq!(got, want, "{text}");
         }
+    }
+
+    /// "more from X": X is what to see more of; "more about X" keeps "more" as the head (a
+    /// "More" control about X), and "more of these" stays about what is shown.
+    #[test]
+    fn more_from_a_source_names_the_source() {
+        let words = |r: &Reading<'_>, p: &Phrase| -> Vec<String> {
+            p.content
+                .iter()
+                .map(|&i| r.tokens[i].norm.clone())
+                .collect()
+        };
+        let r = read("more from The Office");
+        assert_eq!(words(&r, &r.head), ["office"]);
+        assert!(r.qualifier.content.is_empty());
+        let r = read("more by Prince");
+        assert_eq!(words(&r, &r.head), ["prince"]);
+        let r = read("more about the top interest rates");
+        assert_eq!(words(&r, &r.head), ["more"]);
+        let r = read("load more of these");
+        assert!(!words(&r, &r.head).contains(&"these".to_string()));
     }
 
     #[test]

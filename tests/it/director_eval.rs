@@ -68,6 +68,10 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 25 (docs/batch25-first-run.md): first run, nothing changed for it.
     "creditcards-thepointsguy.jsonl",
     "permits-hejfish.jsonl",
+    // Batch 26 (docs/batch26-first-run.md): first run; only "more from The Office" changed.
+    "community-habr.jsonl",
+    "zoo-zooberlin.jsonl",
+    "gifs-giphy.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -149,12 +153,16 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("sportsnews-footballua.jsonl", 12, 0, 1),
     // Batch 24 (docs/batch24-first-run.md): first scored 15/2/1, 12/0/0, 18/2/0.
     ("music-tidal.jsonl", 16, 1, 1),
-    ("traveladvice-auswaertigesamt.jsonl", 12, 0, 0),
+    ("traveladvice-auswaertigesamt.jsonl", 13, 0, 0),
     ("docs-docker.jsonl", 18, 1, 0),
     // Batch 25 (docs/batch25-first-run.md): first scored 12/2/0, 11/0/1, 15/0/0.
-    ("creditcards-thepointsguy.jsonl", 12, 2, 0),
+    ("creditcards-thepointsguy.jsonl", 13, 2, 0),
     ("permits-hejfish.jsonl", 11, 0, 1),
-    ("club-rnloewen.jsonl", 15, 0, 0),
+    ("club-rnloewen.jsonl", 16, 0, 0),
+    // Batch 26 (docs/batch26-first-run.md): first scored 6/1/1, 5/0/2, 6/2/0.
+    ("community-habr.jsonl", 6, 1, 1),
+    ("zoo-zooberlin.jsonl", 5, 0, 2),
+    ("gifs-giphy.jsonl", 7, 1, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
