@@ -555,6 +555,17 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     if q.is_number() || w.is_number() {
         return 0.0;
     }
+    // A name or loanword in the other alphabet ("VKontakte" / ВКонтакте, "videos" / Видео,
+    // "blogs" / Блоги): the Russian word's letters, its plural or case ending off.
+    if q.norm.is_ascii() != w.norm.is_ascii() {
+        let (latin, other) = if q.norm.is_ascii() { (q, w) } else { (w, q) };
+        if let Some(t) = text::transliterated(&other.norm) {
+            let bare = t.strip_suffix(['i', 'y', 'a', 'e', 'u']).unwrap_or(&t);
+            let same =
+                t == latin.norm || t == latin.stem || (bare.len() >= 4 && bare == latin.stem);
+            return if same && t.len() >= 4 { 0.9 } else { 0.0 };
+        }
+    }
     let (ql, wl) = (q.norm.len(), w.norm.len());
     let (short, long) = if ql <= wl {
         (&q.norm, &w.norm)
@@ -3562,6 +3573,40 @@ mod tests {
         match q.choices[i].meaning {
             Meaning::Element(e) if p > 0.5 => Some(obs.elements[e].id.clone()),
             _ => None,
+        }
+    }
+
+    #[test]
+    fn names_and_loanwords_meet_across_alphabets() {
+        let m = |a: &str, b: &str| {
+            let (a, b) = (text::tokens(a), text::tokens(b));
+            pair_match(&a[0], &b[0])
+        };
+        for (said, label) in [
+            ("VKontakte", "ВКонтакте"),
+            ("telegram", "Телеграм"),
+            ("videos", "Видео"),
+            ("blogs", "Блоги"),
+        ] {
+            assert!(
+                m(said, label) >= 0.9,
+                "{said} / {label}: {}",
+                m(said, label)
+            );
+            assert!(
+                m(label, said) >= 0.9,
+                "{label} / {said}: {}",
+                m(label, said)
+            );
+        }
+        // Respelt by sound, or another word: no match; one ending only comes off.
+        for (said, label) in [
+            ("facebook", "фейсбуке"),
+            ("german", "Германия"),
+            ("news", "Новости"),
+            ("tv", "ТВ"),
+        ] {
+            assert_eq!(m(said, label), 0.0, "{said} / {label}");
         }
     }
 

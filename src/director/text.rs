@@ -84,6 +84,50 @@ pub fn undoubled(stem: &str, min: usize) -> Option<&str> {
         .then(|| &stem[..stem.len() - 1])
 }
 
+/// A Russian word in Latin letters, as names and loanwords are written both ways ("ВКонтакте"
+/// / VKontakte, "Телеграм" / Telegram, "видео" / video, "блог" / blog); `None` unless every
+/// letter is Russian. One simple scheme: it meets a name spelt letter for letter, not one
+/// respelt by sound ("фейсбук" is no "facebook").
+pub fn transliterated(word: &str) -> Option<String> {
+    let mut out = String::with_capacity(word.len());
+    for c in word.chars() {
+        let latin = match c {
+            'а' => "a",
+            'б' => "b",
+            'в' => "v",
+            'г' => "g",
+            'д' => "d",
+            'е' | 'ё' | 'э' => "e",
+            'ж' => "zh",
+            'з' => "z",
+            'и' | 'й' => "i",
+            'к' => "k",
+            'л' => "l",
+            'м' => "m",
+            'н' => "n",
+            'о' => "o",
+            'п' => "p",
+            'р' => "r",
+            'с' => "s",
+            'т' => "t",
+            'у' => "u",
+            'ф' => "f",
+            'х' => "kh",
+            'ц' => "ts",
+            'ч' => "ch",
+            'ш' => "sh",
+            'щ' => "shch",
+            'ъ' | 'ь' => "",
+            'ы' => "y",
+            'ю' => "yu",
+            'я' => "ya",
+            _ => return None,
+        };
+        out.push_str(latin);
+    }
+    Some(out)
+}
+
 /// Japanese kana: hiragana, katakana with its long-vowel mark, half-width katakana.
 pub fn is_kana(c: char) -> bool {
     matches!(c, '\u{3041}'..='\u{309F}' | '\u{30A0}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9F}')

@@ -160,7 +160,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("permits-hejfish.jsonl", 11, 0, 1),
     ("club-rnloewen.jsonl", 16, 0, 0),
     // Batch 26 (docs/batch26-first-run.md): first scored 6/1/1, 5/0/2, 6/2/0.
-    ("community-habr.jsonl", 6, 1, 1),
+    ("community-habr.jsonl", 7, 1, 1),
     ("zoo-zooberlin.jsonl", 5, 0, 2),
     ("gifs-giphy.jsonl", 7, 1, 0),
 ];
