@@ -1294,7 +1294,7 @@ pub const AUXILIARIES: &[&str] = &[
 /// Words that carry politeness or hesitation, not meaning, at the start.
 pub const FILLERS: &[&str] = &[
     "okay", "ok", "please", "just", "hey", "um", "uh", "so", "now", "well", "alright", "kindly",
-    "yeah", "oh", "then", "and", "also", "quickly", "only",
+    "yeah", "oh", "then", "and", "also", "quickly", "only", "fine", "sure",
 ];
 
 /// Openers that wrap a command ("can you", "I want to", "let's").

@@ -1648,14 +1648,24 @@ mod tests {
         assert_eq!(words(&r.head), ["share"]);
         assert!(words(&r.qualifier).contains(&"sam".to_string()));
 
-        let r = read("okay, allow everything");
-        assert!(matches!(
-            r.verb,
-            Verb::Specific {
-                concept: Some(_),
-                ..
-            }
-        ));
+        for said in [
+            "okay, allow everything",
+            "fine, accept the cookies",
+            "sure, accept them",
+        ] {
+            let r = read(said);
+            assert!(
+                matches!(
+                    r.verb,
+                    Verb::Specific {
+                        concept: Some(_),
+                        ..
+                    }
+                ),
+                "{said}: {:?}",
+                r.verb
+            );
+        }
     }
 
     #[test]
