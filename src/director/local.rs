@@ -1654,7 +1654,9 @@ fn score_element<'s>(
             .iter()
             .filter(|t| !lexicon::is_in(lexicon::STOPWORDS, &t.norm))
             .count();
-        let zone = if meaningful > 3 {
+        // An icon's description is read whole: its words are class names and where it goes, in
+        // no order ("jvdzf animated kuzh share"), not a sentence whose verb comes first.
+        let zone = if meaningful > 3 && !unnamed {
             called.len().min(2)
         } else {
             called.len()
@@ -3574,6 +3576,36 @@ mod tests {
             Meaning::Element(e) if p > 0.5 => Some(obs.elements[e].id.clone()),
             _ => None,
         }
+    }
+
+    #[test]
+    fn an_icon_is_called_by_any_word_of_its_description() {
+        // The scan names an unlabelled icon by its class names, in no order.
+        let mut share = el("r3", "button", "", "Next Share Embed");
+        share.description = Some("jvdzf animated kuzh share qeous bya".into());
+        let mut embed = el("r4", "button", "", "Next Share Embed");
+        embed.description = Some("jvdzf animated kuzh embed bya dgaq".into());
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "Entertainment GIFs", ""),
+                el("r2", "link", "#the office", ""),
+                share,
+                embed,
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "share this gif").as_deref(), Some("r3"));
+        // A label is read as before: its verb among its first words only.
+        let obs = Observation {
+            elements: vec![el(
+                "r1",
+                "link",
+                "Weekly roundup: what readers share most",
+                "",
+            )],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "share this"), None);
     }
 
     #[test]
