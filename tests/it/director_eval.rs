@@ -72,6 +72,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "community-habr.jsonl",
     "zoo-zooberlin.jsonl",
     "gifs-giphy.jsonl",
+    // Batch 27 (docs/batch27-first-run.md): first run, nothing changed for it.
+    "humor-pikabu.jsonl",
+    "loans-giromatch.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -163,6 +166,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("community-habr.jsonl", 7, 1, 1),
     ("zoo-zooberlin.jsonl", 5, 0, 2),
     ("gifs-giphy.jsonl", 8, 1, 0),
+    // Batch 27 (docs/batch27-first-run.md): first scored 6/1/0, 7/0/0, 7/0/1.
+    ("humor-pikabu.jsonl", 6, 1, 0),
+    ("casting-backstage.jsonl", 7, 0, 0),
+    ("loans-giromatch.jsonl", 7, 0, 1),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
