@@ -3830,17 +3830,14 @@ mod tests {
         assert_eq!(action_of(&r, Some(screen)), ActionKind::Reason);
     }
 
-    /// "all" with a verb that goes somewhere names one place (the collection); with one that
-    /// acts on each member, several steps.
-    #[test]
-    fn going_to_all_of_a_kind_is_one_place() {
+    /// Asserts the action each request in `table` asks for, on a screen of links named `labels`.
+    fn assert_actions(labels: &[&str], table: &[(&str, ActionKind)]) {
         let obs = Observation {
-            elements: vec![
-                el("r1", "link", "Home", ""),
-                el("r2", "link", "All News", ""),
-                el("r3", "link", "Story one", ""),
-                el("r4", "link", "Story two", ""),
-            ],
+            elements: labels
+                .iter()
+                .enumerate()
+                .map(|(k, label)| el(&format!("r{}", k + 1), "link", label, ""))
+                .collect(),
             ..Observation::default()
         };
         let structure = Structure::of(&obs);
@@ -3848,49 +3845,43 @@ mod tests {
             observation: &obs,
             structure: &structure,
         };
-        let table = [
-            ("back to all news", ActionKind::Click),
-            ("go to all news", ActionKind::Click),
-            ("take me to all news", ActionKind::Click),
-            ("show me all news", ActionKind::Click),
-            ("open all the stories", ActionKind::Reason),
-            ("delete all the stories", ActionKind::Reason),
-        ];
         for (said, want) in table {
             let r = utterance::read(said);
-            assert_eq!(action_of(&r, Some(screen)), want, "{said}");
+            assert_eq!(action_of(&r, Some(screen)), *want, "{said}");
         }
+    }
+
+    /// "all" with a verb that goes somewhere names one place (the collection); with one that
+    /// acts on each member, several steps.
+    #[test]
+    fn going_to_all_of_a_kind_is_one_place() {
+        assert_actions(
+            &["Home", "All News", "Story one", "Story two"],
+            &[
+                ("back to all news", ActionKind::Click),
+                ("go to all news", ActionKind::Click),
+                ("take me to all news", ActionKind::Click),
+                ("show me all news", ActionKind::Click),
+                ("open all the stories", ActionKind::Reason),
+                ("delete all the stories", ActionKind::Reason),
+            ],
+        );
     }
 
     /// A question about a thing that a control names by all its words is answered where that
     /// control goes; about what is shown, or about a thing no control names, it is reasoned.
     #[test]
     fn a_question_about_a_named_thing_opens_it() {
-        let obs = Observation {
-            elements: vec![
-                el("r1", "link", "Best Credit Cards", ""),
-                el("r2", "link", "Nature and Climate", ""),
-                el("r3", "link", "Video", ""),
-                el("r4", "link", "Price", ""),
+        assert_actions(
+            &["Best Credit Cards", "Nature and Climate", "Video", "Price"],
+            &[
+                ("what are the best credit cards", ActionKind::Click),
+                ("tell me about nature and climate", ActionKind::Click),
+                ("what is this video about", ActionKind::Reason),
+                ("what are the opening hours", ActionKind::Reason),
+                ("what is the price", ActionKind::Reason),
             ],
-            ..Observation::default()
-        };
-        let structure = Structure::of(&obs);
-        let screen = Screen {
-            observation: &obs,
-            structure: &structure,
-        };
-        let table = [
-            ("what are the best credit cards", ActionKind::Click),
-            ("tell me about nature and climate", ActionKind::Click),
-            ("what is this video about", ActionKind::Reason),
-            ("what are the opening hours", ActionKind::Reason),
-            ("what is the price", ActionKind::Reason),
-        ];
-        for (said, want) in table {
-            let r = utterance::read(said);
-            assert_eq!(action_of(&r, Some(screen)), want, "{said}");
-        }
+        );
         let r = utterance::read("what are the best credit cards");
         assert_eq!(action_of(&r, None), ActionKind::Reason, "no screen");
         assert!(crate::director::reader::is_request(
