@@ -1562,7 +1562,44 @@ fn index_by(key: impl Fn(&str) -> String) -> PhraseIndex {
 
 /// Endings German, French and Spanish words take on an interface ("nächste"/"nächster",
 /// "abonner"/"abonne"/"abonnez", "vorherige"/"vorherigen"), longest first.
-const INFLECTION_ENDINGS: &[&str] = &["ern", "ez", "er", "es", "en", "em", "e", "s"];
+const INFLECTION_ENDINGS: &[&str] = &[
+    "ern",
+    "ez",
+    "er",
+    "es",
+    "en",
+    "em",
+    "e",
+    "s",
+    // Russian: the reflexive verb's infinitive and imperative ("поделиться" / "поделись"),
+    // nouns' and adjectives' case and number endings ("комментарии" / "комментарий",
+    // "новости" / "новость").
+    "иться",
+    "ться",
+    "ись",
+    // Not "ть": "новость" is a noun whose "ь" alone is its ending.
+    "ии",
+    "ий",
+    "ия",
+    "ев",
+    "ов",
+    "ей",
+    "ам",
+    "ах",
+    "ой",
+    "ый",
+    "ая",
+    "ое",
+    "ые",
+    "и",
+    "ы",
+    "а",
+    "я",
+    "ь",
+    "е",
+    "у",
+    "ю",
+];
 
 /// A word without one inflection ending, so that two forms of one word meet: words of five
 /// letters or more keep a root of at least four. Other words are their own root.
@@ -1723,8 +1760,19 @@ mod tests {
             ("save", "save"),
             ("weitern", "weit"),
             ("2022er", "2022er"),
+            // Russian: a reflexive verb's infinitive and imperative, a noun's two forms.
+            ("поделиться", "подел"),
+            ("поделись", "подел"),
+            ("комментарии", "комментар"),
+            ("комментарий", "комментар"),
+            ("новости", "новост"),
+            ("новость", "новост"),
         ] {
             assert_eq!(inflection_root(word), root, "{word}");
         }
+        // Through the concept table: "поделись" names share, as "Поделиться" does.
+        let said = crate::director::text::tokens("поделись этим постом");
+        let share = CONCEPTS.iter().position(|(n, _)| *n == "share").unwrap();
+        assert!(concepts_in(&said).iter().any(|(c, _)| *c == share));
     }
 }
