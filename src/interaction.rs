@@ -290,8 +290,8 @@ pub struct Context<'a> {
     pub node: &'a str,
     pub current: Option<&'a Interaction>,
     pub operation_status: Option<OperationStatus>,
-    /// The node's newest interaction, when the input named an older one (`current`): the
-    /// client's view is stale, so only a new request may follow from it.
+    /// The node's newest interaction. When the input named another (`current`), the client's
+    /// view is stale, so only a new request may follow from it.
     pub newest: Option<InteractionId>,
     pub now: Millis,
     /// Ids the caller generated for anything this change may create.

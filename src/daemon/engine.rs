@@ -821,9 +821,7 @@ fn take_input(
         })?),
         None => newest.clone(),
     };
-    let newest = newest
-        .map(|i| i.id)
-        .filter(|id| current.as_ref().is_some_and(|c| c.id != *id));
+    let newest = newest.map(|i| i.id);
     let operation_status = match current.as_ref().and_then(|i| i.operation) {
         Some(id) => store.operation(id)?.map(|o| o.status),
         None => None,

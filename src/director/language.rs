@@ -205,12 +205,9 @@ pub fn of_script<'a>(texts: impl Iterator<Item = &'a str>) -> Option<&'static st
     let (mut kana, mut ideographs, mut hangul, mut letters) = (0usize, 0usize, 0usize, 0usize);
     let (mut cyrillic, mut ukrainian) = (0usize, 0usize);
     for c in texts.flat_map(str::chars) {
-        if matches!(c, 'і' | 'ї' | 'є' | 'ґ' | 'І' | 'Ї' | 'Є' | 'Ґ') {
-            ukrainian += 1;
+        if text::is_cyrillic(c) {
             cyrillic += 1;
-            letters += 1;
-        } else if matches!(c, '\u{0400}'..='\u{04FF}') && c.is_alphabetic() {
-            cyrillic += 1;
+            ukrainian += usize::from(text::is_ukrainian(c));
             letters += 1;
         } else if text::is_kana(c) {
             kana += 1;

@@ -1297,6 +1297,10 @@ pub const FILLERS: &[&str] = &[
     "yeah", "oh", "then", "and", "also", "quickly", "only", "fine", "sure",
 ];
 
+/// Words that point at what is shown rather than name a thing ("what is this about", "more of
+/// these").
+pub const POINTING: &[&str] = &["this", "that", "these", "those", "it", "here"];
+
 /// Openers that wrap a command ("can you", "I want to", "let's").
 pub const WRAPPERS: &[&[&str]] = &[
     &["i", "m"],

@@ -148,6 +148,21 @@ pub fn is_hangul(c: char) -> bool {
     matches!(c, '\u{AC00}'..='\u{D7AF}' | '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}')
 }
 
+/// A Cyrillic letter, of any language written in it.
+pub fn is_cyrillic(c: char) -> bool {
+    matches!(c, '\u{0400}'..='\u{04FF}') && c.is_alphabetic()
+}
+
+/// A letter of the Russian alphabet (what `transliterated` reads).
+pub fn is_russian(c: char) -> bool {
+    matches!(c, 'а'..='я' | 'А'..='Я' | 'ё' | 'Ё')
+}
+
+/// A letter only Ukrainian writes (і, ї, є, ґ).
+pub fn is_ukrainian(c: char) -> bool {
+    matches!(c, 'і' | 'ї' | 'є' | 'ґ' | 'І' | 'Ї' | 'Є' | 'Ґ')
+}
+
 /// Splits on everything that is not a letter or digit.
 pub fn tokens(source: &str) -> Vec<Token> {
     let mut out = Vec::new();

@@ -353,10 +353,7 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
                 })
                 && rest[..p].iter().any(|&i| reading.tokens[i].norm == "more")
                 && matches!(reading.tokens[rest[p]].norm.as_str(), "from" | "by")
-                && !matches!(
-                    reading.tokens[rest[p + 1]].norm.as_str(),
-                    "this" | "these" | "that" | "those" | "it" | "here"
-                ) =>
+                && !is_in(lexicon::POINTING, &reading.tokens[rest[p + 1]].norm) =>
         {
             (&rest[p + 1..], &[][..])
         }
@@ -610,14 +607,12 @@ fn asking_about(tokens: &[Token]) -> usize {
         .map_or(0, |ask| ask.len());
     // "what is this video about", "what is it for": a question about what is shown.
     let rest = &tokens[asked..];
-    let shown = rest.first().is_some_and(|t| {
-        matches!(
-            t.norm.as_str(),
-            "this" | "that" | "these" | "those" | "it" | "here"
-        )
-    }) || rest
-        .last()
-        .is_some_and(|t| lexicon::is_in(lexicon::PREPOSITIONS, &t.norm));
+    let shown = rest
+        .first()
+        .is_some_and(|t| is_in(lexicon::POINTING, &t.norm))
+        || rest
+            .last()
+            .is_some_and(|t| lexicon::is_in(lexicon::PREPOSITIONS, &t.norm));
     // "what is the price" asks for a value the page shows; a thing named by two words or more
     // ("the best credit cards") may be a place to go.
     let thing =
