@@ -170,6 +170,9 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("humor-pikabu.jsonl", 6, 1, 0),
     ("casting-backstage.jsonl", 7, 0, 0),
     ("loans-giromatch.jsonl", 7, 0, 1),
+    // Batch 28 (docs/batch28-first-run.md): first scored 4/0/0, 9/0/0.
+    ("podcast-umputun.jsonl", 4, 0, 0),
+    ("plantcare-plantcaretoday.jsonl", 9, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
