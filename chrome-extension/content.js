@@ -558,7 +558,32 @@
     if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return { state: 'hidden' };
     const v = clip(r);
     if (!v) return { state: 'offscreen', rect: r };
-    const x = (v.left + v.right) / 2, y = (v.top + v.bottom) / 2;
+    const first = hitAt(el, r, (v.left + v.right) / 2, (v.top + v.bottom) / 2);
+    if (first.state === 'ok' || first.state === 'offscreen' || el.tagName === 'IFRAME' || el.tagName === 'FRAME') return first;
+    // The centre of the box is not the element's: a link wrapped over two lines (the centre
+    // falls on the text between), or one whose neighbour's padding lies over its middle. A
+    // person clicks where it shows: each line box's centre, then points inside each box.
+    for (const [x, y] of otherPoints(el)) {
+      const h = hitAt(el, r, x, y);
+      if (h.state === 'ok') return h;
+    }
+    return first;
+  }
+
+  /** Points to try after a box's centre, at most HIT_POINTS_MAX, each inside the viewport. */
+  const HIT_POINTS_MAX = 12;
+  function otherPoints(el) {
+    const boxes = [...el.getClientRects()].map(clip).filter(Boolean).slice(0, 4);
+    const points = boxes.map((b) => [(b.left + b.right) / 2, (b.top + b.bottom) / 2]);
+    for (const b of boxes) {
+      const w = b.right - b.left, h = b.bottom - b.top;
+      for (const [fx, fy] of [[0.5, 0.25], [0.5, 0.75], [0.25, 0.5], [0.75, 0.5]]) points.push([b.left + w * fx, b.top + h * fy]);
+    }
+    return points.slice(0, HIT_POINTS_MAX);
+  }
+
+  /** What a pointer at (x, y) reaches, for `el` whose box is `r`. */
+  function hitAt(el, r, x, y) {
     const hit = deepHit(x, y);
     if (!hit) return { state: 'offscreen', x, y };
     if (hit === el || composedContains(el, hit)) return { state: 'ok', x, y, rect: r };

@@ -359,10 +359,10 @@ pub fn run_corpus_with_signals(
                 continue;
             }
             let mut with = observation.clone();
-            if let Some(semantic) = semantic {
-                with.similarity = semantic.similarity(&case.utterance, observation).ok();
-            }
             with.glosses = glossary.and_then(|g| g.glosses_for(observation, &case.utterance));
+            if let Some(semantic) = semantic {
+                with.similarity = semantic.similarity(&case.utterance, &with).ok();
+            }
             results.push(run_case(file, &case, &with, decider));
         }
     }

@@ -18,7 +18,7 @@ use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
-use crate::model::{Element, Observation, Similarity};
+use crate::model::{Element, Glosses, Observation, Similarity};
 
 /// The files the model needs, with their pinned sha256 (the same pins as
 /// `scripts/install-model`; upstream revision 1110a243 of
@@ -310,19 +310,35 @@ impl Semantic {
         let reading = crate::director::utterance::read(request);
         let request = reading.request().trim();
         let unexplained = unexplained_words(request, observation);
-        let mut texts = element_texts(observation);
-        let labels: Vec<String> = observation.elements.iter().map(label_text).collect();
-        texts.extend(labels);
-        texts.push(request.to_string());
-        texts.push(unexplained);
+        let mut texts = vec![request.to_string(), unexplained];
+        texts.extend(element_texts(observation));
+        texts.extend(observation.elements.iter().map(label_text));
+        // On a screen in another language, each name also in English words (its glosses): the
+        // English model reads "Alle akzeptieren" as "all whole accept adopt".
+        if let Some(glosses) = &observation.glosses {
+            texts.extend(
+                observation
+                    .elements
+                    .iter()
+                    .map(|e| glossed_name(e, glosses)),
+            );
+        }
         let vectors = self.vectors(&texts)?;
         let n = observation.elements.len();
-        let (request_v, unexplained_v) = (&vectors[2 * n], &vectors[2 * n + 1]);
+        let (request_v, unexplained_v) = (&vectors[0], &vectors[1]);
+        let elements = &vectors[2..2 + n];
+        let names = &vectors[2 + n..2 + 2 * n];
+        let glossed = vectors.get(2 + 2 * n..2 + 3 * n).unwrap_or(&[]);
+        let closest = |to: &[f32], own: &[f32], i: usize| {
+            let gloss = glossed.get(i).map_or(f32::MIN, |g| cosine(to, g));
+            cosine(to, own).max(gloss)
+        };
         Ok(Similarity {
-            text: vectors[..n].iter().map(|v| cosine(request_v, v)).collect(),
-            label: vectors[n..2 * n]
-                .iter()
-                .map(|v| cosine(unexplained_v, v))
+            text: (0..n)
+                .map(|i| closest(request_v, &elements[i], i))
+                .collect(),
+            label: (0..n)
+                .map(|i| closest(unexplained_v, &names[i], i))
                 .collect(),
         })
     }
@@ -369,6 +385,26 @@ pub fn label_text(e: &Element) -> String {
         }
     }
     s
+}
+
+/// Senses of a word kept in a glossed name.
+const GLOSS_SENSES: usize = 2;
+
+/// An element's name in English words: each word of its name and description as its first
+/// [`GLOSS_SENSES`] glosses, or as it is when the glossary has none or when it is an English
+/// word as well ("Alle akzeptieren" → "all whole accept adopt"; "Cookies" stays "cookies").
+pub fn glossed_name(e: &Element, glosses: &Glosses) -> String {
+    let mut words: Vec<String> = Vec::new();
+    for t in crate::director::text::tokens(&label_text(e)) {
+        match glosses.words.get(&t.norm) {
+            // Not the same word in English ("Cookies": cookies, cookie).
+            Some(senses) if !senses.contains(&t.norm) => {
+                words.extend(senses.iter().take(GLOSS_SENSES).cloned())
+            }
+            _ => words.push(t.norm),
+        }
+    }
+    words.join(" ")
 }
 
 fn element_texts(observation: &Observation) -> Vec<String> {
@@ -486,6 +522,55 @@ mod tests {
             counter.0.load(std::sync::atomic::Ordering::SeqCst),
             prepared + 1
         );
+    }
+
+    fn glosses(words: &[(&str, &[&str])]) -> Glosses {
+        Glosses {
+            language: "de".into(),
+            words: words
+                .iter()
+                .map(|(w, g)| (w.to_string(), g.iter().map(|s| s.to_string()).collect()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_name_in_another_language_is_embedded_in_its_english_words_too() {
+        let g = glosses(&[
+            ("alle", &["all", "whole", "every"]),
+            ("akzeptieren", &["accept", "adopt"]),
+            ("cookies", &["cookies", "cookie"]),
+        ]);
+        let rows: &[(&str, &str)] = &[
+            ("Alle akzeptieren", "all whole accept adopt"),
+            // The same word in English stays itself, once.
+            ("Cookies", "cookies"),
+            // A word the glossary does not know stays as it is.
+            ("GIROMATCH akzeptieren", "giromatch accept adopt"),
+        ];
+        for (label, want) in rows {
+            assert_eq!(
+                &glossed_name(&element("e1", label, ""), &g),
+                want,
+                "{label}"
+            );
+        }
+        // Compared through the glosses: "post it" meets "Teilen" (post, share) and not
+        // "Suchen" (search); without glosses nothing starts with p.
+        let semantic = Semantic::new(Box::new(Letters(Default::default())));
+        let mut obs = Observation {
+            elements: vec![element("e1", "Teilen", ""), element("e2", "Suchen", "")],
+            ..Observation::default()
+        };
+        let plain = semantic.similarity("post it", &obs).unwrap();
+        assert_eq!(plain.text, vec![0.0, 0.0]);
+        obs.glosses = Some(glosses(&[
+            ("teilen", &["post", "share"]),
+            ("suchen", &["search", "seek"]),
+        ]));
+        let glossed = semantic.similarity("post it", &obs).unwrap();
+        assert_eq!(glossed.text, vec![1.0, 0.0]);
+        assert_eq!(glossed.label, vec![1.0, 0.0]);
     }
 
     #[test]

@@ -530,11 +530,11 @@ impl BrowserExecutor {
                         envelope.alternatives = alternatives(&op.heard);
                     }
                     let mut grounded = observation.clone();
-                    grounded.similarity = self.similarity(&texts[k], &observation).await;
                     grounded.glosses = self
                         .glossary
                         .as_ref()
                         .and_then(|g| g.glosses_for(&observation, &texts[k]));
+                    grounded.similarity = self.similarity(&texts[k], &grounded).await;
                     let snapshot = Snapshot {
                         observation: Some(grounded),
                         ..Default::default()
@@ -879,11 +879,11 @@ impl BrowserExecutor {
         };
         let envelope = Envelope::typed(&op.id.to_string(), words);
         let mut grounded = seen.observation.clone();
-        grounded.similarity = self.similarity(words, &seen.observation).await;
         grounded.glosses = self
             .glossary
             .as_ref()
             .and_then(|g| g.glosses_for(&seen.observation, words));
+        grounded.similarity = self.similarity(words, &grounded).await;
         let snapshot = Snapshot {
             observation: Some(grounded),
             ..Default::default()

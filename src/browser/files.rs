@@ -276,7 +276,10 @@ fn bookmarks(xbel: &str) -> Vec<PathBuf> {
         if let Some(path) = href.strip_prefix("file://") {
             // A host part ("file://host/…") other than none or localhost is no local file.
             let path = path.strip_prefix("localhost").unwrap_or(path);
-            if let (true, Some(p)) = (path.starts_with('/'), percent_decode(path)) {
+            if let (true, Some(p)) = (
+                path.starts_with('/'),
+                crate::director::text::percent_decode(path),
+            ) {
                 out.push(PathBuf::from(p));
             }
         }
@@ -290,24 +293,6 @@ fn xml_unescape(s: &str) -> String {
         .replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&amp;", "&")
-}
-
-/// `%XX` decoded; `None` when the result is not UTF-8 or an escape is malformed.
-fn percent_decode(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

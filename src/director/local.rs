@@ -97,7 +97,8 @@ impl Decider for LocalDecider {
                     if let Some(similarity) = screen.observation.similarity.as_ref() {
                         let fits =
                             semantic::fits(first, screen.observation, screen.structure, action);
-                        best = semantic::blend(&best, Some(similarity), &fits);
+                        let verb = matches!(first.verb, Verb::Specific { .. });
+                        best = semantic::blend(&best, Some(similarity), &fits, verb);
                     }
                     softmax(&question.choices, &best)
                 }
@@ -908,6 +909,35 @@ fn weight(q: &Token, structure: &Structure) -> f32 {
         w * 0.35
     } else {
         w
+    }
+}
+
+/// One address, `name@host.tld`, and nothing else.
+fn is_email_address(s: &str) -> bool {
+    let s = s.trim().trim_end_matches(['.', ',']);
+    match s.split_once('@') {
+        Some((name, host)) => {
+            !name.is_empty()
+                && !s.contains(char::is_whitespace)
+                && !host.contains('@')
+                && host.split('.').count() >= 2
+                && host.split('.').all(|p| !p.is_empty())
+        }
+        None => false,
+    }
+}
+
+/// How much a word of where a link goes counts against a word of its name: a page's slug
+/// describes it, but it was written for addresses, not for people.
+const DESTINATION_WEIGHT: f32 = 0.6;
+
+/// [`DESTINATION_WEIGHT`] for a word no label says; nothing for one a label says (that label
+/// is what it names).
+fn destination_weight(unsaid: bool) -> f32 {
+    if unsaid {
+        DESTINATION_WEIGHT
+    } else {
+        0.0
     }
 }
 
@@ -1831,6 +1861,7 @@ fn score_element<'s>(
         *hit |= *s;
     }
     let head_desc = phrase_match(head_q, &f.description);
+    let head_dest = phrase_match(head_q, &f.destination);
     let head_gloss = phrase_match(head_q, &f.glosses);
     let ctx_key = (f.item_slot, element.context.as_str());
     let (head_ctx, qual_ctx) = match context_memo.iter().find(|(k, _, _)| *k == ctx_key) {
@@ -1882,6 +1913,7 @@ fn score_element<'s>(
             .max(described)
             .max(searches)
             .max(head_desc[k] * 0.9)
+            .max(head_dest[k] * destination_weight(scene.head_unsaid[k]))
             .max(gloss_strength(head_gloss[k]));
         // "show the raw text" beside a toolbar's "raw": the row's "raw" is that control's
         // name, not a description of the "text" link next to it.
@@ -1950,6 +1982,7 @@ fn score_element<'s>(
         factor *= 0.5;
     }
     let qual_desc = phrase_match(qual_q, &f.description);
+    let qual_dest = phrase_match(qual_q, &f.destination);
     let qual_gloss = phrase_match(qual_q, &f.glosses);
     for k in 0..qual.len() {
         let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
@@ -1960,6 +1993,7 @@ fn score_element<'s>(
         };
         let own = (qual_label[k] * addressed)
             .max(c)
+            .max(qual_dest[k] * destination_weight(scene.qual_unsaid[k]))
             .max(gloss_strength(qual_gloss[k]));
         let m = own.max(qual_ctx[k] * qual_around).max(qual_desc[k] * 0.9);
         label_content_hit |= own >= 0.7;
@@ -2008,6 +2042,23 @@ fn score_element<'s>(
             let unnamed = if only_field { 0.75 } else { 0.5 };
             explained += if m >= 0.75 { m } else { unnamed };
             total += 1.0;
+        }
+        // An email address goes where an email address is asked for, whatever the field is
+        // called ("put jane@example.com in the newsletter box" / "Your Email Address"); in
+        // any other field it may still be meant (a search for it).
+        let typed = typing
+            .and_then(|t| t.text.as_ref())
+            .map(|span| reading.slice(span));
+        if typed.is_some_and(is_email_address) {
+            let email = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "email");
+            let asks_for_it = label_concepts
+                .iter()
+                .chain(&lexicon::concepts_in(&f.description))
+                .any(|(c, _)| Some(*c) == email);
+            if asks_for_it {
+                explained += 1.0;
+                total += 1.0;
+            }
         }
         if !replace.is_empty() {
             let value = text::tokens(f.value.as_deref().unwrap_or(""));
@@ -2270,6 +2321,10 @@ struct Scene {
     /// Per head word: the controls whose whole label is that word ("raw" in a toolbar). In
     /// their row the word is their name, not a description of their neighbours.
     head_named: Vec<Vec<usize>>,
+    /// Per head and qualifier word: no label on screen says it, so where a link goes may
+    /// ("review" in an address; not "support" beside a label "Super Supportive").
+    head_unsaid: Vec<bool>,
+    qual_unsaid: Vec<bool>,
 }
 
 fn read_scene(reading: &Reading<'_>, words: &Words<'_>, screen: Screen<'_>) -> Scene {
@@ -2286,6 +2341,12 @@ fn read_scene(reading: &Reading<'_>, words: &Words<'_>, screen: Screen<'_>) -> S
             && !e.label.to_lowercase().contains("passw")
     };
     let any_search_field = (0..n).any(|i| text_field(i) && is_search_field(i));
+    let unsaid = |q: &Token| {
+        !structure
+            .facts
+            .iter()
+            .any(|f| word_match(q, &f.label) >= 0.75)
+    };
     let text_fields = (0..n).filter(|&i| text_field(i)).count();
     let specific = matches!(reading.verb, Verb::Specific { .. });
     let has_items = !structure.items.is_empty();
@@ -2373,6 +2434,8 @@ fn read_scene(reading: &Reading<'_>, words: &Words<'_>, screen: Screen<'_>) -> S
         relative,
         qual_around,
         head_named,
+        head_unsaid: head.iter().map(|q| unsaid(q)).collect(),
+        qual_unsaid: qual.iter().map(|q| unsaid(q)).collect(),
     }
 }
 
@@ -3128,6 +3191,40 @@ mod tests {
         }
     }
 
+    /// Where a link goes speaks for it, less than its name: "promising" is the link whose
+    /// address ends in "…-newegg-rtx-3080-apologize"; said with a word its name has, it is
+    /// clicked, by the address's word alone it is asked about.
+    #[test]
+    fn a_links_address_speaks_for_it_less_than_its_name() {
+        let row = "the company's flagship RTX 3080 card sold out instantly when it launched";
+        let to = |id: &str, label: &str, destination: &str| Element {
+            destination: Some(destination.into()),
+            ..el(id, "link", label, row)
+        };
+        let obs = Observation {
+            elements: vec![
+                to("a", "RTX 3080", "example.com/news/nvidia-rtx-3080-sold-out"),
+                to(
+                    "c",
+                    "promising",
+                    "example.com/news/nvidia-newegg-rtx-3080-apologize",
+                ),
+                to("d", "Comments", "example.com/news/where-to-buy-rtx-3080"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "open the newegg story").as_deref(), Some("c"));
+        assert_eq!(asked(&obs, "the link about newegg"), vec!["c".to_string()]);
+        // Batch 29's page: of the article's links only "RTX 3070"'s address says review.
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/grounding/observations/hardware-tomshardware.json");
+        let page = crate::eval::load_observation(&path).expect("observation");
+        assert_eq!(
+            clicked(&page, "open the 3070 review").as_deref(),
+            Some("r13")
+        );
+    }
+
     /// A kind noun ("products", "articles") is a label's word when a one-word label glosses to
     /// it ("Produkter"), not when a longer label's word does ("Alle Artikel").
     #[test]
@@ -3492,6 +3589,61 @@ mod tests {
                 other => panic!("{text}: {other:?}"),
             };
             assert_eq!(got.as_deref(), want, "{text}");
+        }
+    }
+
+    /// What a typed request types where, through the whole Director (`None` for anything else).
+    fn typed_into(obs: &Observation, text: &str) -> Option<(String, String)> {
+        let snapshot = crate::director::Snapshot {
+            observation: Some(obs.clone()),
+            ..Default::default()
+        };
+        match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
+            crate::director::Decision::Execute(plan) => match plan.action {
+                crate::director::Action::Type { target, text, .. } => Some((target, text)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// An email address goes to the field that asks for one, whatever the request calls it;
+    /// a search for an address still goes to the search field.
+    #[test]
+    fn an_email_address_goes_where_an_email_address_is_asked_for() {
+        let form = "Receive news and offers from our other brands? Yes No";
+        let obs = Observation {
+            elements: vec![
+                el("q", "textbox", "Search", "Hardware news"),
+                el("m", "textbox", "Your Email Address", form),
+                el("b", "button", "Sign me up", form),
+            ],
+            ..Observation::default()
+        };
+        let rows: &[(&str, Option<(&str, &str)>)] = &[
+            (
+                "put jane.doe@example.com in the newsletter box",
+                Some(("m", "jane.doe@example.com")),
+            ),
+            (
+                "search for jane.doe@example.com",
+                Some(("q", "jane.doe@example.com")),
+            ),
+        ];
+        for (text, want) in rows {
+            let got = typed_into(&obs, text);
+            let got = got.as_ref().map(|(t, v)| (t.as_str(), v.as_str()));
+            assert_eq!(got, *want, "{text}");
+        }
+        for (s, want) in [
+            ("jane.doe@example.com", true),
+            ("jane@example.com.", true),
+            ("jane@example", false),
+            ("jane at example.com", false),
+            ("@example.com", false),
+            ("a@b@c.com", false),
+        ] {
+            assert_eq!(is_email_address(s), want, "{s}");
         }
     }
 

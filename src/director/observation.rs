@@ -47,6 +47,8 @@ pub struct ElementFacts {
     pub label_concepts: Vec<(usize, std::ops::Range<usize>)>,
     /// Description tokens (often the link's title attribute).
     pub description: Vec<Token>,
+    /// The words of where a link goes ([`destination_words`]): weaker evidence than its own.
+    pub destination: Vec<Token>,
     /// English glosses of the label's words, when the screen is in another language and a
     /// glossary was consulted (`Observation::glosses`): weaker evidence than the label's own words.
     pub glosses: Vec<Token>,
@@ -218,6 +220,10 @@ impl Structure {
                     label_concepts: label_concepts(e, &label),
                     label,
                     description: described(e, crumbs.contains(&index)),
+                    destination: destination_words(e.destination.as_deref().unwrap_or(""))
+                        .iter()
+                        .map(|w| Token::synthetic(w))
+                        .collect(),
                     glosses,
                     context_slot: context_order
                         .iter()
@@ -655,6 +661,37 @@ fn described(e: &Element, crumb: bool) -> Vec<Token> {
     out
 }
 
+/// Endings of a page's address that say nothing of what it shows.
+const PAGE_ENDINGS: &[&str] = &["html", "htm", "shtml", "php", "asp", "aspx", "jsp", "cfm"];
+
+/// The words of where a link goes, as its address's last two parts spell them: a page's slug
+/// ("/news/nvidia-newegg-rtx-3080-apologize": nvidia, newegg, apologize), a section
+/// ("/author/michelle-ehrhardt"), a file's format ("…_Affiche2_BD.pdf": pdf). Only words of
+/// three letters or more without digits (no ids, dates or fingerprints); not the host.
+pub fn destination_words(destination: &str) -> Vec<String> {
+    let address = destination.split(' ').next().unwrap_or("");
+    let Some((_, path)) = address.split_once('/') else {
+        return Vec::new();
+    };
+    // Escapes read (`%C3%A8` as `è`); a malformed one leaves the path as it is.
+    let path = text::percent_decode(path).unwrap_or_else(|| path.to_string());
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    let mut out: Vec<String> = Vec::new();
+    for part in &parts[parts.len().saturating_sub(2)..] {
+        for word in part.split(|c: char| !c.is_alphanumeric()) {
+            let word = word.to_lowercase();
+            if word.chars().count() >= 3
+                && word.chars().all(char::is_alphabetic)
+                && !PAGE_ENDINGS.contains(&word.as_str())
+                && !out.contains(&word)
+            {
+                out.push(word);
+            }
+        }
+    }
+    out
+}
+
 /// Separators of a path of pages in a row's text.
 const PATH_SEPARATORS: &[char] = &['>', '/', '»', '›', '→', '＞', '〉', '\\'];
 
@@ -740,6 +777,32 @@ pub(crate) fn element(id: &str, role: &str, label: &str, context: &str) -> Eleme
 mod tests {
     use super::element as el;
     use super::*;
+
+    #[test]
+    fn a_links_destination_says_words_of_its_last_two_parts() {
+        let rows: &[(&str, &[&str])] = &[
+            (
+                "www.tomshardware.com/uk/news/nvidia-newegg-rtx-3080-apologize",
+                &["news", "nvidia", "newegg", "rtx", "apologize"],
+            ),
+            (
+                "www.tomshardware.com/uk/author/michelle-ehrhardt",
+                &["author", "michelle", "ehrhardt"],
+            ),
+            // A file's format is a word; ids, dates and the page ending are not; escapes read.
+            (
+                "www.infocomcgt.fr/wp-content/uploads/2019/12/2019_212_InfoCom-CGT_Caisse-de-gr%C3%A8ve_Affiche2_BD.pdf",
+                &["infocom", "cgt", "caisse", "grève", "pdf"],
+            ),
+            ("example.org/forum/index.php abc123", &["forum", "index"]),
+            // The host alone, or nothing: no words.
+            ("example.org/", &[]),
+            ("", &[]),
+        ];
+        for (destination, want) in rows {
+            assert_eq!(&destination_words(destination), want, "{destination}");
+        }
+    }
 
     /// A name after "by", "Author:" or the same word in another language is a byline.
     #[test]

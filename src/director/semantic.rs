@@ -36,6 +36,11 @@ pub const LEXICAL_SURE: f32 = 0.56;
 pub const ASK_FROM: f32 = 0.5;
 /// Elements within this of the closest one are offered too (two at most).
 pub const ASK_BAND: f32 = 0.05;
+/// A text cosine from which meaning alone offers the closest element when it is
+/// [`SOLE_ASK_MARGIN`] closer than any other.
+pub const SOLE_ASK_FROM: f32 = 0.4;
+/// How much closer than every other element that is.
+pub const SOLE_ASK_MARGIN: f32 = 0.1;
 /// The score meaning alone gives: p < 0.22 against "nothing fits", so two
 /// such candidates together stay below every act gate.
 pub const ASK_SCORE: f32 = 0.36;
@@ -52,6 +57,8 @@ pub const LABEL_ASK_FROM: f32 = 0.3;
 pub const ACT_SCORE: f32 = 0.62;
 /// A lexical score from which an element counts as a competing candidate.
 const LEXICAL_CANDIDATE: f32 = 0.3;
+/// ... and from which it does when it is above the closest element's own.
+const LEXICAL_HINT: f32 = 0.2;
 
 /// Label words whose action meaning alone must never take.
 const DESTRUCTIVE: &[&str] = &[
@@ -113,7 +120,14 @@ pub fn meaning(sim: &Similarity, i: usize) -> f32 {
 
 /// Lexical scores with the semantic signal folded in. Unchanged without a
 /// similarity of the right length.
-pub fn blend(lexical: &[f32], similarity: Option<&Similarity>, fits: &[Fit]) -> Vec<f32> {
+/// `verb` says the request names a verb its target must offer ("print", "reply"): then
+/// meaning offers only what is close to that verb too, never the nearest thing alone.
+pub fn blend(
+    lexical: &[f32],
+    similarity: Option<&Similarity>,
+    fits: &[Fit],
+    verb: bool,
+) -> Vec<f32> {
     let mut out = lexical.to_vec();
     let Some(sim) = similarity else {
         return out;
@@ -135,7 +149,12 @@ pub fn blend(lexical: &[f32], similarity: Option<&Similarity>, fits: &[Fit]) -> 
     };
     let c1 = meaning(sim, top);
     let c2 = ranked.get(1).map_or(0.0, |&j| meaning(sim, j));
-    let lexical_elsewhere = (0..n).any(|j| j != top && lexical[j] >= LEXICAL_CANDIDATE);
+    // Words point elsewhere: a candidate of their own, or more of them on another element.
+    let lexical_elsewhere = (0..n).any(|j| {
+        j != top
+            && (lexical[j] >= LEXICAL_CANDIDATE
+                || (lexical[j] >= LEXICAL_HINT && lexical[j] > lexical[top]))
+    });
     if c1 >= ACT_FROM
         && c1 - c2 >= ACT_MARGIN
         && sim.label[top] >= LABEL_ACT_FROM
@@ -150,6 +169,16 @@ pub fn blend(lexical: &[f32], similarity: Option<&Similarity>, fits: &[Fit]) -> 
         if m >= ASK_FROM && m >= c1 - ASK_BAND && sim.label[i] >= LABEL_ASK_FROM {
             out[i] = out[i].max(ASK_SCORE);
         }
+    }
+    // Far closer than any other, when no words point anywhere: worth asking about from a
+    // lower cosine.
+    if !verb
+        && lexical_best < LEXICAL_CANDIDATE
+        && c1 >= SOLE_ASK_FROM
+        && c1 - c2 >= SOLE_ASK_MARGIN
+        && sim.label[top] >= LABEL_ASK_FROM
+    {
+        out[top] = out[top].max(ASK_SCORE);
     }
     out
 }
@@ -260,6 +289,7 @@ mod tests {
         text: &'static [f32],
         label: &'static [f32],
         fits: &'static [Fit],
+        verb: bool,
         want: &'static [f32],
     }
 
@@ -272,6 +302,7 @@ mod tests {
                 text: &[0.2, 0.9, 0.1],
                 label: &[0.2, 0.9, 0.1],
                 fits: &[SAFE, SAFE, SAFE],
+                verb: false,
                 want: &[0.9, 0.1, 0.0],
             },
             Row {
@@ -280,6 +311,7 @@ mod tests {
                 text: &[0.70, 0.51, 0.31],
                 label: &[0.50, 0.47, 0.30],
                 fits: &[SAFE, SAFE, SAFE],
+                verb: false,
                 want: &[ACT_SCORE, 0.0, 0.0],
             },
             Row {
@@ -288,6 +320,7 @@ mod tests {
                 text: &[0.63, 0.17, 0.16],
                 label: &[0.12, 0.38, 0.26],
                 fits: &[SAFE, SAFE, SAFE],
+                verb: false,
                 want: &[0.0, 0.0, 0.0],
             },
             Row {
@@ -296,6 +329,7 @@ mod tests {
                 text: &[0.43, 0.37, 0.31],
                 label: &[0.19, 0.80, 0.40],
                 fits: &[SAFE, SAFE, SAFE],
+                verb: false,
                 want: &[0.0, ACT_SCORE, 0.0],
             },
             Row {
@@ -304,6 +338,7 @@ mod tests {
                 text: &[0.70, 0.51, 0.31],
                 label: &[0.70, 0.47, 0.30],
                 fits: &[UNSAFE, SAFE, SAFE],
+                verb: false,
                 want: &[ASK_SCORE, 0.0, 0.0],
             },
             Row {
@@ -312,6 +347,7 @@ mod tests {
                 text: &[0.74, 0.72, 0.2],
                 label: &[0.74, 0.72, 0.2],
                 fits: &[SAFE, SAFE, SAFE],
+                verb: false,
                 want: &[ASK_SCORE, ASK_SCORE, 0.0],
             },
             Row {
@@ -320,6 +356,7 @@ mod tests {
                 text: &[0.40, 0.35, 0.2],
                 label: &[0.80, 0.80, 0.2],
                 fits: &[SAFE, SAFE, SAFE],
+                verb: false,
                 want: &[ASK_SCORE, ASK_SCORE, 0.0],
             },
             Row {
@@ -328,6 +365,7 @@ mod tests {
                 text: &[0.40, 0.35, 0.2],
                 label: &[0.80, 0.80, 0.2],
                 fits: &[ELSEWHERE, SAFE, SAFE],
+                verb: false,
                 want: &[0.0, ACT_SCORE, 0.0],
             },
             Row {
@@ -336,7 +374,17 @@ mod tests {
                 text: &[0.70, 0.40, 0.31],
                 label: &[0.70, 0.40, 0.30],
                 fits: &[SAFE, SAFE, SAFE],
+                verb: false,
                 want: &[ASK_SCORE, 0.4, 0.0],
+            },
+            Row {
+                name: "more of the words on another element: meaning only adds a candidate",
+                lexical: &[0.23, 0.26, 0.0],
+                text: &[0.72, 0.60, 0.1],
+                label: &[0.55, 0.47, 0.1],
+                fits: &[SAFE, SAFE, SAFE],
+                verb: false,
+                want: &[ASK_SCORE, 0.26, 0.0],
             },
             Row {
                 name: "weak meaning adds nothing",
@@ -344,7 +392,35 @@ mod tests {
                 text: &[0.45, 0.40, 0.31],
                 label: &[0.45, 0.40, 0.30],
                 fits: &[SAFE, SAFE, SAFE],
+                verb: false,
                 want: &[0.0, 0.2, 0.0],
+            },
+            Row {
+                name: "far closer than any other: ask from a lower cosine",
+                lexical: &[0.0, 0.2, 0.0],
+                text: &[0.45, 0.30, 0.31],
+                label: &[0.45, 0.30, 0.30],
+                fits: &[SAFE, SAFE, SAFE],
+                verb: false,
+                want: &[ASK_SCORE, 0.2, 0.0],
+            },
+            Row {
+                name: "... but not when the request names a verb to offer",
+                lexical: &[0.0, 0.2, 0.0],
+                text: &[0.45, 0.30, 0.31],
+                label: &[0.45, 0.30, 0.30],
+                fits: &[SAFE, SAFE, SAFE],
+                verb: true,
+                want: &[0.0, 0.2, 0.0],
+            },
+            Row {
+                name: "... nor when words point somewhere",
+                lexical: &[0.0, 0.35, 0.0],
+                text: &[0.45, 0.30, 0.31],
+                label: &[0.45, 0.30, 0.30],
+                fits: &[SAFE, SAFE, SAFE],
+                verb: false,
+                want: &[0.0, 0.35, 0.0],
             },
             Row {
                 name: "ineligible elements are never raised",
@@ -352,6 +428,7 @@ mod tests {
                 text: &[0.90, 0.65, 0.1],
                 label: &[0.90, 0.55, 0.1],
                 fits: &[OUT, SAFE, SAFE],
+                verb: false,
                 want: &[0.0, ACT_SCORE, 0.0],
             },
         ];
@@ -360,7 +437,7 @@ mod tests {
                 text: row.text.to_vec(),
                 label: row.label.to_vec(),
             };
-            let got = blend(row.lexical, Some(&sim), row.fits);
+            let got = blend(row.lexical, Some(&sim), row.fits, row.verb);
             assert_eq!(got, row.want, "{}", row.name);
         }
     }
@@ -368,13 +445,13 @@ mod tests {
     #[test]
     fn without_a_similarity_nothing_changes() {
         let lexical = [0.3, 0.1];
-        assert_eq!(blend(&lexical, None, &[SAFE, SAFE]), lexical);
+        assert_eq!(blend(&lexical, None, &[SAFE, SAFE], false), lexical);
         // A similarity for another observation (wrong length) is ignored.
         let sim = Similarity {
             text: vec![0.9],
             label: vec![0.9],
         };
-        assert_eq!(blend(&lexical, Some(&sim), &[SAFE, SAFE]), lexical);
+        assert_eq!(blend(&lexical, Some(&sim), &[SAFE, SAFE], false), lexical);
     }
 
     #[test]

@@ -391,3 +391,36 @@ fn a_style_sheet_is_no_context() {
         assert!(!context.contains("--theme"), "{e}");
     }
 }
+
+/// A link wrapped over two lines, and links whose neighbours' padding lies over their middle,
+/// are on screen where their words show: scanned, and clicked there.
+#[test]
+fn a_link_is_seen_and_clicked_where_it_shows_not_only_at_its_centre() {
+    let (sites, d, _b) = setup("/scan/wrapped.html");
+    let before = sites.gets().len();
+    let v = seen(&d, say(&d, "open photos"));
+    assert_eq!(status(&v), "completed", "{v:#}");
+    for label in [
+        "Photos",
+        "Posters",
+        "Communication and press",
+        "Videos",
+        "expect shortages throughout the year",
+    ] {
+        element(&v, label);
+    }
+    let gets = sites.gets()[before..].to_vec();
+    assert!(
+        gets.iter().any(|g| g == "/scan/wrapped.html?page=photos"),
+        "{gets:?}"
+    );
+    let before = sites.gets().len();
+    let v = say(&d, "open the link about shortages");
+    assert_eq!(status(&v), "completed", "{v:#}");
+    let gets = sites.gets()[before..].to_vec();
+    assert!(
+        gets.iter()
+            .any(|g| g == "/scan/wrapped.html?page=shortages"),
+        "{gets:?}"
+    );
+}

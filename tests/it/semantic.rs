@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use circe::director::local::LocalDecider;
-use circe::director::{self, Action, Decision, Envelope, Snapshot};
-use circe::eval::run_corpus_with;
+use circe::director::{self, Action, Decision, Envelope, Observation, Snapshot};
+use circe::eval::{run_corpus_with, run_corpus_with_signals};
 use circe::semantic::{cosine, Semantic};
 
 fn model_dir() -> PathBuf {
@@ -118,6 +118,42 @@ fn a_spoken_form_grounds_a_written_abbreviation() {
 }
 
 #[test]
+fn an_english_request_meets_a_german_name_through_its_glosses() {
+    // "Führungen & Erlebnisse" shares no word with "book a guided tour"; in English words
+    // ("guided tours, experiences") it is the closest of the zoo's menu by far.
+    let text = "book a guided tour";
+    let mut observation = page("zoo-zooberlin.json");
+    let tours = observation
+        .elements
+        .iter()
+        .position(|e| e.id == "r12")
+        .expect("r12");
+    let plain = semantic()
+        .similarity(text, &observation)
+        .expect("similarity");
+    observation.glosses = crate::util::glossary().glosses_for(&observation, text);
+    assert!(observation.glosses.is_some(), "the zoo's page is German");
+    let glossed = semantic()
+        .similarity(text, &observation)
+        .expect("similarity");
+    assert!(
+        glossed.text[tours] > plain.text[tours] + 0.1,
+        "{} vs {}",
+        glossed.text[tours],
+        plain.text[tours]
+    );
+    let snapshot = Snapshot {
+        observation: Some(Observation {
+            similarity: Some(glossed),
+            ..observation
+        }),
+        ..Snapshot::default()
+    };
+    let decision = director::decide(&Envelope::voice("t", text), &snapshot, &LocalDecider);
+    assert_eq!(clicked(&decision), Some("r12"), "{decision:?}");
+}
+
+#[test]
 fn meaning_alone_never_acts_on_a_destructive_control() {
     // "get rid of" means Delete: worth asking about, never done on meaning alone.
     let decision = decide("privacy.json", "get rid of my account", true);
@@ -136,8 +172,17 @@ fn corpora_stay_safe_with_the_signal() {
     // would ask or on the wrong element (tests/it/director_eval.rs lists them,
     // each held to its ceilings there): the signal may not add a wrong target
     // or an act-instead to what the words alone do.
-    let own = run_corpus_with(&root.join("grounding"), &LocalDecider, Some(semantic())).unwrap();
-    let words = run_corpus_with(&root.join("grounding"), &LocalDecider, None).unwrap();
+    // Both with the glossary, as Circe grounds: meaning then also reads the glosses.
+    let glossary = Some(crate::util::glossary());
+    let own = run_corpus_with_signals(
+        &root.join("grounding"),
+        &LocalDecider,
+        Some(semantic()),
+        glossary,
+    )
+    .unwrap();
+    let words =
+        run_corpus_with_signals(&root.join("grounding"), &LocalDecider, None, glossary).unwrap();
     println!("{own}");
     assert!(
         own.wrong_target <= words.wrong_target,
