@@ -898,6 +898,7 @@ fn weight(q: &Token, structure: &Structure) -> f32 {
             word_match(q, &f.label) >= 0.75
                 || word_match(q, &f.description) >= 0.75
                 || f.label_concepts.iter().any(|(c, _)| qc.contains(c))
+                || word_match(q, &f.glosses) >= 1.0
         })
         .count();
     let w = if df == 0 {
@@ -2510,7 +2511,9 @@ fn weaken_for_unmet_words(
     let unmet = qual.iter().any(|q| {
         !q.is_number()
             && !structure.facts.iter().enumerate().any(|(i, f)| {
-                word_match(q, &f.label) >= 0.7 || word_match(q, structure.context(i)) >= 0.7
+                word_match(q, &f.label) >= 0.7
+                    || word_match(q, structure.context(i)) >= 0.7
+                    || word_match(q, &f.glosses) >= 1.0
             })
     });
     if action == ActionKind::Click && unmet {
@@ -3095,6 +3098,61 @@ mod tests {
             elements,
             ..Observation::default()
         }
+    }
+
+    /// A word said that meets a label only through its gloss ("church" / "Kościół") is a word
+    /// the screen has: it weighs as much as a label's own word would and is no unmet
+    /// requirement, so it is not outweighed by a word many glosses share ("news").
+    #[test]
+    fn a_word_met_through_a_gloss_weighs_as_a_word_on_screen() {
+        let menu = "Informacje Polska Kościół Watykan";
+        let mut obs = Observation {
+            elements: vec![
+                el(
+                    "n1",
+                    "link",
+                    "Serwis informacyjny, godz. 11.00",
+                    "5 maja 11:00",
+                ),
+                el(
+                    "n2",
+                    "link",
+                    "Serwis informacyjny, godz. 10.00",
+                    "5 maja 10:00",
+                ),
+                el(
+                    "n3",
+                    "link",
+                    "Serwis informacyjny, godz. 02.00",
+                    "5 maja 02:00",
+                ),
+                el("m1", "link", "Informacje", menu),
+                el("m2", "link", "Polska", menu),
+                el("m3", "link", "Kościół", menu),
+                el("m4", "link", "Watykan", menu),
+            ],
+            ..Observation::default()
+        };
+        let words = [
+            ("serwis", "service news bulletin"),
+            ("informacyjny", "informative"),
+            ("informacje", "information"),
+            ("polska", "poland"),
+            ("kosciol", "church"),
+            ("watykan", "vatican"),
+        ];
+        obs.glosses = glossed("pl", &words);
+        for (said, first) in [("church news", "m3"), ("news from Poland", "m2")] {
+            let got = clicked(&obs, said).map_or_else(|| asked(&obs, said), |c| vec![c]);
+            assert_eq!(
+                got.first().map(String::as_str),
+                Some(first),
+                "{said}: {got:?}"
+            );
+        }
+        // Without the glosses nothing names the church or Poland.
+        obs.glosses = None;
+        assert!(clicked(&obs, "church news").is_none_or(|c| c != "m3"));
     }
 
     /// English words meet a German page's labels through their glosses, and only through them.

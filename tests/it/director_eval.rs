@@ -96,11 +96,11 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("news-elpais.jsonl", 12, 0, 0),
     ("recipe-chefkoch.jsonl", 20, 0, 0),
     // Batch 8 (docs/batch8-first-run.md): first scored 7/0/0, 10/0/0, 12/0/0.
-    ("video-eurosport.jsonl", 15, 0, 0),
-    ("travel-travanto.jsonl", 15, 0, 0),
+    ("video-eurosport.jsonl", 16, 0, 0),
+    ("travel-travanto.jsonl", 17, 0, 0),
     ("fr-ledevoir.jsonl", 21, 0, 0),
     // Batch 9 (docs/batch9-first-run.md): first scored 10/1/0, 8/5/0, 8/0/0.
-    ("search-google.jsonl", 14, 0, 0),
+    ("search-google.jsonl", 15, 0, 0),
     ("forge-github.jsonl", 12, 0, 0),
     ("form-verivox.jsonl", 13, 0, 1),
     // Batch 10 (docs/batch10-first-run.md): first scored 20/2/1, 18/0/0, 18/1/0.
@@ -108,7 +108,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("fiction-royalroad.jsonl", 25, 0, 0),
     ("registry-clinicaltrials.jsonl", 24, 0, 0),
     // Batch 11 (docs/batch11-first-run.md): first scored 13/1/0, 16/1/1, 15/2/1.
-    ("podcast-resonator.jsonl", 19, 0, 0),
+    ("podcast-resonator.jsonl", 21, 0, 0),
     ("paste-pastebin.jsonl", 20, 0, 0),
     ("dictionary-wordsmith.jsonl", 19, 1, 1),
     // Batch 12 (docs/batch12-first-run.md): first scored 15/1/1, 10/0/0, 13/2/1.
@@ -117,19 +117,19 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("public-nationalrail.jsonl", 14, 0, 1),
     // Batch 13 (docs/batch13-first-run.md): first scored 17/3/0, 12/3/0, 12/1/0.
     ("thread-reddit.jsonl", 20, 0, 0),
-    ("recipe-cybercook.jsonl", 12, 0, 0),
+    ("recipe-cybercook.jsonl", 14, 0, 0),
     ("newsletter-aktualne.jsonl", 18, 0, 0),
     // Batch 14 (docs/batch14-first-run.md): first scored 17/1/0, 12/0/1, 12/3/1.
     ("reviews-trustpilot.jsonl", 18, 1, 0),
-    ("gov-parcoabruzzo.jsonl", 16, 0, 1),
+    ("gov-parcoabruzzo.jsonl", 17, 0, 1),
     ("standards-ietf.jsonl", 17, 1, 0),
     // Batch 15 (docs/batch15-first-run.md): first scored 16/1/1, 7/0/0 (9 with the Japanese glossary).
     ("events-goodnight.jsonl", 20, 1, 0),
-    ("story-hukumusume.jsonl", 12, 0, 0),
+    ("story-hukumusume.jsonl", 13, 0, 0),
     // Batch 16 (docs/batch16-first-run.md): first scored 5/1/0, 18/0/1, 11/1/0.
     ("ebook-bookwalker.jsonl", 8, 0, 0),
     ("preprint-biorxiv.jsonl", 20, 0, 0),
-    ("school-siegfriedmarcus.jsonl", 15, 0, 0),
+    ("school-siegfriedmarcus.jsonl", 16, 0, 0),
     // Batch 17 (docs/batch17-first-run.md): first scored 12/1/0, 18/3/0, 14/0/0.
     ("software-parallels.jsonl", 13, 0, 0),
     ("lyrics-genius.jsonl", 23, 0, 0),
@@ -137,22 +137,24 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     // Batch 18 (docs/batch18-first-run.md): first scored 24/2/1, 19/2/4, 12/0/0.
     ("guide-fifplay.jsonl", 25, 1, 1),
     ("address-whitehouse.jsonl", 25, 0, 1),
-    ("magazine-vegolosi.jsonl", 14, 0, 0),
+    ("magazine-vegolosi.jsonl", 16, 0, 0),
     // Batch 19 (docs/batch19-first-run.md): first scored 16/1/0, 17/0/0, 14/1/0.
     ("wiki-pythonwiki.jsonl", 19, 0, 0),
     ("tutorial-statisticsglobe.jsonl", 20, 0, 0),
     ("weather-slf.jsonl", 15, 0, 0),
     // Batch 20 (docs/batch20-first-run.md): first scored 10/0/0, 12/1/0, 17/1/0.
     ("press-tine.jsonl", 14, 0, 0),
-    ("advisory-ipa.jsonl", 14, 0, 0),
+    ("advisory-ipa.jsonl", 15, 0, 0),
     ("journal-springer.jsonl", 18, 0, 0),
     // Batch 21 (docs/batch21-first-run.md): first scored 11/1/1, 15/0/1, 10/2/0.
-    ("patchnotes-villagersandheroes.jsonl", 14, 0, 1),
+    // 14 until glossed words weighed as words on screen: "the forum index" now asks between
+    // "Register" (read as German, glossed "index") and "Forums".
+    ("patchnotes-villagersandheroes.jsonl", 13, 0, 1),
     ("university-rutgers.jsonl", 16, 0, 1),
     ("travelblog-pixnet.jsonl", 10, 2, 0),
     // Batch 22 (docs/batch22-first-run.md): first scored 13/2/1, 5/0/1, 17/2/0.
     ("directory-bahamaslocal.jsonl", 14, 1, 1),
-    ("foodportal-mindmegette.jsonl", 10, 0, 2),
+    ("foodportal-mindmegette.jsonl", 11, 0, 2),
     ("health-webmd.jsonl", 17, 0, 0),
     // Batch 23 (docs/batch23-first-run.md): first scored 11/2/0, 14/2/0, 9/0/0.
     ("news-yle.jsonl", 12, 0, 0),
@@ -160,7 +162,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("sportsnews-footballua.jsonl", 13, 0, 1),
     // Batch 24 (docs/batch24-first-run.md): first scored 15/2/1, 12/0/0, 18/2/0.
     ("music-tidal.jsonl", 17, 1, 1),
-    ("traveladvice-auswaertigesamt.jsonl", 13, 0, 0),
+    ("traveladvice-auswaertigesamt.jsonl", 15, 0, 0),
     ("docs-docker.jsonl", 18, 1, 0),
     // Batch 25 (docs/batch25-first-run.md): first scored 12/2/0, 11/0/1, 15/0/0.
     ("creditcards-thepointsguy.jsonl", 13, 2, 0),
