@@ -34,6 +34,10 @@ pub const CLEAR_LEAD: f32 = 8.0;
 pub const CLEAR_SMALL_LEAD: f32 = 0.9;
 /// Below this, the best element is not worth offering: reject instead.
 pub const OFFER_AT: f32 = 0.08;
+/// Below [`OFFER_AT`], an element at least this fraction as likely as "nothing fits" still
+/// carries real evidence and is asked about rather than rejected: for the local decider a
+/// score of 0.1 against its nothing score of 0.45 (exp(14 × −0.35)).
+pub const EVIDENCE_RATIO: f32 = 0.0074;
 /// Candidates below this are not shown in a clarification.
 pub const SHOW_AT: f32 = 0.02;
 
@@ -189,6 +193,15 @@ pub fn conclude(
         .map(|(q, a)| rank_targets(observation, structure, q, a))
         .unwrap_or_default();
     let best = ranked.first().copied();
+    let nothing_p = pick(QuestionKey::Target)
+        .and_then(|(q, a)| {
+            let k = q
+                .choices
+                .iter()
+                .position(|c| c.meaning == Meaning::Nothing)?;
+            a.probabilities.get(k).copied()
+        })
+        .unwrap_or(1.0);
 
     // Seed 001's consistency rule: action and target are judged apart, and a
     // confident target with a shaky "reason" means the user named a thing.
@@ -253,6 +266,10 @@ pub fn conclude(
                     let p = 1.0 / counted.len() as f32;
                     let offered: Vec<(usize, f32)> = counted.iter().map(|&i| (i, p)).collect();
                     return clarify(envelope, observation, &offered);
+                }
+                let evidenced = evidenced(&ranked, nothing_p);
+                if !evidenced.is_empty() {
+                    return clarify(envelope, observation, &evidenced);
                 }
                 return Decision::Reject(nothing_fits(&reading));
             };
@@ -707,6 +724,26 @@ pub fn rank_targets(
     merged
 }
 
+/// Evidence too weak to offer by probability is still evidence: an element at least
+/// [`EVIDENCE_RATIO`] as likely as "nothing fits" is asked about (the top three, shown as
+/// equally likely as they were relative to each other), never thrown away.
+fn evidenced(ranked: &[(usize, f32)], nothing_p: f32) -> Vec<(usize, f32)> {
+    let kept: Vec<(usize, f32)> = ranked
+        .iter()
+        .copied()
+        .filter(|(_, p)| *p > 0.0 && *p >= EVIDENCE_RATIO * nothing_p)
+        .take(3)
+        .collect();
+    // As likely a fourth as the third: the words do not pick out what to ask about.
+    if let (Some((_, third)), Some((_, fourth))) = (kept.get(2), ranked.get(3)) {
+        if *fourth >= 0.9 * third {
+            return Vec::new();
+        }
+    }
+    let total: f32 = kept.iter().map(|(_, p)| p).sum();
+    kept.into_iter().map(|(i, p)| (i, p / total)).collect()
+}
+
 fn nothing_fits(reading: &Reading<'_>) -> Rejection {
     match &reading.verb {
         Verb::Specific { tokens, .. } => {
@@ -932,6 +969,72 @@ mod tests {
         let ask = ask(&envelope, &obs, &structure);
         let answers = LocalDecider.decide(&ask).expect("answers");
         conclude(&envelope, &obs, &structure, &ask, &answers)
+    }
+
+    /// Weak evidence is asked about, never thrown away: a long request that names one
+    /// control's word among many the page does not say ("the family rooms with balconies and
+    /// lake views") offers that control; a request nothing on screen fits is still rejected.
+    #[test]
+    fn weak_evidence_is_asked_about_and_no_evidence_rejected() {
+        let menu = "Home Restaurant Rooms Contact";
+        let page = || {
+            vec![
+                el("e1", "link", "Home", menu),
+                el("e2", "link", "Restaurant", menu),
+                el("e3", "link", "Rooms", menu),
+                el("e4", "link", "Contact", menu),
+                el("e5", "link", "Opening hours of the kitchen", ""),
+                el("e6", "button", "Print this page", ""),
+            ]
+        };
+        let table = [
+            ("the family rooms with balconies and lake views", Some("e3")),
+            (
+                "the restaurant menu with vegan dishes and wine list",
+                Some("e2"),
+            ),
+            ("opening times of the bar and the terrace", Some("e5")),
+            ("open the weather forecast", None),
+        ];
+        for (said, offered) in table {
+            match (decide(page(), said), offered) {
+                (Decision::Clarify(c), Some(id)) => assert_eq!(
+                    c.candidates[0].entity,
+                    EntityRef::Element(id.into()),
+                    "{said}"
+                ),
+                (Decision::Reject(_), None) => {}
+                (d, _) => panic!("{said}: {d:?}"),
+            }
+        }
+    }
+
+    /// The question over weak evidence: the top three, as likely relative to each other as
+    /// they were; none when a fourth is as likely as the third (the words pick nothing out)
+    /// or when nothing reaches the evidence ratio.
+    #[test]
+    fn the_weak_evidence_question_keeps_what_the_words_pick_out() {
+        let nothing = 0.9;
+        let weak = EVIDENCE_RATIO * nothing;
+        type Row<'a> = (&'a [(usize, f32)], &'a [usize]);
+        let table: [Row; 4] = [
+            (&[(4, 2.0 * weak), (1, weak * 0.5)], &[4]),
+            (&[(4, 4.0 * weak), (1, 2.0 * weak), (2, weak)], &[4, 1, 2]),
+            (&[(4, weak), (1, weak), (2, weak), (3, weak)], &[]),
+            (
+                &[(4, 3.0 * weak), (1, 2.0 * weak), (2, 2.0 * weak), (3, weak)],
+                &[4, 1, 2],
+            ),
+        ];
+        for (ranked, kept) in table {
+            let got = evidenced(ranked, nothing);
+            let ids: Vec<usize> = got.iter().map(|(i, _)| *i).collect();
+            assert_eq!(ids, kept, "{ranked:?}");
+            if !got.is_empty() {
+                let total: f32 = got.iter().map(|(_, p)| p).sum();
+                assert!((total - 1.0).abs() < 1e-4, "{got:?}");
+            }
+        }
     }
 
     #[test]

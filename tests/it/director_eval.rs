@@ -86,6 +86,10 @@ const FIRST_RUN_PENDING: &[&str] = &[
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
 /// a floor for correct and a ceiling for wrong targets and acted-instead: nothing may regress.
 /// (file, at least correct, at most wrong, at most acted instead)
+/// Stop 30 lowered five floors by one (sportowefakty, reddit, parallels, rutgers, football.ua):
+/// weak evidence is now asked about (`screen::EVIDENCE_RATIO`), so one request each that the
+/// batch expects rejected ("uninstall circe" beside a "Download" button) is asked instead; over
+/// all corpora that rule turned 101 rejections into right questions.
 const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("docs-certbot.jsonl", 23, 0, 0),
     ("forum-katzen.jsonl", 16, 0, 0),
@@ -112,13 +116,13 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     // Batch 11 (docs/batch11-first-run.md): first scored 13/1/0, 16/1/1, 15/2/1.
     ("podcast-resonator.jsonl", 21, 0, 0),
     ("paste-pastebin.jsonl", 20, 0, 0),
-    ("dictionary-wordsmith.jsonl", 19, 1, 1),
+    ("dictionary-wordsmith.jsonl", 20, 1, 1),
     // Batch 12 (docs/batch12-first-run.md): first scored 15/1/1, 10/0/0, 13/2/1.
     ("blog-firefoxnightly.jsonl", 21, 0, 1),
-    ("sports-sportowefakty.jsonl", 12, 0, 0),
+    ("sports-sportowefakty.jsonl", 11, 0, 0),
     ("public-nationalrail.jsonl", 14, 0, 1),
     // Batch 13 (docs/batch13-first-run.md): first scored 17/3/0, 12/3/0, 12/1/0.
-    ("thread-reddit.jsonl", 20, 0, 0),
+    ("thread-reddit.jsonl", 19, 0, 0),
     ("recipe-cybercook.jsonl", 14, 0, 0),
     ("newsletter-aktualne.jsonl", 18, 0, 0),
     // Batch 14 (docs/batch14-first-run.md): first scored 17/1/0, 12/0/1, 12/3/1.
@@ -133,8 +137,8 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("preprint-biorxiv.jsonl", 20, 0, 0),
     ("school-siegfriedmarcus.jsonl", 16, 0, 0),
     // Batch 17 (docs/batch17-first-run.md): first scored 12/1/0, 18/3/0, 14/0/0.
-    ("software-parallels.jsonl", 13, 0, 0),
-    ("lyrics-genius.jsonl", 23, 0, 0),
+    ("software-parallels.jsonl", 12, 0, 0),
+    ("lyrics-genius.jsonl", 24, 0, 0),
     ("petition-mesopinions.jsonl", 17, 0, 0),
     // Batch 18 (docs/batch18-first-run.md): first scored 24/2/1, 19/2/4, 12/0/0.
     ("guide-fifplay.jsonl", 25, 1, 1),
@@ -152,7 +156,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     // 14 until glossed words weighed as words on screen: "the forum index" now asks between
     // "Register" (read as German, glossed "index") and "Forums".
     ("patchnotes-villagersandheroes.jsonl", 13, 0, 1),
-    ("university-rutgers.jsonl", 16, 0, 1),
+    ("university-rutgers.jsonl", 15, 0, 1),
     ("travelblog-pixnet.jsonl", 10, 2, 0),
     // Batch 22 (docs/batch22-first-run.md): first scored 13/2/1, 5/0/1, 17/2/0.
     ("directory-bahamaslocal.jsonl", 14, 1, 1),
@@ -161,7 +165,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     // Batch 23 (docs/batch23-first-run.md): first scored 11/2/0, 14/2/0, 9/0/0.
     ("news-yle.jsonl", 12, 0, 0),
     ("gamewiki-stardew.jsonl", 18, 0, 0),
-    ("sportsnews-footballua.jsonl", 13, 0, 1),
+    ("sportsnews-footballua.jsonl", 12, 0, 1),
     // Batch 24 (docs/batch24-first-run.md): first scored 15/2/1, 12/0/0, 18/2/0.
     ("music-tidal.jsonl", 17, 1, 1),
     ("traveladvice-auswaertigesamt.jsonl", 15, 0, 0),
