@@ -1231,6 +1231,13 @@ pub const TOGGLE_VERBS: &[&str] = &[
     "unmark", "flip", "select",
 ];
 
+/// Verbs only a checkbox takes: on anything else they are at most asked about.
+pub const CHECKBOX_VERBS: &[&str] = &["tick", "untick"];
+
+/// Words that open a remark after a comma ("…, I've got it", "…, thanks"): the speaker's
+/// subject or a thanks, never part of what is referred to.
+pub const REMARK_OPENERS: &[&str] = &["i", "we", "thanks", "thank", "cheers"];
+
 /// Verbs that name a control when there is one ("play" -> the Play button)
 /// and otherwise just mean "open" ("play the piano radio" -> its link;
 /// "change the departure date" -> its picker).

@@ -1643,6 +1643,14 @@ fn score_element<'s>(
     if reading.verb == Verb::Toggle && f.class != RoleClass::Toggle {
         factor *= 0.8;
     }
+    // "tick the ingredient" beside a button whose label says ingredients: only a checkbox is
+    // ticked, so anything else is at most asked about.
+    let checkbox_verb = reading.verb == Verb::Toggle
+        && reading
+            .tokens
+            .get(reading.begin)
+            .is_some_and(|t| lexicon::is_in(lexicon::CHECKBOX_VERBS, &t.norm));
+    let mut synonym_only = checkbox_verb && f.class != RoleClass::Toggle;
     // "switch it off", "turn that on": a state verb that names nothing
     // means a switch, one in the state the verb changes.
     if unnamed_toggle {
@@ -1663,7 +1671,6 @@ fn score_element<'s>(
         }
     };
 
-    let mut synonym_only = false;
     // A specific verb must be the element's own word or meaning.
     if !verb_tokens.is_empty() {
         // An unnamed control (an icon) is called by its description: a tooltip, or where it
@@ -3098,6 +3105,31 @@ mod tests {
             elements,
             ..Observation::default()
         }
+    }
+
+    /// "tick" and "untick" are said only of a checkbox: a button whose label names the thing
+    /// ("Add the ingredients to the shopping list") is at most asked about, never clicked.
+    #[test]
+    fn a_checkbox_verb_never_clicks_a_button() {
+        let obs = Observation {
+            elements: vec![
+                el("c1", "checkbox", "✓ egg", "egg 1 piece"),
+                el("c2", "checkbox", "✓ salt", "pumpkin 400 g onion 1 salt"),
+                el(
+                    "b1",
+                    "button",
+                    "Add the ingredients to the shopping list",
+                    "My shopping list",
+                ),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "tick the egg").as_deref(), Some("c1"));
+        assert_eq!(clicked(&obs, "tick the ingredients"), None);
+        assert_eq!(
+            clicked(&obs, "add the ingredients to the shopping list").as_deref(),
+            Some("b1")
+        );
     }
 
     /// A word said that meets a label only through its gloss ("church" / "Kościół") is a word

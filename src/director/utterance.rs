@@ -315,7 +315,13 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         reading.cue = Cue::MultiStep;
     }
     let after_verb = verb(&mut reading, &w);
-    let rest: Vec<usize> = (begin + after_verb..reading.tokens.len()).collect();
+    // Only after a command's verb: "no, I don't want your cookies" is all one answer.
+    let end = if after_verb > 0 {
+        remark_start(source, &reading.tokens, begin + after_verb)
+    } else {
+        reading.tokens.len()
+    };
+    let rest: Vec<usize> = (begin + after_verb..end).collect();
     if let Some(first) = rest.first() {
         let q = &reading.tokens[*first].norm;
         reading.quantified = matches!(q.as_str(), "all" | "every" | "each");
@@ -652,6 +658,19 @@ fn leading_scope(source: &str, tokens: &[Token], begin: usize) -> Option<Range<u
         let comma = source[tokens[c - 1].end..tokens[c].start].contains(',');
         (comma && super::steps::is_action_verb(&tokens[c].norm)).then_some(begin..c)
     })
+}
+
+/// Where a remark after a command's comma starts ("tick off the egg, I've got it", "open the
+/// second one, thanks"): the words from there say something about the speaker, not which
+/// thing is meant. A remark begins with a speaker's subject or a thanks; the reference's end
+/// otherwise.
+fn remark_start(source: &str, tokens: &[Token], from: usize) -> usize {
+    (from + 1..tokens.len())
+        .find(|&c| {
+            let comma = source[tokens[c - 1].end..tokens[c].start].contains(',');
+            comma && is_in(lexicon::REMARK_OPENERS, &tokens[c].norm)
+        })
+        .unwrap_or(tokens.len())
 }
 
 fn skip_openers(tokens: &[Token]) -> usize {
@@ -1609,6 +1628,40 @@ mod tests {
         assert_eq!(words(&r, &r.head), ["more"]);
         let r = read("load more of these");
         assert!(!words(&r, &r.head).contains(&"these".to_string()));
+    }
+
+    #[test]
+    fn a_remark_after_a_commands_comma_is_not_the_reference() {
+        let words = |said: &str| -> Vec<String> {
+            let r = read(said);
+            r.head
+                .content
+                .iter()
+                .chain(&r.qualifier.content)
+                .map(|&i| r.tokens[i].norm.clone())
+                .collect()
+        };
+        let table: [(&str, &[&str]); 5] = [
+            ("tick off the egg, I've got it", &["egg"]),
+            ("open the comments, thanks", &["comments"]),
+            ("open the recipe, we liked it", &["recipe"]),
+            // Without a verb first the whole is one answer; a comma before other words stays.
+            ("no, I don't want your cookies", &["cookies"]),
+            ("open the recipe, the long one", &["recipe", "long"]),
+        ];
+        for (said, want) in table {
+            let got = words(said);
+            for w in want {
+                assert!(got.iter().any(|g| g == w), "{said}: {got:?} lacks {w}");
+            }
+            if said.starts_with("tick") || said.ends_with("thanks") || said.ends_with("it") {
+                let remark = ["got", "thanks", "liked"];
+                assert!(
+                    !got.iter().any(|g| remark.contains(&g.as_str())),
+                    "{said}: {got:?}"
+                );
+            }
+        }
     }
 
     #[test]

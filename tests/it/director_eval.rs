@@ -79,8 +79,6 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "producttest-adac.jsonl",
     // Batch 30 (docs/batch30-first-run.md): first run, nothing changed for it.
     "jobs-jobsnhire.jsonl",
-    // Batch 31 (docs/batch31-first-run.md): first run, nothing changed for it.
-    "recipe-przepisy.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -193,7 +191,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("jobs-jobsnhire.jsonl", 8, 0, 1),
     ("radio-radiomaryja.jsonl", 5, 0, 0),
     // Batch 31 (docs/batch31-first-run.md): first scored 6/0/1, 4/0/0, 9/0/0.
-    ("recipe-przepisy.jsonl", 6, 0, 1),
+    ("recipe-przepisy.jsonl", 7, 0, 0),
     ("inn-schlosswirtjuval.jsonl", 4, 0, 0),
     ("portal-yahoo.jsonl", 9, 0, 0),
 ];
