@@ -655,8 +655,8 @@ fn leading_scope(source: &str, tokens: &[Token], begin: usize) -> Option<Range<u
         return None;
     }
     (begin + 2..tokens.len()).find_map(|c| {
-        let comma = source[tokens[c - 1].end..tokens[c].start].contains(',');
-        (comma && super::steps::is_action_verb(&tokens[c].norm)).then_some(begin..c)
+        (comma_before(source, tokens, c) && super::steps::is_action_verb(&tokens[c].norm))
+            .then_some(begin..c)
     })
 }
 
@@ -667,10 +667,14 @@ fn leading_scope(source: &str, tokens: &[Token], begin: usize) -> Option<Range<u
 fn remark_start(source: &str, tokens: &[Token], from: usize) -> usize {
     (from + 1..tokens.len())
         .find(|&c| {
-            let comma = source[tokens[c - 1].end..tokens[c].start].contains(',');
-            comma && is_in(lexicon::REMARK_OPENERS, &tokens[c].norm)
+            comma_before(source, tokens, c) && is_in(lexicon::REMARK_OPENERS, &tokens[c].norm)
         })
         .unwrap_or(tokens.len())
+}
+
+/// Whether a comma stands between token `c` and the one before it (`c` ≥ 1).
+fn comma_before(source: &str, tokens: &[Token], c: usize) -> bool {
+    source[tokens[c - 1].end..tokens[c].start].contains(',')
 }
 
 fn skip_openers(tokens: &[Token]) -> usize {
