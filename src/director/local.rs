@@ -1626,8 +1626,9 @@ fn score_element<'s>(
     let mut factor = 1.0f32;
     match action {
         ActionKind::Type if f.class != RoleClass::Editable => return 0.0,
-        // A closed list (a <select>) takes a choice, never typed text.
-        ActionKind::Type if element.is_closed_list() => return 0.0,
+        // A closed list (a <select>) takes a choice and a read-only field nothing: never
+        // typed text.
+        ActionKind::Type if !element.accepts_text() => return 0.0,
         // Clicking a field is rarely meant, unless the words call it one ("the name field").
         ActionKind::Click
             if f.class == RoleClass::Editable
@@ -2465,10 +2466,29 @@ fn is_search_field(screen: Screen<'_>, search_concept: Option<usize>, i: usize) 
                 && screen.observation.elements.iter().enumerate().any(|(j, b)| {
                     j != i
                         && b.role == "button"
-                        && b.context == e.context
-                        && structure.facts[j].label_concepts.iter().any(|(x, _)| *x == c)
+                        && (b.context == e.context || only_text_field(screen, i))
+                        && says_concept(&structure.facts[j], c)
                 }))
     })
+}
+
+/// Whether the label says the concept, in its own words or (another language) its glosses.
+fn says_concept(f: &observation::ElementFacts, c: usize) -> bool {
+    f.label_concepts.iter().any(|(x, _)| *x == c) || lexicon::concept_ids(&f.glosses).contains(&c)
+}
+
+/// Whether element `i` is the one field on screen that takes typed text: a Search button
+/// anywhere on that screen searches what is typed there.
+fn only_text_field(screen: Screen<'_>, i: usize) -> bool {
+    let takes_text = |j: usize| {
+        screen.structure.facts[j].class == RoleClass::Editable
+            && screen.observation.elements[j].accepts_text()
+    };
+    takes_text(i)
+        && (0..screen.observation.elements.len())
+            .filter(|&j| takes_text(j))
+            .count()
+            == 1
 }
 
 /// Elements of one row or list item share their context; repeated labels ("upvote", "hide")
@@ -4025,6 +4045,63 @@ mod tests {
             best(&obs, "type lenticchie rosse in the search box").0,
             "r2"
         );
+    }
+
+    /// A read-only text box (scanned without `editable`: a search form's decoy input, a date
+    /// picker's field) takes no typed text; the one field that does is the search box when a
+    /// Search button is on screen, in another row or another language.
+    #[test]
+    fn typing_goes_to_the_field_that_takes_text() {
+        let header = "Anmelden Als Experte registrieren";
+        let mut decoy = el("r4", "textbox", "", header);
+        decoy.description = Some("search input".into());
+        decoy.states = vec!["focusable".into()];
+        let mut field = el(
+            "r6",
+            "textbox",
+            "Fotos, Wohnideen, Experten & mehr...",
+            "FOTOS TRENDTHEMEN Balkon Garten",
+        );
+        field.states = vec!["focusable".into(), "editable".into()];
+        let search = el("r3", "button", "Search", header);
+        let obs = Observation {
+            elements: vec![search.clone(), decoy.clone(), field.clone()],
+            ..Observation::default()
+        };
+        let without_button = Observation {
+            elements: vec![decoy.clone(), field.clone()],
+            ..Observation::default()
+        };
+        let mut second = field.clone();
+        second.id = "r7".into();
+        second.label = "Postleitzahl".into();
+        let two_fields = Observation {
+            elements: vec![search, decoy, field, second],
+            ..Observation::default()
+        };
+        let table = [
+            (
+                &obs,
+                "search for scandinavian living room ideas",
+                Some("r6"),
+            ),
+            (&obs, "type small bathroom into the search box", Some("r6")),
+            // No Search button: nothing says the field searches, and the decoy takes nothing.
+            (
+                &without_button,
+                "type small bathroom into the search box",
+                None,
+            ),
+            // Two fields take text: the button alone does not say which one searches.
+            (&two_fields, "type small bathroom into the search box", None),
+        ];
+        for (obs, text, want) in table {
+            let got = typed_into(obs, text).map(|(id, _)| id);
+            assert_eq!(got.as_deref(), want, "{text}");
+        }
+        // An observation that carries no states is taken at its roles.
+        assert!(el("x", "textbox", "Name", "").accepts_text());
+        assert!(!el("y", "combobox", "Sort", "").accepts_text());
     }
 
     /// A row headed by the verb offers it through its links: "share this on Twitter" is the

@@ -129,4 +129,18 @@ impl Element {
     pub fn is_closed_list(&self) -> bool {
         self.role == "combobox" && !self.has_state("editable")
     }
+
+    /// Whether typed text can go in: an editable field. A read-only text box (a date picker's
+    /// field, a search box's decoy input) is scanned without `editable` and takes none; an
+    /// observation that carries no states at all is taken at its role.
+    pub fn accepts_text(&self) -> bool {
+        if self.has_state("editable") {
+            return true;
+        }
+        let field = matches!(
+            self.role.as_str(),
+            "textbox" | "searchbox" | "textarea" | "spinbutton"
+        );
+        field && self.states.is_empty()
+    }
 }
