@@ -1619,6 +1619,12 @@ pub fn inflection_root(norm: &str) -> String {
         for ending in INFLECTION_ENDINGS {
             if let Some(root) = norm.strip_suffix(ending) {
                 if root.chars().count() >= 4 {
+                    // "commenter", "follower": "-er" on a word the tables have whole makes an
+                    // English agent noun (the person, not the action); German "nächster" has
+                    // no such root.
+                    if *ending == "er" && phrase_index().contains_key(root) {
+                        return norm.to_string();
+                    }
                     return root.to_string();
                 }
             }

@@ -573,7 +573,16 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     } else {
         (&w.norm, &q.norm)
     };
+    // The person who does a thing is not the thing: "the commenter" is no Comment button.
+    // (Said the other way round, the word may be a link's address: facebook.com/sharer.)
+    let agent = ql > wl
+        && q.norm
+            .strip_prefix(w.norm.as_str())
+            .is_some_and(|rest| matches!(rest, "er" | "ers" | "or" | "ors" | "r" | "rs"));
     if short.len() >= 5 && long.starts_with(short.as_str()) && short.chars().count() >= 5 {
+        if agent {
+            return 0.0;
+        }
         return 0.8;
     }
     // A person named by what they play or do, against the thing ("the drummer" / "Drums",
@@ -3986,6 +3995,13 @@ mod tests {
         assert_eq!(pair_match(&t("cellist"), &t("cello")), 0.75);
         // Never the base itself: a player is no Play button.
         assert_eq!(pair_match(&t("player"), &t("play")), 0.0);
+        assert_eq!(pair_match(&t("commenter"), &t("comment")), 0.0);
+        assert_eq!(pair_match(&t("followers"), &t("follow")), 0.0);
+        // The concept tables read an English agent noun whole, not as an inflection.
+        assert!(lexicon::concept_ids(&text::tokens("commenter")).is_empty());
+        assert!(!lexicon::concept_ids(&text::tokens("comments")).is_empty());
+        // The base said against a longer word still meets it (a share link's address).
+        assert_eq!(pair_match(&t("share"), &t("sharer")), 0.8);
         assert_eq!(agent_base("user"), None);
     }
 
