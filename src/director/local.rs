@@ -2208,10 +2208,11 @@ fn read_words<'r>(reading: &'r Reading<'_>, structure: &Structure) -> Words<'r> 
             words.extend(head.iter().copied());
             let mut cs: Vec<usize> = phrase_concepts(&words).first().cloned().unwrap_or_default();
             cs.extend(*concept);
-            // "make a donation", "do a search": a light verb means what its noun names.
-            let light = verb_tokens
-                .first()
-                .is_some_and(|v| matches!(v.norm.as_str(), "make" | "do" | "give" | "take"));
+            // "make a donation", "do a search", "leave a comment": a light verb means what its
+            // noun names.
+            let light = verb_tokens.first().is_some_and(|v| {
+                matches!(v.norm.as_str(), "make" | "do" | "give" | "take" | "leave")
+            });
             if light {
                 let object: Vec<Token> = head.iter().map(|t| (*t).clone()).collect();
                 cs.extend(lexicon::concept_ids(&object));
@@ -4118,6 +4119,26 @@ mod tests {
         // An observation that carries no states is taken at its roles.
         assert!(el("x", "textbox", "Name", "").accepts_text());
         assert!(!el("y", "combobox", "Sort", "").accepts_text());
+    }
+
+    /// "Leave a comment" is commenting: the light verb takes its noun's meaning, so the
+    /// Comment control offers it; a noun no control's meaning names is still rejected.
+    #[test]
+    fn a_light_verb_means_what_its_noun_names() {
+        let row = "Like Comment Share";
+        let obs = Observation {
+            elements: vec![
+                el("r6", "link", "Like", row),
+                el("r7", "link", "Comment", row),
+                el("r8", "link", "Share", row),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            clicked(&obs, "leave a comment on the article").as_deref(),
+            Some("r7")
+        );
+        assert_eq!(clicked(&obs, "leave a tip for the author"), None);
     }
 
     /// A row headed by the verb offers it through its links: "share this on Twitter" is the
