@@ -1243,6 +1243,53 @@ pub const REMARK_OPENERS: &[&str] = &["i", "we", "thanks", "thank", "cheers"];
 /// "change the departure date" -> its picker).
 pub const MEDIA_VERBS: &[&str] = &["play", "watch", "listen", "stop", "start", "change", "set"];
 
+/// What a link to a file of each kind offers: its address's extension, and the verbs said of
+/// such a file ("play this episode" on an .mp3, "download the poster" on a .pdf).
+pub const FILE_VERBS: &[(&[&str], &[&str])] = &[
+    (
+        &["mp3", "m4a", "ogg", "opus", "wav", "aac", "flac"],
+        &["play", "listen", "hear", "download", "save", "get"],
+    ),
+    (
+        &["mp4", "webm", "mov", "m4v", "mkv"],
+        &["play", "watch", "view", "download", "save", "get"],
+    ),
+    (
+        &[
+            "pdf", "epub", "doc", "docx", "odt", "rtf", "xls", "xlsx", "ods", "csv", "ppt", "pptx",
+        ],
+        &["download", "save", "get", "read", "view"],
+    ),
+    (
+        &[
+            "zip", "tar", "gz", "tgz", "xz", "7z", "rar", "dmg", "exe", "msi", "deb", "rpm", "apk",
+            "iso",
+        ],
+        &["download", "save", "get", "install"],
+    ),
+    (
+        &["jpg", "jpeg", "png", "gif", "svg", "webp"],
+        &["download", "save", "get", "view", "see"],
+    ),
+];
+
+/// Whether a link to `destination` offers `verb` through the kind of file it is.
+pub fn file_offers(destination: &str, verb: &str) -> bool {
+    // The scan's destination: "host/path", then a space and a hash when it was shortened.
+    let path = destination.split_whitespace().next().unwrap_or("");
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let Some((_, last)) = path.rsplit_once('/') else {
+        return false;
+    };
+    let Some((_, ext)) = last.rsplit_once('.') else {
+        return false;
+    };
+    let ext = ext.to_ascii_lowercase();
+    FILE_VERBS
+        .iter()
+        .any(|(exts, verbs)| exts.contains(&ext.as_str()) && verbs.contains(&verb))
+}
+
 /// Words that introduce the text to type ("write a comment saying hi").
 pub const TEXT_MARKERS: &[&str] = &["saying", "says", "reading"];
 
@@ -1693,6 +1740,30 @@ pub fn concept_name(id: usize) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_to_a_file_offers_what_is_done_with_it() {
+        let table = [
+            ("podcast.umputun.com/media/ump_podcast369.mp3", "play", true),
+            ("127.0.0.1:36051/words/maudlin.mp3", "listen", true),
+            (
+                "www.example.org/uploads/Affiche2_BD.pdf 1a2b3c4d",
+                "download",
+                true,
+            ),
+            ("example.org/a/report.PDF?x=1", "save", true),
+            ("example.org/release.tar.gz", "install", true),
+            // What a kind of file is not for, and addresses that are pages.
+            ("example.org/a/report.pdf", "play", false),
+            ("example.org/song.mp3", "read", false),
+            ("example.org/downloads/", "download", false),
+            ("example.org/page.html", "download", false),
+            ("example.org", "download", false),
+        ];
+        for (destination, verb, want) in table {
+            assert_eq!(file_offers(destination, verb), want, "{verb} {destination}");
+        }
+    }
 
     #[test]
     fn labels_that_cannot_be_undone() {

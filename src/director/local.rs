@@ -1768,11 +1768,18 @@ fn score_element<'s>(
         } else {
             verb_in_glosses(screen, &called[..zone], verb_tokens)
         };
+        // A link to a file offers what is done with that kind of file ("play this episode" on
+        // an .mp3, "download the poster" on a .pdf), whatever its label says.
+        let by_file = match (&element.destination, verb_tokens.first()) {
+            (Some(d), Some(v)) if element.role == "link" && lexicon::file_offers(d, &v.norm) => 0.9,
+            _ => 0.0,
+        };
         let m = by_word
             .max(by_concept)
             .max(fuller)
             .max(headed)
             .max(glossed)
+            .max(by_file)
             .max(undoes(verb_tokens, &called[..zone], element));
         if m < 0.75 {
             return 0.0;
@@ -4139,6 +4146,39 @@ mod tests {
             Some("r7")
         );
         assert_eq!(clicked(&obs, "leave a tip for the author"), None);
+    }
+
+    /// A link to an audio file plays, one to a PDF downloads, whatever their labels say; a
+    /// link to a page does neither.
+    #[test]
+    fn a_link_to_a_file_offers_what_is_done_with_it() {
+        let row = "Выпуск 369 аудио Tweet";
+        let link = |id: &str, label: &str, to: &str| Element {
+            destination: Some(to.into()),
+            ..el(id, "link", label, row)
+        };
+        let obs = Observation {
+            elements: vec![
+                link(
+                    "r1",
+                    "Выпуск 369",
+                    "podcast.umputun.com/p/2011/10/16/podcast-369/",
+                ),
+                link(
+                    "r2",
+                    "аудио",
+                    "podcast.umputun.com/media/ump_podcast369.mp3",
+                ),
+                link("r3", "Tweet", "twitter.com/share"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "play this episode").as_deref(), Some("r2"));
+        assert_eq!(
+            clicked(&obs, "download this episode").as_deref(),
+            Some("r2")
+        );
+        assert_eq!(clicked(&obs, "print this episode"), None);
     }
 
     /// A row headed by the verb offers it through its links: "share this on Twitter" is the
