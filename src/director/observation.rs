@@ -742,7 +742,51 @@ const BYLINE_MARKERS: &[&str] = &[
     "por", "autore", "autrice", "door", "av", "af", "著者", "作者", "著", "作",
 ];
 
+/// Path parts after which a site puts one person's page: "/author/michelle-ehrhardt",
+/// "/users/Maxime/", "/u/EvilSpark", "/artists/Prince".
+const PERSON_PAGES: &[&str] = &[
+    "author",
+    "authors",
+    "autor",
+    "autoren",
+    "auteur",
+    "auteurs",
+    "autore",
+    "writer",
+    "writers",
+    "contributor",
+    "contributors",
+    "user",
+    "users",
+    "u",
+    "profile",
+    "profiles",
+    "people",
+    "member",
+    "members",
+    "artist",
+    "artists",
+];
+
+/// A link to one person's page: a person-page part followed by that person's name or id.
+fn is_person_page(destination: &str) -> bool {
+    let address = destination.split(' ').next().unwrap_or("");
+    let Some((_, path)) = address.split_once('/') else {
+        return false;
+    };
+    let parts: Vec<&str> = path
+        .split(['/', '?', '#'])
+        .filter(|p| !p.is_empty())
+        .collect();
+    parts
+        .windows(2)
+        .any(|w| PERSON_PAGES.contains(&w[0].to_lowercase().as_str()))
+}
+
 fn is_byline(element: &Element) -> bool {
+    if element.role == "link" && element.destination.as_deref().is_some_and(is_person_page) {
+        return true;
+    }
     let label = element.label.trim().to_lowercase();
     if label.chars().count() < 2 {
         return false;
@@ -801,6 +845,27 @@ mod tests {
         ];
         for (destination, want) in rows {
             assert_eq!(&destination_words(destination), want, "{destination}");
+        }
+    }
+
+    /// A link to one person's page is a byline whatever its row says; a link to the list
+    /// of them, or a page that merely has the word, is not.
+    #[test]
+    fn a_link_to_a_persons_page_is_a_byline() {
+        let link = |to: &str| Element {
+            destination: Some(to.into()),
+            ..el("r1", "link", "EvilSpark", "Untitled a guest 4 hours ago")
+        };
+        for (to, want) in [
+            ("pastebin.com/u/EvilSpark", true),
+            ("www.tomshardware.com/uk/author/michelle-ehrhardt", true),
+            ("habr.com/users/Maxime/ 1a2b3c4d", true),
+            ("genius.com/artists/Prince", true),
+            ("example.org/authors/", false),
+            ("example.org/news/user-guide", false),
+            ("example.org/", false),
+        ] {
+            assert_eq!(is_byline(&link(to)), want, "{to}");
         }
     }
 
