@@ -23,7 +23,7 @@ use super::executor::{failed_step, sentence, DesktopExecutor, Phase, APPEAR, QUI
 use super::policy::{decide, Policy, Subject};
 use super::{Act, DesktopAction, DesktopObservation, InputTarget, Page, WindowRef};
 use crate::clock;
-use crate::director::desktop::{self as words, AppWords, DesktopRequest, Step};
+use crate::director::desktop::{self as words, AppWords, DesktopRequest, Object, Step};
 use crate::executor::{begin, end, ExecOutcome, RunContext};
 use crate::interaction::QUESTION_TTL_MS;
 use crate::model::{Element, Operation, StepResult};
@@ -417,8 +417,9 @@ impl DesktopExecutor {
         folder_shown(&obs)
     }
 
-    /// The document an editor request is about: the window showing the file it names, the only
-    /// editor window, or the file manager's selection opened in the editor.
+    /// The document an editor request is about: the window showing the file it names (or the
+    /// file manager's selection, when the words name the selection), the only editor window, or
+    /// the file manager's selection opened in the editor.
     async fn document(
         &self,
         op: &Operation,
@@ -432,11 +433,21 @@ impl DesktopExecutor {
             .filter(|w| app.owns(w) && w.kind == "window")
             .cloned()
             .collect();
-        let named = request
-            .file
-            .clone()
-            .or_else(|| op.arguments.get("file").cloned());
-        // A window already showing the named file (or, with no name, the only one).
+        // "the file I selected": the one file selected in the file manager, whatever the editor
+        // shows now; none or several selected → why, and nothing runs.
+        let selected = match &request.file {
+            Some(Object::Selection) => match self.selection().await {
+                Ok(p) => Some(p),
+                Err(reason) => return Ok(Break(ExecOutcome::Blocked { reason })),
+            },
+            _ => None,
+        };
+        let named = match &request.file {
+            Some(Object::Named(n)) => Some(n.clone()),
+            Some(Object::Selection) => None,
+            None => op.arguments.get("file").cloned(),
+        };
+        // A window already showing the named (or selected) file, or, with neither, the only one.
         let shown: Vec<(WindowRef, PathBuf)> = editors
             .iter()
             .filter_map(|w| {
@@ -444,11 +455,12 @@ impl DesktopExecutor {
                 let p = PathBuf::from(&name);
                 p.is_absolute().then_some((w.clone(), p))
             })
-            .filter(|(_, p)| match &named {
-                Some(n) => {
+            .filter(|(_, p)| match (&selected, &named) {
+                (Some(s), _) => p == s,
+                (None, Some(n)) => {
                     p.file_name().is_some_and(|f| f.to_string_lossy() == *n) || p == Path::new(n)
                 }
-                None => true,
+                (None, None) => true,
             })
             .collect();
         if let [(w, p)] = shown.as_slice() {
@@ -457,7 +469,7 @@ impl DesktopExecutor {
                 file: p.clone(),
             }));
         }
-        if named.is_none() && shown.len() > 1 {
+        if selected.is_none() && named.is_none() && shown.len() > 1 {
             let names: Vec<String> = shown
                 .iter()
                 .filter_map(|(_, p)| p.file_name().map(|f| f.to_string_lossy().to_string()))
@@ -472,12 +484,13 @@ impl DesktopExecutor {
             }));
         }
         // Not open: find the file (a path, or a name the file manager lists or selects).
-        let file = match &named {
-            Some(n) => match self.locate(n).await {
+        let file = match (selected, &named) {
+            (Some(p), _) => p,
+            (None, Some(n)) => match self.locate(n).await {
                 Ok(p) => p,
                 Err(reason) => return Ok(Break(ExecOutcome::Blocked { reason })),
             },
-            None => match self.selected_file().await {
+            (None, None) => match self.selected_file().await {
                 Some(p) => p,
                 None => {
                     return Ok(Break(ExecOutcome::Blocked {
@@ -619,6 +632,53 @@ impl DesktopExecutor {
         }
     }
 
+    /// The file the words call the selection ("the file I selected"): the one item selected in
+    /// the file manager's windows, which must be a file. None, several or a folder → why, naming
+    /// what is selected.
+    async fn selection(&self) -> Result<PathBuf, String> {
+        let windows = self.file_manager_windows().await;
+        let mut selected: Vec<PathBuf> = Vec::new();
+        let mut titles: Vec<String> = Vec::new();
+        for w in &windows {
+            if let Ok(obs) = self.desktop.observe(w, Page::ALL).await {
+                titles.push(format!("\"{}\"", w.title));
+                selected.extend(
+                    items(&obs)
+                        .into_iter()
+                        .filter(|i| i.selected)
+                        .map(|i| i.path),
+                );
+            }
+        }
+        // The same file selected in two windows is one file.
+        selected.sort();
+        selected.dedup();
+        let fm = self.apps.file_manager().name;
+        match selected.as_slice() {
+            [one] if one.is_file() => Ok(one.clone()),
+            [one] => Err(format!(
+                "the selection in {fm} is the folder {}, not a file; select the file, or say its name. Nothing was done",
+                one.display()
+            )),
+            [] if titles.is_empty() => Err(format!(
+                "{fm} shows no window, so nothing is selected; select the file there, or say its name. Nothing was done"
+            )),
+            [] => Err(format!(
+                "nothing is selected in {fm} ({}); select the file there, or say its name. Nothing was done",
+                titles.join(", ")
+            )),
+            several => Err(format!(
+                "{} items are selected in {fm} ({}); select one, or say its name. Nothing was done",
+                several.len(),
+                several
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
     /// The one file selected in the file manager, if exactly one is.
     async fn selected_file(&self) -> Option<PathBuf> {
         let mut selected = Vec::new();
@@ -691,7 +751,7 @@ impl DesktopExecutor {
                             .await
                     );
                 }
-                Step::Open { .. } => {
+                Step::Open { .. } | Step::Show { .. } => {
                     done.push(format!("opened {}", name(&doc.file)));
                 }
                 Step::Append { .. } | Step::Replace { .. } => {
@@ -1009,8 +1069,36 @@ impl DesktopExecutor {
                     .await?;
                     done.push(format!("selected {}", item.label));
                 }
-                Step::Open { name } => {
-                    let item = proceed!(self.item(&obs, name, done));
+                Step::Show { object } => {
+                    // The file manager shows it: its row selected (already, for the selection)
+                    // and focused, seen selected.
+                    let item = proceed!(self.object_item(&obs, object, done));
+                    let s = begin(
+                        cx,
+                        &step.describe(),
+                        BTreeMap::from([("path".to_string(), item.path.display().to_string())]),
+                        None,
+                        false,
+                    )
+                    .await?;
+                    proceed!(self.select_item(cx, s, &window, &obs, &item, done).await);
+                    end(
+                        cx,
+                        s,
+                        StepResult::Applied,
+                        json!({ "shown": item.path.display().to_string() }),
+                    )
+                    .await?;
+                    done.push(format!(
+                        "showed {}, selected in \"{}\"",
+                        item.label, window.title
+                    ));
+                }
+                Step::Open { object } => {
+                    // "the file I selected": the item selected in this window (already selected,
+                    // so selecting it again only focuses its row); then Return, as for a name.
+                    let item = proceed!(self.object_item(&obs, object, done));
+                    let name = &item.label;
                     let s = begin(
                         cx,
                         &step.describe(),
@@ -1296,6 +1384,40 @@ impl DesktopExecutor {
             )));
         }
         Ok(Continue(obs))
+    }
+
+    /// The item a step is about: the one listed under its name, or the one selected in the
+    /// window for the selection (none or several selected → why, naming what is selected).
+    fn object_item(
+        &self,
+        obs: &DesktopObservation,
+        object: &Object,
+        done: &[String],
+    ) -> Phase<Item> {
+        let name = match object {
+            Object::Named(n) => return self.item(obs, n, done),
+            Object::Selection => "the selection",
+        };
+        let all = items(obs);
+        let selected: Vec<&Item> = all.iter().filter(|i| i.selected).collect();
+        let reason = match selected.as_slice() {
+            [one] => return Ok(Continue((*one).clone())),
+            [] => format!(
+                "nothing is selected in \"{}\", so I cannot tell which file you mean by {name}; select it there, or say its name. Nothing was done",
+                obs.window.title
+            ),
+            several => format!(
+                "{} items are selected in \"{}\" ({}); select one, or say its name. Nothing was done",
+                several.len(),
+                obs.window.title,
+                several
+                    .iter()
+                    .map(|i| i.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        Ok(Break(partial(ExecOutcome::Blocked { reason }, done)))
     }
 
     /// The item the file manager lists under exactly this name (case-insensitively when only

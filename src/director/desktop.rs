@@ -24,12 +24,37 @@ pub enum AppWords {
     Unsaid,
 }
 
+/// What a step is about: an item by the name said, or the file manager's selection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Object {
+    /// A file or folder by its name or path as said ("notes.md", "Documents").
+    Named(String),
+    /// The file manager's current selection: "the file I selected", "the notes file I
+    /// selected", "the selected file", "what I selected", "the selection" ([`names_selection`]).
+    Selection,
+}
+
+impl Object {
+    /// How a step names it in the journal and the outcome.
+    pub fn describe(&self) -> &str {
+        match self {
+            Object::Named(n) => n,
+            Object::Selection => "the selection",
+        }
+    }
+}
+
 /// One thing to do in the app, in the order said.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Open an item shown in the file manager (a folder or a file), or a file in the editor.
     Open {
-        name: String,
+        object: Object,
+    },
+    /// Show the selection ("show the file I selected in the file manager"): the file manager
+    /// already shows it, selected; in the editor, the document it is.
+    Show {
+        object: Object,
     },
     Rename {
         from: String,
@@ -85,7 +110,10 @@ pub enum Step {
 impl Step {
     /// Does this step change something (a file, a document, a dialog)?
     pub fn mutates(&self) -> bool {
-        !matches!(self, Step::Open { .. } | Step::Select { .. })
+        !matches!(
+            self,
+            Step::Open { .. } | Step::Show { .. } | Step::Select { .. }
+        )
     }
 
     /// Is this step about a document's text (the editor's), rather than files?
@@ -103,7 +131,8 @@ impl Step {
     /// A short description for the journal and the outcome.
     pub fn describe(&self) -> String {
         match self {
-            Step::Open { name } => format!("open {name}"),
+            Step::Open { object } => format!("open {}", object.describe()),
+            Step::Show { object } => format!("show {}", object.describe()),
             Step::Rename { from, to } => format!("rename {from} to {to}"),
             Step::CreateFolder { name } => format!("create the folder {name}"),
             Step::Delete { name, permanently } => {
@@ -135,8 +164,10 @@ impl Step {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DesktopRequest {
     pub app: AppWords,
-    /// A file the words name for the editor ("… of notes.md", "open notes.md in the editor").
-    pub file: Option<String>,
+    /// The file the words name for the editor ("… of notes.md", "open notes.md in the editor"),
+    /// or the file manager's selection ("in the editor, open the file I selected", "… of the
+    /// file I selected").
+    pub file: Option<Object>,
     pub steps: Vec<Step>,
 }
 
@@ -173,11 +204,26 @@ pub fn read(text: &str) -> DesktopRequest {
         }
     }
     // "open notes.md in the editor": the file to open is the document the steps are about.
-    if file.is_none() && app == AppWords::Editor {
-        if let Some(Step::Open { name }) = steps.first() {
-            if looks_like_file(name) {
-                file = Some(name.clone());
+    // "(in the editor,) open the file I selected, add a line …": so is the selection, unless
+    // the file manager is the app (there it is the item selected in its window).
+    if file.is_none() {
+        match steps.first() {
+            Some(Step::Open {
+                object: Object::Named(name),
+            }) if app == AppWords::Editor && looks_like_file(name) => {
+                file = Some(Object::Named(name.clone()));
             }
+            Some(Step::Open {
+                object: Object::Selection,
+            })
+            | Some(Step::Show {
+                object: Object::Selection,
+            }) if app != AppWords::FileManager
+                && (app != AppWords::Unsaid || steps.iter().any(Step::is_text)) =>
+            {
+                file = Some(Object::Selection);
+            }
+            _ => {}
         }
     }
     DesktopRequest { app, file, steps }
@@ -317,8 +363,8 @@ fn flush(out: &mut Vec<String>, current: &mut Vec<&str>) {
     current.clear();
 }
 
-/// One clause's step, and a file it names ("… of notes.md", "… in notes.md").
-fn step_of(clause: &str) -> (Option<Step>, Option<String>) {
+/// One clause's step, and a file it names ("… of notes.md", "… in the file I selected").
+fn step_of(clause: &str) -> (Option<Step>, Option<Object>) {
     let c = strip_politeness(clause);
     let lower = c.to_lowercase();
     let (c, lower, file) = split_file_suffix(&c, &lower);
@@ -545,7 +591,10 @@ fn step_of(clause: &str) -> (Option<Step>, Option<String>) {
             || named.is_some()
             || ["it", "this", "that"].contains(&what.to_lowercase().as_str())
         {
-            return (Some(Step::Close { save }), file.or(named));
+            return (
+                Some(Step::Close { save }),
+                file.or(named.map(Object::Named)),
+            );
         }
     }
     // delete X (permanently) / move X to the trash
@@ -572,11 +621,36 @@ fn step_of(clause: &str) -> (Option<Step>, Option<String>) {
             }
         }
     }
-    // open X (folder|file) / go to X
+    // open X (folder|file) / go to X; "open the file I selected" opens the selection
     if let Some(rest) = after_verb(&c, &lower, &["open", "go to", "go into", "enter"]) {
+        if names_selection(&rest) {
+            return (
+                Some(Step::Open {
+                    object: Object::Selection,
+                }),
+                file,
+            );
+        }
         let r = strip_article_noun(&rest, &["folder", "directory", "file", "document"]);
         if let Some(name) = span(&r) {
-            return (Some(Step::Open { name }), file);
+            return (
+                Some(Step::Open {
+                    object: Object::Named(name),
+                }),
+                file,
+            );
+        }
+    }
+    // show / reveal the selection ("show the file I selected"); other things to show ("show
+    // hidden files") stay words for the Director
+    if let Some(rest) = after_verb(&c, &lower, &["show", "reveal"]) {
+        if names_selection(&rest) {
+            return (
+                Some(Step::Show {
+                    object: Object::Selection,
+                }),
+                file,
+            );
         }
     }
     match span(&c) {
@@ -631,28 +705,114 @@ fn strip_politeness(clause: &str) -> String {
         .to_string()
 }
 
-/// "… of notes.md" / "… in notes.md" / "… to notes.md" at the end names the document.
-fn split_file_suffix(c: &str, lower: &str) -> (String, String, Option<String>) {
+/// "… of notes.md" / "… in notes.md" / "… to notes.md" at the end names the document; "… of
+/// the file I selected" names the selection.
+fn split_file_suffix(c: &str, lower: &str) -> (String, String, Option<Object>) {
     for prep in [" of ", " in ", " to ", " into "] {
         if let Some(at) = lower.rfind(prep) {
             let tail = c[at + prep.len()..].trim();
             let name =
                 tail.trim_matches(|ch: char| ch == '"' || ch == '\'' || ch == '“' || ch == '”');
-            if looks_like_file(name) && !name.contains(' ') {
-                // Keep "rename a to b.md" and "save as x.md in y" whole: their names are values.
-                let head = lower[..at].trim_start();
-                if head.starts_with("rename") || head.starts_with("save") {
-                    continue;
-                }
-                return (
-                    c[..at].to_string(),
-                    lower[..at].to_string(),
-                    Some(name.to_string()),
-                );
+            let object = if looks_like_file(name) && !name.contains(' ') {
+                Object::Named(name.to_string())
+            } else if names_selection(tail) {
+                Object::Selection
+            } else {
+                continue;
+            };
+            // Keep "rename a to b.md" and "save as x.md in y" whole: their names are values.
+            let head = lower[..at].trim_start();
+            if head.starts_with("rename") || head.starts_with("save") {
+                continue;
             }
+            return (c[..at].to_string(), lower[..at].to_string(), Some(object));
         }
     }
     (c.to_string(), lower.to_string(), None)
+}
+
+/// Do these words name the file manager's selection rather than an item by its name? "the
+/// selection", "what I selected", "the selected file", "the notes file I selected", "the one
+/// I've selected", "the file that is selected". A name said ("notes.md", "Selected") is not.
+pub fn names_selection(words: &str) -> bool {
+    let t: Vec<String> = words
+        .split_whitespace()
+        .map(|w| {
+            w.replace('’', "'")
+                .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .trim_matches('\'')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let t: Vec<&str> = t.iter().map(String::as_str).collect();
+    // "the Selected Works folder": a capital says it is a name.
+    let capital = words.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        w.starts_with("Selected") || w.starts_with("Selection")
+    });
+    if capital || t.is_empty() || t.len() > 8 {
+        return false;
+    }
+    const DETERMINERS: [&str; 4] = ["the", "this", "that", "my"];
+    const NOUNS: [&str; 8] = [
+        "file", "folder", "item", "document", "doc", "one", "thing", "files",
+    ];
+    let phrase = t.join(" ");
+    // "the selection", "my current selection"
+    if matches!(
+        phrase.as_str(),
+        "the selection" | "my selection" | "this selection" | "the current selection"
+    ) {
+        return true;
+    }
+    // "what I selected", "what's selected", "whatever I've selected"
+    let tails = [
+        "i selected",
+        "i've selected",
+        "i have selected",
+        "i just selected",
+        "i had selected",
+        "is selected",
+        "i've just selected",
+        "i have just selected",
+    ];
+    if let Some(rest) = phrase
+        .strip_prefix("what ")
+        .or_else(|| phrase.strip_prefix("whatever "))
+    {
+        if tails.contains(&rest) {
+            return true;
+        }
+    }
+    if phrase == "what's selected" {
+        return true;
+    }
+    let Some((det, rest)) = t.split_first() else {
+        return false;
+    };
+    if !DETERMINERS.contains(det) {
+        return false;
+    }
+    // "the selected file", "the currently selected notes file"
+    let rest = rest.strip_prefix(&["currently"]).unwrap_or(rest);
+    if let [first, .., noun] = rest {
+        if *first == "selected" && NOUNS.contains(noun) && rest.len() <= 4 {
+            return true;
+        }
+    }
+    // "the notes file I selected", "the one that is selected"
+    let joined = rest.join(" ");
+    tails.iter().any(|tail| {
+        joined.strip_suffix(tail).is_some_and(|head| {
+            let head: Vec<&str> = head.split_whitespace().collect();
+            let head = match head.as_slice() {
+                [h @ .., "that" | "which"] => h,
+                h => h,
+            };
+            matches!(head.last(), Some(noun) if NOUNS.contains(noun)) && head.len() <= 4
+        })
+    })
 }
 
 /// A file name as said: a dot followed by an alphanumeric extension, or a path.
@@ -774,13 +934,13 @@ mod tests {
             (
                 "in the file manager, open Documents",
                 vec![Open {
-                    name: s("Documents"),
+                    object: Object::Named(s("Documents")),
                 }],
             ),
             (
                 "open the Documents folder in the file manager",
                 vec![Open {
-                    name: s("Documents"),
+                    object: Object::Named(s("Documents")),
                 }],
             ),
             (
@@ -889,7 +1049,7 @@ mod tests {
     #[test]
     fn the_document_is_named_by_a_trailing_file() {
         let r = read("in the editor, add a line Action items at the end of notes.md and save it");
-        assert_eq!(r.file.as_deref(), Some("notes.md"));
+        assert_eq!(r.file, Some(Object::Named("notes.md".into())));
         assert_eq!(
             r.steps,
             vec![
@@ -900,9 +1060,160 @@ mod tests {
             ]
         );
         let r = read("open notes.md in the editor");
-        assert_eq!(r.file.as_deref(), Some("notes.md"));
+        assert_eq!(r.file, Some(Object::Named("notes.md".into())));
         let r = read("in the editor, replace draft with final in notes.md");
-        assert_eq!(r.file.as_deref(), Some("notes.md"));
+        assert_eq!(r.file, Some(Object::Named("notes.md".into())));
+    }
+
+    #[test]
+    fn the_selection_is_read_as_the_selection_not_as_a_name() {
+        use Step::*;
+        let sel = Some(Object::Selection);
+        let open = Open {
+            object: Object::Selection,
+        };
+        let cases: Vec<(&str, AppWords, Option<Object>, Vec<Step>)> = vec![
+            (
+                "in the editor, open the notes file I selected",
+                AppWords::Editor,
+                sel.clone(),
+                vec![open.clone()],
+            ),
+            (
+                "open the file I selected, add a line buy milk, save it",
+                AppWords::Unsaid,
+                sel.clone(),
+                vec![
+                    open.clone(),
+                    Append {
+                        text: "buy milk".into(),
+                    },
+                    Save,
+                ],
+            ),
+            (
+                "in the editor, open the file I selected, add a line buy milk at the end, and save it",
+                AppWords::Editor,
+                sel.clone(),
+                vec![
+                    open.clone(),
+                    Append {
+                        text: "buy milk".into(),
+                    },
+                    Save,
+                ],
+            ),
+            (
+                "show the file I selected in the file manager",
+                AppWords::FileManager,
+                None,
+                vec![Show {
+                    object: Object::Selection,
+                }],
+            ),
+            // In the file manager the selection is the item selected in its window.
+            (
+                "in the file manager, open the file I selected",
+                AppWords::FileManager,
+                None,
+                vec![open.clone()],
+            ),
+            // No app and no text step: the file manager opens it, as "open notes.md" does.
+            (
+                "open the notes file I selected",
+                AppWords::Unsaid,
+                None,
+                vec![open.clone()],
+            ),
+            (
+                "in the editor, add a line buy milk at the end of the file I selected and save it",
+                AppWords::Editor,
+                sel.clone(),
+                vec![
+                    Append {
+                        text: "buy milk".into(),
+                    },
+                    Save,
+                ],
+            ),
+            // A name is a name, as before.
+            (
+                "open notes.md in the editor",
+                AppWords::Editor,
+                Some(Object::Named("notes.md".into())),
+                vec![Open {
+                    object: Object::Named("notes.md".into()),
+                }],
+            ),
+            (
+                "in the file manager, open notes.md",
+                AppWords::FileManager,
+                None,
+                vec![Open {
+                    object: Object::Named("notes.md".into()),
+                }],
+            ),
+            (
+                "in the file manager, open the Selected Works folder",
+                AppWords::FileManager,
+                None,
+                vec![Open {
+                    object: Object::Named("Selected Works".into()),
+                }],
+            ),
+            (
+                "in the file manager, show hidden files",
+                AppWords::FileManager,
+                None,
+                vec![Press {
+                    words: "show hidden files".into(),
+                }],
+            ),
+        ];
+        for (text, app, file, want) in cases {
+            let r = read(text);
+            assert_eq!(r.app, app, "{text}");
+            assert_eq!(r.file, file, "{text}");
+            assert_eq!(r.steps, want, "{text}");
+        }
+    }
+
+    #[test]
+    fn selection_phrases_are_told_from_names() {
+        for yes in [
+            "the file I selected",
+            "the notes file I selected",
+            "the selected file",
+            "the file I've selected",
+            "the file I’ve selected",
+            "the file I have selected",
+            "what I selected",
+            "what I've selected",
+            "what's selected",
+            "the selection",
+            "my selection",
+            "the one I selected",
+            "the file that is selected",
+            "the currently selected file",
+            "the selected notes file",
+            "\"the file I selected\"",
+        ] {
+            assert!(names_selection(yes), "{yes}");
+        }
+        for no in [
+            "notes.md",
+            "Selected",
+            "the Selected folder",
+            "the Selected Works folder",
+            "selected.md",
+            "Documents",
+            "it",
+            "the file",
+            "the notes I selected yesterday in the other window of the app",
+            "hidden files",
+        ] {
+            assert!(!names_selection(no), "{no}");
+        }
     }
 
     #[test]
