@@ -481,3 +481,49 @@ fn an_option_is_chosen_in_the_list_that_offers_it() {
         "# Notes\n\ndraft one\nthe draft plan\n"
     );
 }
+
+#[test]
+fn the_file_i_selected_is_the_file_managers_selection() {
+    let desktop = Desktop::start();
+    let docs = files(&desktop); // notes.md selected in Thunar
+    let notes = "# Notes\n\ndraft one\nthe draft plan\n";
+    // The editor shows another file: the words name the selection, not the editor's window.
+    desktop.open_in_editor(&docs.join("todo.md"));
+    let d = daemon(&desktop);
+    let v = say(
+        &d,
+        "in the editor, open the file I selected, add a line buy milk at the end, and save it",
+    );
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert!(v.to_string().contains("notes.md"), "{v:#}");
+    assert_eq!(read(&docs.join("notes.md")), format!("{notes}buy milk\n"));
+    assert_eq!(read(&docs.join("todo.md")), "# Todo\n- milk\n");
+
+    // The file manager shows it, selected (it is already).
+    let v = say(&d, "show the file I selected in the file manager");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert!(v.to_string().contains("Showed notes.md"), "{v:#}");
+
+    // A folder selected is not a file: said, and nothing runs.
+    let v = say(&d, "in the file manager, select Documents");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    let v = say(
+        &d,
+        "in the editor, open the file I selected, add a line eggs at the end, and save it",
+    );
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    assert!(v.to_string().contains("the folder"), "{v:#}");
+    assert!(v.to_string().contains("Documents"), "{v:#}");
+
+    // Several selected: said, naming them, and nothing runs.
+    desktop.activate("docs - Thunar");
+    desktop.xdotool(&["key", "ctrl+a"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let v = say(&d, "in the file manager, open the file I selected");
+    assert_eq!(status(&v), "blocked", "{v:#}");
+    let s = v.to_string();
+    assert!(s.contains("items are selected"), "{v:#}");
+    assert!(s.contains("todo.md") && s.contains("notes.md"), "{v:#}");
+    assert_eq!(read(&docs.join("notes.md")), format!("{notes}buy milk\n"));
+    assert_eq!(read(&docs.join("todo.md")), "# Todo\n- milk\n");
+}
