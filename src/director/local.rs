@@ -1933,10 +1933,42 @@ fn score_element<'s>(
             }
             _ => 0.0,
         };
+        // "the home page" for a link to the site's front page, whatever its label says (a
+        // logo, the site's name), when the other words name the site too ("the Houzz home
+        // page"), not something of it ("the story's main page").
+        // "The logo" is the picture itself, not any link home.
+        let is_home = |k: usize| {
+            head[k].norm != "logo"
+                && head_c[k]
+                    .iter()
+                    .any(|c| lexicon::concept_name(*c) == "home")
+        };
+        let home = if f.home
+            && is_home(k)
+            && !matches!(
+                reading.head.kind,
+                Kind::Item | Kind::Section | Kind::Author | Kind::Footnote
+            )
+            && head.iter().enumerate().all(|(j, q)| {
+                is_home(j)
+                    || lexicon::is_in(lexicon::STOPWORDS, &q.norm)
+                    || head_label[j] >= 0.7
+                    || word_match(q, &structure.title) >= 0.9
+            })
+            && qual.iter().all(|q| {
+                lexicon::is_in(lexicon::STOPWORDS, &q.norm)
+                    || word_match(q, &f.label) >= 0.7
+                    || word_match(q, &structure.title) >= 0.9
+            }) {
+            0.9
+        } else {
+            0.0
+        };
         let own = (head_label[k] * addressed)
             .max(c)
             .max(described)
             .max(searches)
+            .max(home)
             .max(head_desc[k] * 0.9)
             .max(head_dest[k] * destination_weight(scene.head_unsaid[k]))
             .max(gloss_strength(head_gloss[k]));
@@ -4679,6 +4711,38 @@ mod tests {
             ..Observation::default()
         };
         assert_eq!(candidates(&obs, "go to the home page"), ["l1"]);
+    }
+
+    /// A link to the site's front page is the home page whatever its label says; a page of
+    /// something on the site ("the story's main page") is not.
+    #[test]
+    fn a_link_to_the_front_page_is_the_home_page() {
+        let link = |id: &str, label: &str, to: &str| Element {
+            destination: Some(to.into()),
+            ..el(id, "link", label, "Menu")
+        };
+        let obs = Observation {
+            url: "http://127.0.0.1:4000/real/party/index.html".into(),
+            elements: vec![
+                link(
+                    "r1",
+                    "Zum Inhalt springen",
+                    "127.0.0.1:4000/real/party/index.html#main",
+                ),
+                link("r2", "Bündnis 90/Die Grünen", "www.gruene.de/"),
+                link("r3", "Arbeit", "www.gruene.de/themen/arbeit"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "go to the homepage").as_deref(), Some("r2"));
+        assert_eq!(
+            clicked(&obs, "take me to the front page").as_deref(),
+            Some("r2")
+        );
+        assert_ne!(
+            clicked(&obs, "go to the story's main page").as_deref(),
+            Some("r2")
+        );
     }
 
     /// A post that shows "50 Comments" is what the comments belong to, not the first of them.

@@ -69,6 +69,8 @@ pub struct ElementFacts {
     pub footnote: bool,
     /// The label follows "by" in its context: an author or poster.
     pub byline: bool,
+    /// A link to the site's front page (`home_links`), whatever its label says.
+    pub home: bool,
     pub disabled: bool,
     /// A closed list's choices, each as its words (empty for anything else).
     pub options: Vec<Vec<Token>>,
@@ -198,6 +200,7 @@ impl Structure {
         }
         let primary = primary_links(elements, &item_numbers);
         let crumbs: Vec<usize> = crumb_trails(elements).into_iter().flatten().collect();
+        let home = home_links(observation);
 
         let facts = elements
             .iter()
@@ -238,6 +241,7 @@ impl Structure {
                     section,
                     footnote: is_footnote(&e.label),
                     byline: is_byline(e),
+                    home: home.contains(&index),
                     disabled: e.has_state("disabled"),
                     options: if e.is_closed_list() {
                         e.options
@@ -742,6 +746,44 @@ const BYLINE_MARKERS: &[&str] = &[
     "por", "autore", "autrice", "door", "av", "af", "著者", "作者", "著", "作",
 ];
 
+/// The links to the site's front page: links to an address with no path (or only an index
+/// page) on the page's own host when one goes there, else on the host the first such link goes
+/// to (a page saved from its site links home by the site's full address).
+pub fn home_links(observation: &Observation) -> Vec<usize> {
+    let host_of = |address: &str| -> Option<String> {
+        let address = address.split(' ').next().unwrap_or("");
+        let address = address
+            .strip_prefix("https://")
+            .or_else(|| address.strip_prefix("http://"))
+            .unwrap_or(address);
+        let (host, path) = address.split_once('/').unwrap_or((address, ""));
+        let path = path.split(['?', '#']).next().unwrap_or("");
+        let root = path.is_empty() || path.starts_with("index.") && !path.contains('/');
+        (root && !host.is_empty()).then(|| host.to_lowercase())
+    };
+    let roots: Vec<(usize, String)> = observation
+        .elements
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.role == "link")
+        .filter_map(|(i, e)| Some((i, host_of(e.destination.as_deref()?)?)))
+        .collect();
+    let page = observation
+        .url
+        .split("://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .map(str::to_lowercase);
+    let site = page
+        .filter(|p| roots.iter().any(|(_, h)| h == p))
+        .or_else(|| roots.first().map(|(_, h)| h.clone()));
+    roots
+        .into_iter()
+        .filter(|(_, h)| Some(h) == site.as_ref())
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// Path parts after which a site puts one person's page: "/author/michelle-ehrhardt",
 /// "/users/Maxime/", "/u/EvilSpark", "/artists/Prince".
 const PERSON_PAGES: &[&str] = &[
@@ -846,6 +888,35 @@ mod tests {
         for (destination, want) in rows {
             assert_eq!(&destination_words(destination), want, "{destination}");
         }
+    }
+
+    /// The front page's links: to the page's own host when one goes there, else to the host
+    /// of the first link to a bare address; never a page below it or another site's root.
+    #[test]
+    fn the_home_links_go_to_the_sites_front_page() {
+        let link = |id: &str, to: &str| Element {
+            destination: Some(to.into()),
+            ..el(id, "link", "", "")
+        };
+        let saved = Observation {
+            url: "http://127.0.0.1:4000/real/party/index.html".into(),
+            elements: vec![
+                link("r1", "127.0.0.1:4000/real/party/index.html 1a2b3c4d"),
+                link("r2", "www.gruene.de/"),
+                link("r3", "www.gruene.de/themen/arbeit"),
+                link("r4", "sport.gruene.de/"),
+                link("r5", "www.gruene.de/index.php"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(home_links(&saved), [1, 4]);
+        let own = Observation {
+            url: "https://example.org/news/today".into(),
+            elements: vec![link("r1", "facebook.com/"), link("r2", "example.org/")],
+            ..Observation::default()
+        };
+        assert_eq!(home_links(&own), [1]);
+        assert!(home_links(&Observation::default()).is_empty());
     }
 
     /// A link to one person's page is a byline whatever its row says; a link to the list
