@@ -499,6 +499,12 @@ fn the_file_i_selected_is_the_file_managers_selection() {
     assert_eq!(read(&docs.join("notes.md")), format!("{notes}buy milk\n"));
     assert_eq!(read(&docs.join("todo.md")), "# Todo\n- milk\n");
 
+    // In the file manager the selected item is opened as a person would: Return on its row
+    // (the words CI once read as a file named "notes file I selected").
+    let v = say(&d, "in the file manager, open the notes file I selected");
+    assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
+    assert!(v.to_string().contains("Opened notes.md"), "{v:#}");
+
     // The file manager shows it, selected (it is already).
     let v = say(&d, "show the file I selected in the file manager");
     assert_eq!(status(&v), "completed", "{v:#}\n{}", d.log());
