@@ -1051,44 +1051,20 @@ impl DesktopExecutor {
                 }
                 Step::Select { what } => {
                     let item = proceed!(self.item(&obs, what, done));
-                    let s = begin(
-                        cx,
-                        &step.describe(),
-                        BTreeMap::from([("path".to_string(), item.path.display().to_string())]),
-                        None,
-                        false,
-                    )
-                    .await?;
-                    proceed!(self.select_item(cx, s, &window, &obs, &item, done).await);
-                    end(
-                        cx,
-                        s,
-                        StepResult::Applied,
-                        json!({ "selected": item.path.display().to_string() }),
-                    )
-                    .await?;
+                    proceed!(
+                        self.select_row(cx, step, &window, &obs, &item, "selected", done)
+                            .await
+                    );
                     done.push(format!("selected {}", item.label));
                 }
                 Step::Show { object } => {
                     // The file manager shows it: its row selected (already, for the selection)
                     // and focused, seen selected.
                     let item = proceed!(self.object_item(&obs, object, done));
-                    let s = begin(
-                        cx,
-                        &step.describe(),
-                        BTreeMap::from([("path".to_string(), item.path.display().to_string())]),
-                        None,
-                        false,
-                    )
-                    .await?;
-                    proceed!(self.select_item(cx, s, &window, &obs, &item, done).await);
-                    end(
-                        cx,
-                        s,
-                        StepResult::Applied,
-                        json!({ "shown": item.path.display().to_string() }),
-                    )
-                    .await?;
+                    proceed!(
+                        self.select_row(cx, step, &window, &obs, &item, "shown", done)
+                            .await
+                    );
                     done.push(format!(
                         "showed {}, selected in \"{}\"",
                         item.label, window.title
@@ -1388,6 +1364,38 @@ impl DesktopExecutor {
 
     /// The item a step is about: the one listed under its name, or the one selected in the
     /// window for the selection (none or several selected → why, naming what is selected).
+    /// A file manager's row selected as one journalled step, its effect seen; `key` names
+    /// the path in the step's result ("selected", "shown").
+    #[allow(clippy::too_many_arguments)]
+    async fn select_row(
+        &self,
+        cx: &RunContext<'_>,
+        step: &Step,
+        window: &WindowRef,
+        obs: &DesktopObservation,
+        item: &Item,
+        key: &str,
+        done: &[String],
+    ) -> Phase<()> {
+        let s = begin(
+            cx,
+            &step.describe(),
+            BTreeMap::from([("path".to_string(), item.path.display().to_string())]),
+            None,
+            false,
+        )
+        .await?;
+        within!(self.select_item(cx, s, window, obs, item, done).await);
+        end(
+            cx,
+            s,
+            StepResult::Applied,
+            json!({ key: item.path.display().to_string() }),
+        )
+        .await?;
+        Ok(Continue(()))
+    }
+
     fn object_item(
         &self,
         obs: &DesktopObservation,
