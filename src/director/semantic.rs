@@ -160,6 +160,9 @@ pub fn blend(
         && sim.label[top] >= LABEL_ACT_FROM
         && fits[top].safe
         && !lexical_elsewhere
+        // A verb the words name must be offered: an element the verb gate shut out ("join the
+        // party" on a menu entry "Partei") is at most asked about.
+        && (!verb || lexical[top] > 0.0)
     {
         out[top] = out[top].max(ACT_SCORE);
         return out;
