@@ -79,6 +79,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "producttest-adac.jsonl",
     // Batch 30 (docs/batch30-first-run.md): first run, nothing changed for it.
     "jobs-jobsnhire.jsonl",
+    // Batch 33 (docs/batch33-first-run.md): first run, nothing changed for it yet.
+    "deals-dealdoktor.jsonl",
+    "portfolio-dribbble.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -198,6 +201,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("design-houzz.jsonl", 9, 0, 0),
     ("network-linkedin.jsonl", 9, 0, 0),
     ("party-gruene.jsonl", 5, 0, 0),
+    // Batch 33 (docs/batch33-first-run.md): first run, nothing changed for it yet.
+    ("deals-dealdoktor.jsonl", 6, 0, 1),
+    ("cars-teslahunt.jsonl", 3, 0, 0),
+    ("portfolio-dribbble.jsonl", 7, 1, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
