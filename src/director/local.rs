@@ -2395,6 +2395,7 @@ fn read_scene(reading: &Reading<'_>, words: &Words<'_>, screen: Screen<'_>) -> S
     let text_field = |i: usize| {
         let e = &screen.observation.elements[i];
         structure.facts[i].class == RoleClass::Editable
+            && e.accepts_text()
             && !e.is_closed_list()
             && !e.label.to_lowercase().contains("passw")
     };
@@ -2502,12 +2503,9 @@ fn is_search_field(screen: Screen<'_>, search_concept: Option<usize>, i: usize) 
     let structure = screen.structure;
     let e = &screen.observation.elements[i];
     search_concept.is_some_and(|c| {
-        structure.facts[i]
-            .label_concepts
-            .iter()
-            .any(|(x, _)| *x == c)
-            // A label in another language that says search ("Hledaný výraz": searched term).
-            || lexicon::concept_ids(&structure.facts[i].glosses).contains(&c)
+        // Its label says search, or in another language its glosses ("Hledaný výraz": searched
+        // term).
+        says_concept(&structure.facts[i], c)
             || lexicon::concept_ids(structure.context(i)).contains(&c)
             || e.role == "searchbox"
             // A field with a Search button in its row ("ad es. ricette con i ceci" | Search).
