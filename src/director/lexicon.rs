@@ -922,6 +922,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         "image",
         &[
             "image", "picture", "photo", "jpg", "jpeg", "png", "gif", "bild", "foto",
+            // A carousel's pictures: "Go to Slide 3" is the third picture.
+            "slide",
         ],
     ),
     ("rename", &["rename", "umbenennen", "renommer"]),
@@ -1735,6 +1737,11 @@ pub fn concept_ids(tokens: &[Token]) -> Vec<usize> {
 
 pub fn concept_name(id: usize) -> &'static str {
     CONCEPTS[id].0
+}
+
+/// The id of the concept called `name`.
+pub fn concept_named(name: &str) -> Option<usize> {
+    CONCEPTS.iter().position(|(n, _)| *n == name)
 }
 
 #[cfg(test)]

@@ -908,6 +908,8 @@ fn weight(q: &Token, structure: &Structure) -> f32 {
                 || word_match(q, &f.description) >= 0.75
                 || f.label_concepts.iter().any(|(c, _)| qc.contains(c))
                 || word_match(q, &f.glosses) >= 1.0
+                // The other site a link goes to is seen, as a description is.
+                || f.site.as_deref() == Some(q.norm.as_str())
         })
         .count();
     let w = if df == 0 {
@@ -1576,6 +1578,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         &mut scores,
     );
     apply_ordinals(reading, screen.structure, &mut scores);
+    apply_relative(reading, screen, &mut scores);
     scores
 }
 
@@ -1824,6 +1827,12 @@ fn score_element<'s>(
             Kind::Section if !f.section => factor *= 0.8,
             Kind::Item if f.section => factor *= 0.8,
             _ => {}
+        }
+    }
+    // "show me who works there" names people, not the tab *Work* its verb says.
+    if let Some(member) = asks_who(reading) {
+        if !f.label_concepts.iter().any(|(c, _)| *c == member) {
+            factor *= 0.8;
         }
     }
     // "the second one" over a list counts its items as "the second story" does.
@@ -2335,7 +2344,14 @@ fn read_words<'r>(reading: &'r Reading<'_>, structure: &Structure) -> Words<'r> 
         })
         .collect();
     let qual_w: Vec<f32> = qual.iter().map(|q| weight(q, structure)).collect();
-    let head_c = span_concepts(reading, &reading.head, &head);
+    let mut head_c = span_concepts(reading, &reading.head, &head);
+    // "show me who works there": a clause that begins with "who" asks for people; each of its
+    // words also names the members.
+    if let Some(member) = asks_who(reading) {
+        for cs in head_c.iter_mut().filter(|cs| !cs.contains(&member)) {
+            cs.push(member);
+        }
+    }
     let qual_c = span_concepts(reading, &reading.qualifier, &qual);
     let verb_word: Option<&Token> = match reading.verb {
         Verb::Activate | Verb::Toggle => reading.tokens.get(reading.begin),
@@ -2519,6 +2535,19 @@ fn is_search_field(screen: Screen<'_>, search_concept: Option<usize>, i: usize) 
     })
 }
 
+/// The people concept when the words ask for people with a clause ("show me who works
+/// there", "see who reacted"): whatever its verb says, the clause describes persons.
+fn asks_who(reading: &Reading<'_>) -> Option<usize> {
+    let first = reading
+        .head
+        .span
+        .first()
+        .map(|&i| reading.tokens[i].norm.as_str());
+    matches!(first, Some("who" | "whoever"))
+        .then(|| lexicon::concept_named("member"))
+        .flatten()
+}
+
 /// Whether the label says the concept, in its own words or (another language) its glosses.
 fn says_concept(f: &observation::ElementFacts, c: usize) -> bool {
     f.label_concepts.iter().any(|(x, _)| *x == c) || lexicon::concept_ids(&f.glosses).contains(&c)
@@ -2665,6 +2694,14 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             .ordinal_token
             .is_some_and(|t| spelled_in_a_label(reading, structure, t))
         {
+            continue;
+        }
+        // "the third picture" over buttons "Go to Slide 1" … "Go to Slide 32": labels that
+        // differ only by their number are counted by it, not by their place on screen.
+        if let Some(pick) = numbered_pick(structure, scores, ordinal) {
+            for (i, s) in scores.iter_mut().enumerate() {
+                *s = if Some(i) == pick { s.max(0.8) } else { 0.0 };
+            }
             continue;
         }
         let by_item = matches!(phrase.kind, Kind::Item | Kind::One | Kind::Plain)
@@ -2897,6 +2934,101 @@ fn names_the_group(reading: &Reading<'_>, phrase: &utterance::Phrase, label: &[T
 
 /// The element an ordinal's place picks from a list in reading order ("the third", "the
 /// last"); a visible number ("number 13") is no place in a list.
+/// Among the elements the words fit best, the run of three or more whose labels are one name
+/// and a number ("Go to Slide 3", "Chapter 12", a pager's "1 2 3"), with each one's number.
+fn numbered_run(structure: &Structure, scores: &[f32]) -> Option<Vec<(usize, u32)>> {
+    let numbered = |i: usize| -> Option<(Vec<&str>, u32)> {
+        let (last, name) = structure.facts[i].label.split_last()?;
+        let n = last.is_number().then(|| last.stem.parse().ok()).flatten()?;
+        Some((name.iter().map(|t| t.norm.as_str()).collect(), n))
+    };
+    let top = scores.iter().copied().fold(0.0f32, f32::max);
+    let fitting: Vec<(usize, Vec<&str>, u32)> = (0..scores.len())
+        .filter(|&i| top > 0.0 && scores[i] >= 0.8 * top)
+        .filter_map(|i| numbered(i).map(|(name, n)| (i, name, n)))
+        .collect();
+    // The name most of the fitting elements share, with three different numbers at least.
+    let mut best: Option<(&Vec<&str>, usize)> = None;
+    for (_, name, _) in &fitting {
+        let mut numbers: Vec<u32> = fitting
+            .iter()
+            .filter(|(_, other, _)| other == name)
+            .map(|(_, _, n)| *n)
+            .collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        if numbers.len() >= 3 && best.is_none_or(|(_, count)| numbers.len() > count) {
+            best = Some((name, numbers.len()));
+        }
+    }
+    let (name, _) = best?;
+    Some(
+        fitting
+            .iter()
+            .filter(|(_, other, _)| other == name)
+            .map(|(i, _, n)| (*i, *n))
+            .collect(),
+    )
+}
+
+/// In a [`numbered_run`], the one whose number the ordinal says ("the third" from the run's
+/// start, "number ten"; "the last" is the highest). `Some(None)` when the run has no such
+/// number: nothing fits. None when no such run fits the words.
+fn numbered_pick(structure: &Structure, scores: &[f32], ordinal: Ordinal) -> Option<Option<usize>> {
+    let run = numbered_run(structure, scores)?;
+    // A place ("the third", "the last") is counted in a run that starts at its beginning (0 or
+    // 1: "Versions: 00 01 02" starts at 00); a run seen from its middle is not counted here.
+    let first = run.iter().map(|(_, n)| *n).min()?;
+    let wanted = match ordinal {
+        Ordinal::Number(n) => n,
+        Ordinal::Nth(n) if first <= 1 && n >= 1 => first + n - 1,
+        Ordinal::Last if first <= 1 => run.iter().map(|(_, n)| *n).max()?,
+        _ => return None,
+    };
+    Some(run.iter().find(|(_, n)| *n == wanted).map(|(i, _)| *i))
+}
+
+/// "the next picture" where no control says next: in a [`numbered_run`] with one member
+/// shown as the current one (checked, selected, current), the member numbered after it
+/// ("previous": before it).
+fn apply_relative(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32]) {
+    let step: i64 = match reading
+        .head
+        .concepts
+        .iter()
+        .map(|c| lexicon::concept_name(*c))
+        .find(|c| matches!(*c, "next" | "previous"))
+    {
+        Some("next") => 1,
+        Some(_) => -1,
+        None => return,
+    };
+    let Some(run) = numbered_run(screen.structure, scores) else {
+        return;
+    };
+    let elements = &screen.observation.elements;
+    let current: Vec<u32> = run
+        .iter()
+        .filter(|(i, _)| {
+            ["checked", "selected", "current", "pressed"]
+                .iter()
+                .any(|s| elements[*i].has_state(s))
+        })
+        .map(|(_, n)| *n)
+        .collect();
+    let [current] = current.as_slice() else {
+        return;
+    };
+    let wanted = i64::from(*current) + step;
+    let pick = run
+        .iter()
+        .find(|(_, n)| i64::from(*n) == wanted)
+        .map(|(i, _)| *i);
+    for (i, s) in scores.iter_mut().enumerate() {
+        *s = if Some(i) == pick { s.max(0.8) } else { 0.0 };
+    }
+}
+
 fn nth_of(list: &[usize], ordinal: Ordinal) -> Option<usize> {
     match ordinal {
         Ordinal::Nth(n) if n >= 1 => list.get(n as usize - 1).copied(),
@@ -4931,6 +5063,110 @@ mod tests {
         let q = text::tokens("17 points");
         let m = phrase_match(&Query::new(q.iter().collect()), &words);
         assert!(m[0] < 1.0, "{m:?}");
+    }
+
+    /// "show me who works there" asks for people: the members, not the tab *Work* its verb
+    /// says; "show me their work" is that tab.
+    #[test]
+    fn a_clause_about_people_names_people() {
+        let row = "Phenomenon Studio Design & Dev Agency";
+        let obs = Observation {
+            elements: vec![
+                el("r10", "link", "Work", row),
+                el("r11", "link", "Services New", row),
+                el("r14", "link", "Members", row),
+                el("r15", "link", "About", row),
+            ],
+            ..Observation::default()
+        };
+        let table = [
+            ("show me who works there", Some("r14")),
+            ("show me their work", Some("r10")),
+            ("open the about section", Some("r15")),
+        ];
+        for (text, want) in table {
+            assert_eq!(clicked(&obs, text).as_deref(), want, "{text}");
+        }
+    }
+
+    /// Two links of one name, one to Facebook's sharer and one a script handles, are two
+    /// things: "share this" asks; the site a link goes to names it ("share it on Facebook").
+    #[test]
+    fn the_site_a_link_goes_to_tells_two_of_one_name_apart() {
+        let row = "Schnäppchen Blog TEILEN TWITTERN TEILEN";
+        let to = |id: &str, label: &str, destination: Option<&str>| Element {
+            destination: destination.map(String::from),
+            ..el(id, "link", label, row)
+        };
+        let obs = Observation {
+            url: "https://www.dealdoktor.de/deal/1/".into(),
+            elements: vec![
+                to(
+                    "r5",
+                    "Zum Deal",
+                    Some("www.dealdoktor.de/goto/deal/321615/"),
+                ),
+                to("r10", "TEILEN", Some("www.facebook.com/sharer.php")),
+                to("r11", "TWITTERN", Some("twitter.com/home")),
+                to("r12", "TEILEN", None),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(asked(&obs, "share this"), ["r10", "r12"]);
+        assert_eq!(
+            clicked(&obs, "share it on Facebook").as_deref(),
+            Some("r10")
+        );
+        // The page's own site names no link ("dealdoktor" is every link's host).
+        let own = Structure::of(&obs);
+        assert_eq!(own.facts[0].site, None);
+        assert_eq!(own.facts[1].site.as_deref(), Some("facebook"));
+    }
+
+    /// Labels that are one name and a number ("Go to Slide 3") are counted by their
+    /// numbers, from the run's start (1, or 0 for "Versions: 00 01 02"); "next" is the one
+    /// after the slide shown as current.
+    #[test]
+    fn a_numbered_run_is_counted_by_its_numbers() {
+        let row = "Tesla Model S P100D 2018";
+        let slide = |id: &str, n: u32| el(id, "button", &format!("Go to Slide {n}"), row);
+        let mut elements = vec![slide("r3", 12), el("r4", "button", "Open Fullscreen", row)];
+        for n in 1..=12u32 {
+            let mut e = slide(&format!("s{n}"), n);
+            if n == 1 {
+                e.states = vec!["focusable".into(), "checked".into()];
+            }
+            elements.push(e);
+        }
+        let obs = Observation {
+            elements,
+            ..Observation::default()
+        };
+        let table = [
+            ("show the third picture", Some("s3")),
+            ("jump to photo number ten", Some("s10")),
+            ("back to the first photo", Some("s1")),
+            ("go to the last photo", Some("r3")),
+            ("next picture", Some("s2")),
+            // Nothing comes before the first slide.
+            ("previous picture", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(clicked(&obs, text).as_deref(), want, "{text}");
+        }
+        let versions = "Versions: 00 01 02 03 04";
+        let obs = Observation {
+            elements: ["00", "01", "02", "03", "04"]
+                .iter()
+                .enumerate()
+                .map(|(k, v)| el(&format!("v{k}"), "link", v, versions))
+                .collect(),
+            ..Observation::default()
+        };
+        assert_eq!(
+            clicked(&obs, "open the very first version").as_deref(),
+            Some("v0")
+        );
     }
 
     /// The element an utterance picks on `obs` with more than half the probability.

@@ -47,8 +47,12 @@ pub struct ElementFacts {
     pub label_concepts: Vec<(usize, std::ops::Range<usize>)>,
     /// Description tokens (often the link's title attribute).
     pub description: Vec<Token>,
-    /// The words of where a link goes ([`destination_words`]): weaker evidence than its own.
+    /// The words of where a link goes ([`destination_words`]) and the other site it goes to
+    /// ([`other_site`]): weaker evidence than its own.
     pub destination: Vec<Token>,
+    /// The name of the other site a link goes to: "share it on Facebook" is the link to
+    /// facebook.com/sharer.php, whatever its label says; "their Twitter", an icon link.
+    pub site: Option<String>,
     /// English glosses of the label's words, when the screen is in another language and a
     /// glossary was consulted (`Observation::glosses`): weaker evidence than the label's own words.
     pub glosses: Vec<Token>,
@@ -201,6 +205,7 @@ impl Structure {
         let primary = primary_links(elements, &item_numbers);
         let crumbs: Vec<usize> = crumb_trails(elements).into_iter().flatten().collect();
         let home = home_links(observation);
+        let own_sites = own_sites(observation);
 
         let facts = elements
             .iter()
@@ -225,8 +230,10 @@ impl Structure {
                     description: described(e, crumbs.contains(&index)),
                     destination: destination_words(e.destination.as_deref().unwrap_or(""))
                         .iter()
+                        .chain(other_site(e, &own_sites).as_ref())
                         .map(|w| Token::synthetic(w))
                         .collect(),
+                    site: other_site(e, &own_sites),
                     glosses,
                     context_slot: context_order
                         .iter()
@@ -323,6 +330,11 @@ impl Structure {
             return ea.same_place(eb);
         }
         let links = ea.role == "link" && eb.role == "link";
+        // Two links of one name, one going to a place and one to none the scan sees (a
+        // "TEILEN" link to Facebook's sharer beside one handled by a script): two things.
+        if links && ea.destination.is_some() != eb.destination.is_some() {
+            return false;
+        }
         // A named link that is not its item's main link (a channel or a publisher under a
         // tile) goes where its name says, whichever item it sits in.
         let named = links && !fa.primary && !fb.primary && names_entity(&ea.label);
@@ -696,6 +708,60 @@ pub fn destination_words(destination: &str) -> Vec<String> {
     out
 }
 
+/// The name of the site a host belongs to: "www.facebook.com" → facebook, "api.whatsapp.com"
+/// → whatsapp, "news.bbc.co.uk" → bbc. None for an address by number ("127.0.0.1").
+pub fn site_name(host: &str) -> Option<String> {
+    let host = host.split(':').next().unwrap_or("").to_lowercase();
+    let labels: Vec<&str> = host.split('.').filter(|l| !l.is_empty()).collect();
+    if labels.len() < 2 || labels.iter().all(|l| l.chars().all(|c| c.is_ascii_digit())) {
+        return None;
+    }
+    let mut k = labels.len() - 2;
+    // A country's second level ("co.uk", "com.au"): the name is one label further left.
+    if k > 0
+        && matches!(
+            labels[k],
+            "co" | "com" | "org" | "net" | "gov" | "ac" | "edu"
+        )
+    {
+        k -= 1;
+    }
+    Some(labels[k].to_string())
+}
+
+fn host_of(destination: &str) -> &str {
+    let address = destination.split(' ').next().unwrap_or("");
+    let address = address.split("://").last().unwrap_or(address);
+    address.split(['/', '?', '#']).next().unwrap_or("")
+}
+
+/// The page's own site names: its address's, and the one most of its links go to (a page saved
+/// from its site links by the site's full address).
+fn own_sites(observation: &Observation) -> Vec<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for e in &observation.elements {
+        let Some(name) = e.destination.as_deref().map(host_of).and_then(site_name) else {
+            continue;
+        };
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((name, 1)),
+        }
+    }
+    let mut own: Vec<String> = site_name(host_of(&observation.url)).into_iter().collect();
+    if let Some((name, _)) = counts.iter().max_by_key(|(_, c)| *c) {
+        own.push(name.clone());
+    }
+    own
+}
+
+/// The name of the other site a link goes to.
+fn other_site(e: &Element, own: &[String]) -> Option<String> {
+    let name = site_name(host_of(e.destination.as_deref()?))?;
+    let word = name.chars().count() >= 3 && name.chars().all(char::is_alphabetic);
+    (word && !own.contains(&name)).then_some(name)
+}
+
 /// Separators of a path of pages in a row's text.
 const PATH_SEPARATORS: &[char] = &['>', '/', '»', '›', '→', '＞', '〉', '\\'];
 
@@ -863,6 +929,21 @@ pub(crate) fn element(id: &str, role: &str, label: &str, context: &str) -> Eleme
 mod tests {
     use super::element as el;
     use super::*;
+
+    #[test]
+    fn a_host_names_its_site() {
+        let rows = [
+            ("www.facebook.com", Some("facebook")),
+            ("api.whatsapp.com", Some("whatsapp")),
+            ("twitter.com:443", Some("twitter")),
+            ("news.bbc.co.uk", Some("bbc")),
+            ("127.0.0.1", None),
+            ("localhost", None),
+        ];
+        for (host, want) in rows {
+            assert_eq!(site_name(host).as_deref(), want, "{host}");
+        }
+    }
 
     #[test]
     fn a_links_destination_says_words_of_its_last_two_parts() {
