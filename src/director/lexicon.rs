@@ -1292,6 +1292,54 @@ pub fn file_offers(destination: &str, verb: &str) -> bool {
         .any(|(exts, verbs)| exts.contains(&ext.as_str()) && verbs.contains(&verb))
 }
 
+/// Verbs that put a list in an order.
+pub const SORT_VERBS: &[&str] = &["sort", "order", "rank", "arrange"];
+
+/// Words of a label that names an order of a list ("Popular Shots", "Newest", "Top rated",
+/// "Price"): such a control sorts, whatever else it says.
+pub const ORDER_WORDS: &[&str] = &[
+    "popular",
+    "popularity",
+    "recent",
+    "newest",
+    "oldest",
+    "latest",
+    "trending",
+    "featured",
+    "top",
+    "best",
+    "rated",
+    "rating",
+    "ratings",
+    "price",
+    "cheapest",
+    "date",
+    "relevance",
+    "relevant",
+    "alphabetical",
+    "alphabetically",
+    "viewed",
+    "views",
+    "votes",
+    "hot",
+    "beliebt",
+    "beliebteste",
+    "neueste",
+    "aktuellste",
+    "relevanz",
+    "preis",
+    "populaires",
+    "récents",
+    "populares",
+    "recientes",
+];
+
+/// Whether `verb` puts a list in order and the label names one ("sort by popular" on a link
+/// "Popular Shots").
+pub fn order_offers(label: &[Token], verb: &str) -> bool {
+    is_in(SORT_VERBS, verb) && label.iter().any(|t| is_in(ORDER_WORDS, &t.norm))
+}
+
 /// Words that introduce the text to type ("write a comment saying hi").
 pub const TEXT_MARKERS: &[&str] = &["saying", "says", "reading"];
 
@@ -1513,7 +1561,8 @@ pub const STOPWORDS: &[&str] = &[
     "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "thingy", "bit",
     // The clitic of "author's", "what's", "it's" (the tokenizer splits it off as a word), and
     // the "as" of a manner ("show it as a table").
-    "s", "as",
+    "s", "as", // The mark of a superlative ("the most recent shots": "Recent Shots").
+    "most", "least",
 ];
 
 /// File formats: a link named by one offers that file (it downloads).

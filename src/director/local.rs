@@ -201,7 +201,7 @@ fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
             || (t.norm.ends_with("est")
                 && t.norm.chars().count() >= 6
                 && !lexicon::is_in(NOT_SUPERLATIVE, &t.norm));
-        let in_a_label = || {
+        let says = |t: &Token| {
             screen.structure.facts.iter().any(|f| {
                 f.label.iter().any(|w| {
                     w.stem == t.stem
@@ -209,6 +209,12 @@ fn compares(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
                         || (t.norm.chars().count() >= 4 && w.norm.starts_with(t.norm.as_str()))
                 })
             })
+        };
+        // "the most recent shots" beside "Recent Shots": the order a label names.
+        let in_a_label = || {
+            says(t)
+                || (matches!(t.norm.as_str(), "most" | "least")
+                    && said.get(k + 1).is_some_and(&says))
         };
         let heading_a_row = || {
             said.get(k + 1).is_some_and(|next| {
@@ -1720,7 +1726,8 @@ fn score_element<'s>(
                 w[0].norm == "to" && verb_tokens.first().is_some_and(|v| v.stem == w[1].stem)
             })
             .map_or(0.0, |_| 1.0);
-        let by_word = phrase_match(verb_q, &called[..zone])
+        // The control's own name: a verb's "-ing" form is its verb ("vote" / "voting plus").
+        let by_word = label_match(verb_q, &called[..zone])
             .into_iter()
             .fold(1.0f32, f32::min)
             .max(after_to);
@@ -1777,12 +1784,18 @@ fn score_element<'s>(
             (Some(d), Some(v)) if element.role == "link" && lexicon::file_offers(d, &v.norm) => 0.9,
             _ => 0.0,
         };
+        // A label that names an order sorts ("sort by popular" on "Popular Shots").
+        let by_order = match verb_tokens.first() {
+            Some(v) if lexicon::order_offers(&f.label, &v.norm) => 0.9,
+            _ => 0.0,
+        };
         let m = by_word
             .max(by_concept)
             .max(fuller)
             .max(headed)
             .max(glossed)
             .max(by_file)
+            .max(by_order)
             .max(undoes(verb_tokens, &called[..zone], element));
         if m < 0.75 {
             return 0.0;
@@ -5167,6 +5180,55 @@ mod tests {
             clicked(&obs, "open the very first version").as_deref(),
             Some("v0")
         );
+    }
+
+    /// A label that names an order sorts ("sort by popular" / *Popular Shots*), and "the most
+    /// recent" is the order a label names, not a comparison to reason about.
+    #[test]
+    fn a_label_that_names_an_order_sorts() {
+        let row = "Featured Shots Recent Shots Popular Shots";
+        let obs = Observation {
+            elements: vec![
+                el("r16", "link", "Featured Shots", row),
+                el("r18", "link", "Recent Shots", row),
+                el("r19", "link", "Popular Shots", row),
+                el("r4", "link", "Get in touch", "Phenomenon Studio"),
+            ],
+            ..Observation::default()
+        };
+        let table = [
+            ("sort by popular", Some("r19")),
+            ("sort them by the most recent", Some("r18")),
+            ("show the most recent shots", Some("r18")),
+            // No label names this order.
+            ("sort by price", None),
+            // A label that names no order does not sort.
+            ("sort by get in touch", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(clicked(&obs, text).as_deref(), want, "{text}");
+        }
+    }
+
+    /// An icon described by a verb's "-ing" form offers the verb ("vote" / "orange voting plus
+    /// column"); which way the vote goes is not read, so the two are asked about.
+    #[test]
+    fn a_verbs_ing_form_names_its_control() {
+        let row = "Jacobs Gold Instant Kaffee 149 MikeNils";
+        let icon = |id: &str, description: &str| Element {
+            description: Some(description.into()),
+            ..el(id, "button", "", row)
+        };
+        let obs = Observation {
+            elements: vec![
+                icon("r1", "cyan voting minus column"),
+                icon("r2", "orange voting plus column"),
+                el("r3", "link", "MikeNils", row),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(asked(&obs, "vote for this deal"), ["r1", "r2"]);
+        assert_eq!(clicked(&obs, "bookmark this deal"), None);
     }
 
     /// The element an utterance picks on `obs` with more than half the probability.
