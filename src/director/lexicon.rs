@@ -946,7 +946,24 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
     ("language", &["language", "sprache", "langue", "idioma"]),
     (
         "notification",
-        &["notification", "alert", "benachrichtigung"],
+        &[
+            "notification",
+            "notifications",
+            "notify",
+            "alert",
+            "alerts",
+            // "let me know when the price changes" is an alert ("crear alerta").
+            "let me know",
+            "benachrichtigung",
+            "benachrichtigungen",
+            "benachrichtigen",
+            "alerte",
+            "alertes",
+            "alerta",
+            "alertas",
+            "notificación",
+            "notificaciones",
+        ],
     ),
     (
         "rate",

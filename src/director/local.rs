@@ -1105,8 +1105,28 @@ fn score_by_words(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind)
             changed = true;
         }
     }
-    for phrase in [&mut relaxed.head, &mut relaxed.qualifier] {
-        if matches!(phrase.kind, Kind::Footnote | Kind::Author | Kind::Role(_)) {
+    // "watch the video", "see some videos" where no list holds videos: the noun alone is a
+    // label's own word ("Video & Further Resources", "Видео" glossed video). Not after "play",
+    // which starts a video rather than opening where videos are.
+    let plays = matches!(&reading.verb, Verb::Specific { tokens, .. }
+        if reading.tokens[tokens.start].norm == "play");
+    let labelled = |phrase: &utterance::Phrase| {
+        phrase.kind == Kind::Item
+            && !plays
+            && phrase.content.is_empty()
+            && phrase.kind_token.is_some_and(|t| {
+                let noun = &reading.tokens[t];
+                screen.structure.facts.iter().any(|f| {
+                    word_match(noun, &f.label) >= 0.9 || word_match(noun, &f.glosses) >= 1.0
+                })
+            })
+    };
+    let item_words = [labelled(&reading.head), labelled(&reading.qualifier)];
+    for (phrase, item_word) in [&mut relaxed.head, &mut relaxed.qualifier]
+        .into_iter()
+        .zip(item_words)
+    {
+        if item_word || matches!(phrase.kind, Kind::Footnote | Kind::Author | Kind::Role(_)) {
             kind_as_word(phrase);
             changed = true;
         }
@@ -5214,7 +5234,7 @@ mod tests {
     /// column"); which way the vote goes is not read, so the two are asked about.
     #[test]
     fn a_verbs_ing_form_names_its_control() {
-        let row = "Jacobs Gold Instant Kaffee 149 MikeNils";
+        let row = "Jacobs Gold Kaffee 149 MikeNils";
         let icon = |id: &str, description: &str| Element {
             description: Some(description.into()),
             ..el(id, "button", "", row)
@@ -5229,6 +5249,40 @@ mod tests {
         };
         assert_eq!(asked(&obs, "vote for this deal"), ["r1", "r2"]);
         assert_eq!(clicked(&obs, "bookmark this deal"), None);
+    }
+
+    /// "watch the video" where no list holds videos: the noun alone is the link that says it.
+    /// "play the video" starts a video, which no such link does.
+    #[test]
+    fn a_noun_alone_names_the_link_that_says_it() {
+        let row = "Home Python Video & Further Resources About";
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "Home", row),
+                el("r3", "link", "Python", row),
+                el("r15", "link", "Video & Further Resources", row),
+                el("r16", "link", "About", row),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "watch the video").as_deref(), Some("r15"));
+        assert_eq!(clicked(&obs, "play the video"), None);
+    }
+
+    /// "let me know when the price changes" is an alert: the link "crear alerta" is asked
+    /// about (the price is not said by it).
+    #[test]
+    fn letting_know_is_an_alert() {
+        let row = "Tesla Hunt > Alemania > Tesla Model S P100D 2018 507 visitas";
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "Importar 2,500 €", row),
+                el("r37", "link", "crear alerta", row),
+                el("r38", "tab", "SUBASTA", row),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(asked(&obs, "let me know when the price changes"), ["r37"]);
     }
 
     /// The element an utterance picks on `obs` with more than half the probability.
