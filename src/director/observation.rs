@@ -211,6 +211,7 @@ impl Structure {
             .iter()
             .enumerate()
             .map(|(index, e)| {
+                let site = other_site(e, &own_sites);
                 let (section, label_rest) = split_section_number(&e.label, &e.context);
                 let item = membership[index];
                 let label = text::tokens(label_rest);
@@ -230,10 +231,10 @@ impl Structure {
                     description: described(e, crumbs.contains(&index)),
                     destination: destination_words(e.destination.as_deref().unwrap_or(""))
                         .iter()
-                        .chain(other_site(e, &own_sites).as_ref())
+                        .chain(site.as_ref())
                         .map(|w| Token::synthetic(w))
                         .collect(),
-                    site: other_site(e, &own_sites),
+                    site,
                     glosses,
                     context_slot: context_order
                         .iter()
