@@ -145,6 +145,11 @@ fn the_youtube_task_from_the_phone_in_the_desktop_chrome() {
         ["/results?search_query=lo-fi+beats"],
         "from the news tab in front, one search"
     );
+    // The phone hears of the outcome over its own socket, a moment after the store has it.
+    g.phone.wait(
+        "document.getElementById('outcome-class').textContent === 'done'",
+        10,
+    );
     let shown = text_of(&mut g.phone, "outcome");
     assert!(shown.contains("lo-fi beats"), "the phone says it: {shown}");
     // The news page the desktop had in front was not used for it.
