@@ -1633,6 +1633,7 @@ fn score_element<'s>(
         head_c,
         qual_c,
         verb_word,
+        who,
         head_q,
         qual_q,
         verb_q,
@@ -1863,7 +1864,7 @@ fn score_element<'s>(
         }
     }
     // "show me who works there" names people, not the tab *Work* its verb says.
-    if let Some(member) = asks_who(reading) {
+    if let Some(member) = *who {
         if !f.label_concepts.iter().any(|(c, _)| *c == member) {
             factor *= 0.8;
         }
@@ -2247,6 +2248,8 @@ struct Words<'r> {
     qual_c: Vec<Vec<usize>>,
     /// A generic verb that is also a label's own word ("open" in "Open a file").
     verb_word: Option<&'r Token>,
+    /// The members concept, when the words ask who (`asks_who`).
+    who: Option<usize>,
     head_q: Query<'r>,
     qual_q: Query<'r>,
     verb_q: Query<'r>,
@@ -2380,7 +2383,8 @@ fn read_words<'r>(reading: &'r Reading<'_>, structure: &Structure) -> Words<'r> 
     let mut head_c = span_concepts(reading, &reading.head, &head);
     // "show me who works there": a clause that begins with "who" asks for people; each of its
     // words also names the members.
-    if let Some(member) = asks_who(reading) {
+    let who = asks_who(reading);
+    if let Some(member) = who {
         for cs in head_c.iter_mut().filter(|cs| !cs.contains(&member)) {
             cs.push(member);
         }
@@ -2407,6 +2411,7 @@ fn read_words<'r>(reading: &'r Reading<'_>, structure: &Structure) -> Words<'r> 
         head_c,
         qual_c,
         verb_word,
+        who,
     }
 }
 
@@ -2665,10 +2670,7 @@ fn undoes(verb: &[&Token], zone: &[Token], element: &crate::director::Element) -
     let Some(rest) = only.norm.strip_prefix("un").filter(|r| r.len() >= 3) else {
         return 0.0;
     };
-    let on = element
-        .states
-        .iter()
-        .any(|s| matches!(s.as_str(), "checked" | "pressed" | "selected"));
+    let on = element.is_on();
     let shows_on = zone.iter().any(|w| {
         (w.norm.starts_with(rest) && w.norm.len() > rest.len() + 1)
             || (on && (w.norm == rest || w.stem == rest))
@@ -3042,11 +3044,7 @@ fn apply_relative(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32])
     let elements = &screen.observation.elements;
     let current: Vec<u32> = run
         .iter()
-        .filter(|(i, _)| {
-            ["checked", "selected", "current", "pressed"]
-                .iter()
-                .any(|s| elements[*i].has_state(s))
-        })
+        .filter(|(i, _)| elements[*i].is_on())
         .map(|(_, n)| *n)
         .collect();
     let [current] = current.as_slice() else {

@@ -731,9 +731,18 @@ pub fn site_name(host: &str) -> Option<String> {
 }
 
 fn host_of(destination: &str) -> &str {
+    host_and_path(destination).0
+}
+
+/// A destination's host and its path (without query or fragment): "https://a.b/c?d" is
+/// ("a.b", "c").
+fn host_and_path(destination: &str) -> (&str, &str) {
     let address = destination.split(' ').next().unwrap_or("");
     let address = address.split("://").last().unwrap_or(address);
-    address.split(['/', '?', '#']).next().unwrap_or("")
+    let end = address.find(['/', '?', '#']).unwrap_or(address.len());
+    let (host, rest) = address.split_at(end);
+    let path = rest.strip_prefix('/').unwrap_or("");
+    (host, path.split(['?', '#']).next().unwrap_or(""))
 }
 
 /// The page's own site names: its address's, and the one most of its links go to (a page saved
@@ -817,14 +826,8 @@ const BYLINE_MARKERS: &[&str] = &[
 /// page) on the page's own host when one goes there, else on the host the first such link goes
 /// to (a page saved from its site links home by the site's full address).
 pub fn home_links(observation: &Observation) -> Vec<usize> {
-    let host_of = |address: &str| -> Option<String> {
-        let address = address.split(' ').next().unwrap_or("");
-        let address = address
-            .strip_prefix("https://")
-            .or_else(|| address.strip_prefix("http://"))
-            .unwrap_or(address);
-        let (host, path) = address.split_once('/').unwrap_or((address, ""));
-        let path = path.split(['?', '#']).next().unwrap_or("");
+    let root_host = |address: &str| -> Option<String> {
+        let (host, path) = host_and_path(address);
         let root = path.is_empty() || path.starts_with("index.") && !path.contains('/');
         (root && !host.is_empty()).then(|| host.to_lowercase())
     };
@@ -833,14 +836,9 @@ pub fn home_links(observation: &Observation) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, e)| e.role == "link")
-        .filter_map(|(i, e)| Some((i, host_of(e.destination.as_deref()?)?)))
+        .filter_map(|(i, e)| Some((i, root_host(e.destination.as_deref()?)?)))
         .collect();
-    let page = observation
-        .url
-        .split("://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .map(str::to_lowercase);
+    let page = Some(host_of(&observation.url).to_lowercase());
     let site = page
         .filter(|p| roots.iter().any(|(_, h)| h == p))
         .or_else(|| roots.first().map(|(_, h)| h.clone()));
@@ -943,6 +941,21 @@ mod tests {
         ];
         for (host, want) in rows {
             assert_eq!(site_name(host).as_deref(), want, "{host}");
+        }
+    }
+
+    #[test]
+    fn an_address_splits_into_its_host_and_path() {
+        let rows = [
+            ("https://a.example/b/c?d=1#e", ("a.example", "b/c")),
+            ("http://a.example", ("a.example", "")),
+            ("a.example/index.html#top", ("a.example", "index.html")),
+            ("https://a.example?q=1", ("a.example", "")),
+            // A destination carries its link text after a space.
+            ("https://a.example/ Home", ("a.example", "")),
+        ];
+        for (address, want) in rows {
+            assert_eq!(host_and_path(address), want, "{address}");
         }
     }
 

@@ -125,6 +125,14 @@ impl Element {
         self.states.iter().any(|s| s == state)
     }
 
+    /// Whether the element shows itself on, or as the one shown now: a checked box, a
+    /// pressed toggle, a selected tab, the current page or slide.
+    pub fn is_on(&self) -> bool {
+        ["checked", "pressed", "selected", "current"]
+            .iter()
+            .any(|s| self.has_state(s))
+    }
+
     /// A closed list (a `<select>`): it takes a choice, never typed text.
     pub fn is_closed_list(&self) -> bool {
         self.role == "combobox" && !self.has_state("editable")
