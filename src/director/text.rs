@@ -191,6 +191,44 @@ pub fn tokens(source: &str) -> Vec<Token> {
     if let Some(s) = start {
         out.push(make(source, s, source.len()));
     }
+    join_initials(source, out)
+}
+
+/// Letters written with a dot after each ("J.J.B.", "U.K.") are one word, the initials said
+/// together ("jjb"); digits are not ("1.2.3" is a version).
+fn join_initials(source: &str, tokens: Vec<Token>) -> Vec<Token> {
+    let initial = |t: &Token| {
+        let mut chars = source[t.start..t.end].chars();
+        matches!((chars.next(), chars.next()), (Some(c), None) if c.is_alphabetic())
+            && source[t.end..].starts_with('.')
+    };
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let mut j = i;
+        while j + 1 < tokens.len()
+            && initial(&tokens[j])
+            && tokens[j + 1].start == tokens[j].end + 1
+            && (initial(&tokens[j + 1]) || j > i)
+        {
+            j += 1;
+        }
+        // A run ends on a letter that is its last initial: "J.J.B" without the final dot too.
+        let last_fits = j > i && source[tokens[j].start..tokens[j].end].chars().count() == 1;
+        if last_fits {
+            let norm: String = tokens[i..=j].iter().map(|t| t.norm.as_str()).collect();
+            out.push(Token {
+                start: tokens[i].start,
+                end: tokens[j].end,
+                stem: stem(&norm),
+                norm,
+            });
+            i = j + 1;
+        } else {
+            out.push(tokens[i].clone());
+            i += 1;
+        }
+    }
     out
 }
 
@@ -521,6 +559,24 @@ mod tests {
         assert_eq!(norms("+ git lfs"), ["git", "lfs"]);
         let t = tokens("Disney+ app");
         assert_eq!((t[1].start, t[1].end), (6, 7));
+    }
+
+    #[test]
+    fn initials_with_dots_are_one_word() {
+        let norms = |s: &str| tokens(s).into_iter().map(|t| t.norm).collect::<Vec<_>>();
+        assert_eq!(
+            norms("like J.J.B.'s comment"),
+            ["like", "jjb", "s", "comment"]
+        );
+        assert_eq!(norms("J.J.B Jul 1"), ["jjb", "jul", "1"]);
+        assert_eq!(norms("the U.K. site"), ["the", "uk", "site"]);
+        assert_eq!(norms("version 1.2.3"), ["version", "1", "2", "3"]);
+        assert_eq!(norms("J. Smith. A. B"), ["j", "smith", "a", "b"]);
+        assert_eq!(norms("a.b"), ["a", "b"]);
+        assert_eq!(norms("pyproject.toml"), ["pyproject", "toml"]);
+        let source = "by J.J.B. today";
+        let t = tokens(source);
+        assert_eq!(&source[t[1].start..t[1].end], "J.J.B");
     }
 
     #[test]
