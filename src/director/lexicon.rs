@@ -430,6 +430,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "view more",
             "more results",
             "more",
+            "expand",
+            "rest",
             "mehr anzeigen",
             "mehr laden",
             "mehr",
@@ -1241,7 +1243,8 @@ pub const FILTER_PREPOSITIONS: &[&str] = &["by", "from", "von", "par", "de", "po
 pub const ACTIVATE_VERBS: &[&str] = &[
     "list", "browse", "open", "click", "press", "tap", "hit", "choose", "pick", "go", "goto",
     "navigate", "visit", "take", "bring", "jump", "skip", "show", "view", "see", "display", "read",
-    "launch", "load", "expand", "collapse", "activate", "focus", "get",
+    "launch", "load", "expand", "collapse", "activate", "focus", "get", "limit", "restrict",
+    "narrow",
 ];
 
 /// Verbs that set an on/off state: they prefer checkboxes, switches, radios.

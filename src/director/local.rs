@@ -279,7 +279,8 @@ fn says_word(screen: Screen<'_>, q: &Token, w: &Token) -> bool {
 
 /// Verbs that pick a choice of a list: a one-word choice is named only after one of them.
 const CHOOSE_VERBS: &[&str] = &[
-    "choose", "pick", "select", "set", "switch", "change", "make", "sort",
+    "choose", "pick", "select", "set", "switch", "change", "make", "sort", "filter", "limit",
+    "restrict", "narrow",
 ];
 
 /// The choice of the closed list `i` (a `<select>`) the words name in full ("pick check spelling

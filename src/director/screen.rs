@@ -1441,6 +1441,12 @@ mod tests {
                 Some(("sort", "Price: low to high")),
             ),
             ("sort by name", Some(("sort", "Name"))),
+            // A verb that narrows what is shown chooses too.
+            ("limit the results to deutsch", Some(("lang", "Deutsch"))),
+            (
+                "restrict the language to germany",
+                Some(("lang", "Germany")),
+            ),
             (
                 "open the anagram server",
                 Some(("more", "Internet Anagram Server")),
@@ -1457,6 +1463,24 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    /// "the rest" of something is more of it, and "expand" shows more: both meet the
+    /// control that shows the rest.
+    #[test]
+    fn the_rest_is_more() {
+        let elements = vec![
+            el(
+                "x",
+                "button",
+                "Expand full comment",
+                "Ann Jul 1 My wife and I",
+            ),
+            el("l", "link", "Like (4)", "Ann Jul 1 My wife and I"),
+            el("s", "button", "Subscribe", "The Map"),
+        ];
+        expect(&elements, "read the rest of the comment", Click("x"));
+        expect(&elements, "show me the rest", Click("x"));
     }
 
     /// "Up" is a word of a label ("Up vote"), not filler: "vote" alone asks.
