@@ -2714,7 +2714,10 @@ fn role_fits(noun: RoleNoun, class: RoleClass, role: &str) -> bool {
         RoleNoun::Link => role == "link",
         RoleNoun::Tab => role == "tab",
         RoleNoun::Menu => matches!(role, "menuitem" | "menu" | "menubar"),
-        RoleNoun::Choice => matches!(role, "radio" | "option" | "menuitemradio"),
+        RoleNoun::Choice => matches!(
+            role,
+            "radio" | "option" | "menuitemradio" | "checkbox" | "menuitemcheckbox"
+        ),
     }
 }
 
@@ -3628,10 +3631,25 @@ mod tests {
             ],
             ..Observation::default()
         };
+        // A check box is an option too: "the audio description option" is the box, not the
+        // link named Options (as Einstellungen glosses).
+        let boxes = Observation {
+            elements: vec![
+                el("s", "link", "Options", "Watchlist Options"),
+                el(
+                    "ad",
+                    "checkbox",
+                    "with audio description",
+                    "full programmes",
+                ),
+            ],
+            ..Observation::default()
+        };
         let table = [
             (&obs, "pick the third search option", Some("c")),
             (&obs, "select the second radio button", Some("b")),
             (&plain, "open the options", Some("o")),
+            (&boxes, "tick the audio description option", Some("ad")),
         ];
         for (obs, text, want) in table {
             assert_eq!(clicked(obs, text).as_deref(), want, "{text}");

@@ -363,7 +363,36 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         {
             (&rest[p + 1..], &[][..])
         }
-        Some(p) => (&rest[..p], &rest[p + 1..]),
+        Some(p) => {
+            // "stuff that has subtitles", "the ones which are free": after a relative word,
+            // having or being says nothing of the thing; what follows does.
+            let relative = matches!(
+                reading.tokens[rest[p]].norm.as_str(),
+                "that" | "which" | "where"
+            );
+            let says_nothing = |k: usize| {
+                rest.get(k).is_some_and(|&i| {
+                    matches!(
+                        reading.tokens[i].norm.as_str(),
+                        "has"
+                            | "have"
+                            | "had"
+                            | "is"
+                            | "are"
+                            | "contain"
+                            | "contains"
+                            | "include"
+                            | "includes"
+                    )
+                })
+            };
+            let from = if relative && says_nothing(p + 1) && p + 2 < rest.len() {
+                p + 2
+            } else {
+                p + 1
+            };
+            (&rest[..p], &rest[from..])
+        }
         None => (&rest[..], &[][..]),
     };
     let qualifier: Vec<usize> = qualifier
@@ -1632,6 +1661,30 @@ mod tests {
         assert_eq!(words(&r, &r.head), ["more"]);
         let r = read("load more of these");
         assert!(!words(&r, &r.head).contains(&"these".to_string()));
+    }
+
+    /// "stuff that has subtitles": the relative clause's having or being says nothing; the
+    /// placeholder noun says nothing either.
+    #[test]
+    fn a_relative_clause_keeps_what_it_says() {
+        let words = |p: &Phrase, r: &Reading<'_>| -> Vec<String> {
+            p.content
+                .iter()
+                .map(|&i| r.tokens[i].norm.clone())
+                .collect()
+        };
+        let table: &[(&str, &[&str], &[&str])] = &[
+            ("show stuff that has subtitles", &[], &["subtitles"]),
+            ("the ones which are free", &[], &["free"]),
+            ("the shirts that contain cotton", &["shirts"], &["cotton"]),
+            // A relative clause with its own verb keeps it.
+            ("the shirt that shows a cat", &["shirt"], &["shows", "cat"]),
+        ];
+        for (text, head, qual) in table {
+            let r = read(text);
+            assert_eq!(words(&r.head, &r), *head, "{text}");
+            assert_eq!(words(&r.qualifier, &r), *qual, "{text}");
+        }
     }
 
     #[test]
