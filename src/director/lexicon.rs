@@ -603,6 +603,10 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         &[
             "category",
             "categories",
+            "tag",
+            "tags",
+            "hashtag",
+            "hashtags",
             "section",
             "sections",
             "kategorie",

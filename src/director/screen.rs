@@ -1483,6 +1483,27 @@ mod tests {
         expect(&elements, "show me the rest", Click("x"));
     }
 
+    /// A tag or hashtag is a category of posts: "the travel hashtag" is the link to the travel
+    /// category, not another link that says travel.
+    #[test]
+    fn a_hashtag_is_a_category() {
+        let elements = vec![
+            el(
+                "c",
+                "link",
+                "Watch more videos of the travel category",
+                "#travel #food",
+            ),
+            el(
+                "t",
+                "link",
+                "Travel tips for Spain",
+                "Travel tips for Spain",
+            ),
+        ];
+        expect(&elements, "open the travel hashtag", Click("c"));
+    }
+
     /// "Up" is a word of a label ("Up vote"), not filler: "vote" alone asks.
     #[test]
     fn up_is_a_word_of_a_label() {
