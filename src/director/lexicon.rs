@@ -800,6 +800,22 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "удалить",
         ],
     ),
+    // Emptying a field or a list: "clear the search field" / "Sucheingabe löschen".
+    (
+        "clear",
+        &[
+            "clear",
+            "reset",
+            "löschen",
+            "leeren",
+            "zurücksetzen",
+            "effacer",
+            "réinitialiser",
+            "borrar",
+            "vaciar",
+            "restablecer",
+        ],
+    ),
     ("play", &["play", "abspielen", "wiedergeben", "reproducir"]),
     ("pause", &["pause", "pausieren"]),
     ("mute", &["mute", "stummschalten", "silence"]),

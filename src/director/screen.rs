@@ -1504,6 +1504,20 @@ mod tests {
         expect(&elements, "open the travel hashtag", Click("c"));
     }
 
+    /// Clearing a field is what a Reset or a "löschen" control offers: the verb meets it (asked,
+    /// as the words name the field, not the control).
+    #[test]
+    fn clearing_is_resetting() {
+        let mut field = el("f", "textbox", "Search", "Search Go Reset");
+        field.states = vec!["editable".into()];
+        let elements = vec![
+            field,
+            el("go", "button", "Go", "Search Go Reset"),
+            el("x", "button", "Reset", "Search Go Reset"),
+        ];
+        expect(&elements, "clear the search box", Ask);
+    }
+
     /// "Up" is a word of a label ("Up vote"), not filler: "vote" alone asks.
     #[test]
     fn up_is_a_word_of_a_label() {
