@@ -1988,7 +1988,9 @@ mod tests {
         assert_eq!(names("VORHERIGER ARTIKEL"), ["article", "previous"]);
         assert_eq!(names("Je m'abonne"), ["subscribe"]);
         assert_eq!(names("Abonnez-vous"), ["subscribe"]);
-        assert_eq!(names("Konto löschen"), ["delete", "account"]);
+        // "löschen" deletes and clears ("Sucheingabe löschen"); deleting an account stays
+        // a step that cannot be undone (CANNOT_BE_UNDONE), confirmed whichever word led to it.
+        assert_eq!(names("Konto löschen"), ["delete", "clear", "account"]);
         // Interface words met on a wiki and a registry record.
         assert_eq!(names("Main page"), ["home"]);
         assert_eq!(names("Wikipedia store"), ["save", "shop"]);

@@ -1516,6 +1516,10 @@ mod tests {
             el("x", "button", "Reset", "Search Go Reset"),
         ];
         expect(&elements, "clear the search box", Ask);
+        // "löschen" also deletes: clearing never deletes an account unasked.
+        let account = vec![el("del", "button", "Konto löschen", "Profil Konto löschen")];
+        let d = decide(account, "clear my account");
+        assert!(!matches!(d, Decision::Execute(_)), "{d:?}");
     }
 
     /// "Up" is a word of a label ("Up vote"), not filler: "vote" alone asks.
