@@ -1033,8 +1033,8 @@ fn concept_strength(
 /// everything: a media verb ("play") with no control of its own means
 /// "open", and a kind noun no element has ("radio") is a content word.
 pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> Vec<f32> {
-    // "the options for that result" on a screen without radio buttons or options: the word
-    // is a word ("Ergebnisoptionen"), not a kind of control.
+    // "the options for that result" on a screen without radio buttons, check boxes or a
+    // list's options: the word is a word ("Ergebnisoptionen"), not a kind of control.
     let plain;
     let reading = if screen
         .observation
@@ -3609,8 +3609,9 @@ mod tests {
         );
     }
 
-    /// "Option" and "radio" name radio buttons (and a list's options): "the third search
-    /// option" counts the radios that say search; on a screen without any, "options" is a word.
+    /// "Option" names radio buttons, check boxes and a list's options ("radio" the first):
+    /// "the third search option" counts the radios that say search; on a screen without any,
+    /// "options" is a word.
     #[test]
     fn an_option_is_a_radio_button() {
         let scope = "Search this site Search all Rutgers Search People";
