@@ -1435,6 +1435,12 @@ pub const AUXILIARIES: &[&str] = &[
     "has", "have", "am",
 ];
 
+/// Verbs of having or being: after a relative word ("stuff that has subtitles", "the ones
+/// which are free") they say nothing of the thing; what follows them does.
+pub const LINKING_VERBS: &[&str] = &[
+    "has", "have", "had", "is", "are", "contain", "contains", "include", "includes",
+];
+
 /// Words that carry politeness or hesitation, not meaning, at the start.
 pub const FILLERS: &[&str] = &[
     "okay", "ok", "please", "just", "hey", "um", "uh", "so", "now", "well", "alright", "kindly",

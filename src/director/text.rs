@@ -195,27 +195,29 @@ pub fn tokens(source: &str) -> Vec<Token> {
 }
 
 /// Letters written with a dot after each ("J.J.B.", "U.K.") are one word, the initials said
-/// together ("jjb"); digits are not ("1.2.3" is a version).
+/// together ("jjb"); digits are not ("1.2.3" is a version). A run is single letters each
+/// dotted and touching the next; three make a word ("J.J.B", its last dot left out), two only
+/// when both are dotted ("U.K." but not "a.b"). A name glued on after is a word of its own
+/// ("J.J.B.Smith" is "jjb smith").
 fn join_initials(source: &str, tokens: Vec<Token>) -> Vec<Token> {
-    let initial = |t: &Token| {
+    let single = |t: &Token| {
         let mut chars = source[t.start..t.end].chars();
         matches!((chars.next(), chars.next()), (Some(c), None) if c.is_alphabetic())
-            && source[t.end..].starts_with('.')
     };
+    let dotted = |t: &Token| single(t) && source[t.end..].starts_with('.');
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
         let mut j = i;
         while j + 1 < tokens.len()
-            && initial(&tokens[j])
+            && dotted(&tokens[j])
             && tokens[j + 1].start == tokens[j].end + 1
-            && (initial(&tokens[j + 1]) || j > i)
+            && single(&tokens[j + 1])
         {
             j += 1;
         }
-        // A run ends on a letter that is its last initial: "J.J.B" without the final dot too.
-        let last_fits = j > i && source[tokens[j].start..tokens[j].end].chars().count() == 1;
-        if last_fits {
+        let run = j - i + 1;
+        if run >= 3 || run == 2 && dotted(&tokens[j]) {
             let norm: String = tokens[i..=j].iter().map(|t| t.norm.as_str()).collect();
             out.push(Token {
                 start: tokens[i].start,
@@ -574,6 +576,8 @@ mod tests {
         assert_eq!(norms("J. Smith. A. B"), ["j", "smith", "a", "b"]);
         assert_eq!(norms("a.b"), ["a", "b"]);
         assert_eq!(norms("pyproject.toml"), ["pyproject", "toml"]);
+        assert_eq!(norms("J.J.B.Smith"), ["jjb", "smith"]);
+        assert_eq!(norms("A.B test"), ["a", "b", "test"]);
         let source = "by J.J.B. today";
         let t = tokens(source);
         assert_eq!(&source[t[1].start..t[1].end], "J.J.B");

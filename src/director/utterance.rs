@@ -371,20 +371,8 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
                 "that" | "which" | "where"
             );
             let says_nothing = |k: usize| {
-                rest.get(k).is_some_and(|&i| {
-                    matches!(
-                        reading.tokens[i].norm.as_str(),
-                        "has"
-                            | "have"
-                            | "had"
-                            | "is"
-                            | "are"
-                            | "contain"
-                            | "contains"
-                            | "include"
-                            | "includes"
-                    )
-                })
+                rest.get(k)
+                    .is_some_and(|&i| is_in(lexicon::LINKING_VERBS, &reading.tokens[i].norm))
             };
             let from = if relative && says_nothing(p + 1) && p + 2 < rest.len() {
                 p + 2
