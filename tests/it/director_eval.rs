@@ -79,6 +79,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     "producttest-adac.jsonl",
     // Batch 30 (docs/batch30-first-run.md): first run, nothing changed for it.
     "jobs-jobsnhire.jsonl",
+    // Batch 35 (docs/batch35-first-run.md): first run, nothing changed for it yet.
+    "city-stuttgart.jsonl",
+    "gamedb-coopbuddy.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -206,6 +209,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("mediathek-zdf.jsonl", 7, 0, 0),
     ("newsletter-substack.jsonl", 12, 0, 0),
     ("shortvideo-tiktok.jsonl", 13, 0, 0),
+    // Batch 35 (docs/batch35-first-run.md): first scored 5/2/0, 3/0/0, 5/0/1.
+    ("city-stuttgart.jsonl", 5, 2, 0),
+    ("shelter-tierheimberlin.jsonl", 3, 0, 0),
+    ("gamedb-coopbuddy.jsonl", 5, 0, 1),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
