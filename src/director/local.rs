@@ -2634,8 +2634,18 @@ fn weaken_for_unmet_words(
     let (head, qual, head_best) = (&words.head, &words.qual, &tally.head_best);
     // A modifier that fits nothing on screen ("my music folder") means the
     // thing referred to is not here, whatever its head noun matches.
+    // A verb's own control ("make the font larger" on "Kontrast plus") is doubtful when a
+    // modifier it lacks names other controls ("Schriftgröße", glossed "font").
     let generic = matches!(reading.verb, Verb::Activate | Verb::Toggle | Verb::None);
-    if generic
+    let specific = matches!(reading.verb, Verb::Specific { .. });
+    let named_elsewhere = |q: &Token| {
+        structure.facts.iter().any(|f| {
+            word_match(q, &f.label) >= 0.7
+                || word_match(q, &f.description) >= 0.7
+                || word_match(q, &f.glosses) >= 1.0
+        })
+    };
+    if (generic || specific)
         && action == ActionKind::Click
         && matches!(reading.head.kind, Kind::Plain | Kind::One)
         && head.len() >= 2
@@ -2643,7 +2653,7 @@ fn weaken_for_unmet_words(
         let missing = head[..head.len() - 1]
             .iter()
             .zip(head_best)
-            .any(|(q, best)| !q.is_number() && *best < 0.7);
+            .any(|(q, best)| !q.is_number() && *best < 0.7 && (generic || named_elsewhere(q)));
         if missing {
             scores.iter_mut().for_each(|s| *s *= 0.5);
         }
@@ -3512,6 +3522,37 @@ mod tests {
         ];
         for (text, want) in table {
             assert_eq!(decide(&obs, text).as_deref(), want, "{text}");
+        }
+    }
+
+    /// A verb's own control is doubtful when a modifier said names other controls and not it:
+    /// "make the font larger" beside "Kontrast plus" and "Schriftgröße groß" (glossed "font")
+    /// is asked, never acted on "plus" alone.
+    #[test]
+    fn a_verbs_control_without_the_modifier_said_elsewhere_is_asked() {
+        let row = "Kontrast normal Kontrast plus Schriftgröße normal Schriftgröße groß";
+        let mut obs = Observation {
+            elements: vec![
+                el("c1", "link", "Kontrast normal", row),
+                el("c2", "link", "Kontrast plus", row),
+                el("f1", "link", "Schriftgröße normal", row),
+                el("f2", "link", "Schriftgröße groß", row),
+            ],
+            ..Observation::default()
+        };
+        let words = [
+            ("kontrast", "contrast"),
+            ("schriftgrosse", "type size font"),
+            ("gross", "large big great"),
+            ("plus", "plus addition"),
+        ];
+        obs.glosses = glossed("de", &words);
+        let table = [
+            ("make the font larger", None),
+            ("make the contrast larger", Some("c2")),
+        ];
+        for (text, want) in table {
+            assert_eq!(clicked(&obs, text).as_deref(), want, "{text}");
         }
     }
 
