@@ -143,6 +143,8 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
             Some(screen) if compares(reading, screen) => ActionKind::Reason,
             // "search flights" is the name of the "Search flights" button.
             Some(screen) if names_a_control(reading, screen) => ActionKind::Click,
+            // "set the target group to families": a choice of a closed list, chosen as such.
+            Some(screen) if chooses_an_option(reading, screen) => ActionKind::Click,
             _ => ActionKind::Type,
         },
         Cue::Act => {
@@ -333,7 +335,49 @@ pub fn named_option(reading: &Reading<'_>, screen: Screen<'_>, i: usize) -> Opti
             }
         }
     }
-    best.filter(|_| !tie).map(|(k, _)| k)
+    best.filter(|_| !tie).map(|(k, _)| k).or_else(|| {
+        chooses
+            .then(|| said_in_order(reading, screen, from, options))
+            .flatten()
+    })
+}
+
+/// The one choice whose words, small ones too, were said in its own order after a verb that
+/// chooses, all but one of them and at least two ("sort them Z to A": "Z bis A", not "A bis
+/// Z"), when the content words alone do not tell the choices apart.
+fn said_in_order(
+    reading: &Reading<'_>,
+    screen: Screen<'_>,
+    from: usize,
+    options: &[Vec<Token>],
+) -> Option<usize> {
+    let said = &reading.tokens[from.min(reading.tokens.len())..];
+    let fits = |option: &Vec<Token>| {
+        let (mut p, mut met) = (0, 0);
+        for w in option {
+            match (p..said.len()).find(|&q| says_word(screen, &said[q], w)) {
+                Some(q) => {
+                    p = q + 1;
+                    met += 1;
+                }
+                // Said, but before a word said after it: another order.
+                None if said[..p].iter().any(|q| says_word(screen, q, w)) => return false,
+                None => {}
+            }
+        }
+        met >= 2 && option.len() - met <= 1
+    };
+    let mut fitting = options.iter().enumerate().filter(|(_, o)| fits(o));
+    match (fitting.next(), fitting.next()) {
+        (Some((k, _)), None) => Some(k),
+        _ => None,
+    }
+}
+
+/// Some closed list on screen has a choice the words name.
+fn chooses_an_option(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    (0..screen.structure.facts.len())
+        .any(|i| !screen.structure.facts[i].disabled && named_option(reading, screen, i).is_some())
 }
 
 /// How strongly a closed list is meant when the words name one of its choices.

@@ -1400,6 +1400,13 @@ mod tests {
                     "Name",
                 ],
             ),
+            list("order", "Sortieren nach:", "", &["A bis Z", "Z bis A"]),
+            list(
+                "group",
+                "Stuttgart für:",
+                "Zielgruppe wählen…",
+                &["Zielgruppe wählen…", "Familien", "Senioren"],
+            ),
             list(
                 "more",
                 "",
@@ -1451,6 +1458,11 @@ mod tests {
                 "open the anagram server",
                 Some(("more", "Internet Anagram Server")),
             ),
+            // The small words tell two choices of the same words apart by their order.
+            ("sort them Z to A", Some(("order", "Z bis A"))),
+            ("sort it from A to Z", Some(("order", "A bis Z"))),
+            // "set … to …" names a choice as well as a field to type into.
+            ("set the audience to senioren", Some(("group", "Senioren"))),
             ("the word from the day before", None),
             ("open the more services dropdown", None),
             ("open the info page", None),
