@@ -287,6 +287,21 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "создать аккаунт",
         ],
     ),
+    // Joining a group, a party or an association: becoming its member.
+    (
+        "join",
+        &[
+            "join",
+            "become member",
+            "beitreten",
+            "mitglied werden",
+            "rejoindre",
+            "adherer",
+            "devenir membre",
+            "unirse",
+            "hazte socio",
+        ],
+    ),
     (
         "search",
         &[

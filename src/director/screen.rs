@@ -1534,6 +1534,22 @@ mod tests {
         assert!(!matches!(d, Decision::Execute(_)), "{d:?}");
     }
 
+    /// Joining is becoming a member ("Mitglied werden"), not signing up to the site: "join
+    /// r/Python" beside only "Log in" and "Sign up" is rejected.
+    #[test]
+    fn joining_is_becoming_a_member() {
+        let party = vec![
+            el("m", "link", "Mitglied werden", "Spenden Mitglied werden"),
+            el("d", "link", "Spenden", "Spenden Mitglied werden"),
+        ];
+        expect(&party, "I want to join the party", Click("m"));
+        let thread = vec![
+            el("in", "link", "Log in", "r/Python Log in Sign up"),
+            el("up", "link", "Sign up", "r/Python Log in Sign up"),
+        ];
+        expect(&thread, "join r/Python", Reject);
+    }
+
     /// "Up" is a word of a label ("Up vote"), not filler: "vote" alone asks.
     #[test]
     fn up_is_a_word_of_a_label() {
