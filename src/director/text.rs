@@ -338,14 +338,44 @@ const NOT_PLURAL: [&str; 12] = [
     "canvas",
 ];
 
+/// English past forms that no suffix rule reaches, as their base ("the animals that were
+/// found" meets "Fundtiere", glossed "find"). Not forms that are other words too ("left",
+/// "done", "read", "set").
+const IRREGULAR: &[(&str, &str)] = &[
+    ("found", "find"),
+    ("bought", "buy"),
+    ("sold", "sell"),
+    ("sent", "send"),
+    ("paid", "pay"),
+    ("made", "make"),
+    ("written", "write"),
+    ("wrote", "write"),
+    ("chosen", "choose"),
+    ("chose", "choose"),
+    ("given", "give"),
+    ("gave", "give"),
+    ("taken", "take"),
+    ("took", "take"),
+    ("kept", "keep"),
+    ("lost", "lose"),
+    ("told", "tell"),
+    ("brought", "bring"),
+    ("held", "hold"),
+    ("spent", "spend"),
+    ("built", "build"),
+];
+
 /// A light English stemmer: enough to equate "comments"/"comment",
-/// "stories"/"story", "newest"/"new". Number words become digits, except
+/// "stories"/"story", "newest"/"new", "found"/"find". Number words become digits, except
 /// "one", which is far more often a pronoun ("the Feynman one").
 pub fn stem(norm: &str) -> String {
     if norm != "one" {
         if let Some(n) = number_word(norm) {
             return n.to_string();
         }
+    }
+    if let Some((_, base)) = IRREGULAR.iter().find(|(form, _)| *form == norm) {
+        return base.to_string();
     }
     let n = norm.chars().count();
     if !norm.chars().all(|c| c.is_alphabetic()) || n <= 3 {
@@ -561,6 +591,15 @@ mod tests {
         assert_eq!(norms("+ git lfs"), ["git", "lfs"]);
         let t = tokens("Disney+ app");
         assert_eq!((t[1].start, t[1].end), (6, 7));
+    }
+
+    #[test]
+    fn irregular_past_forms_stem_to_their_base() {
+        for (form, base) in [("found", "find"), ("bought", "buy"), ("sent", "send")] {
+            assert_eq!(stem(form), stem(base), "{form}");
+        }
+        // A form that is another word too keeps its own stem.
+        assert_eq!(stem("left"), "left");
     }
 
     #[test]
