@@ -1855,10 +1855,31 @@ fn score_element<'s>(
             Some(v) if lexicon::order_offers(&f.label, &v.norm) => 0.9,
             _ => 0.0,
         };
+        // "submit my vote" on "Vote", "send your reply" on "Reply": a control named by what is
+        // sent, and by nothing else, sends it; not something already there, sent on to
+        // someone ("send this review to a friend").
+        let sends_it = verb_concepts
+            .iter()
+            .any(|c| matches!(lexicon::concept_name(*c), "send" | "post"))
+            && !unnamed
+            && reading.qualifier.content.is_empty()
+            && !reading
+                .head
+                .span
+                .iter()
+                .any(|&t| lexicon::is_in(lexicon::POINTING, &reading.tokens[t].norm))
+            && {
+                let label = lexicon::content_words(&f.label);
+                !label.is_empty()
+                    && label
+                        .iter()
+                        .all(|w| head.iter().any(|q| pair_match(q, w) >= 0.9))
+            };
         let m = by_word
             .max(by_concept)
             .max(fuller)
             .max(headed)
+            .max(if sends_it { 0.85 } else { 0.0 })
             .max(glossed)
             .max(by_file)
             .max(by_order)

@@ -1550,6 +1550,24 @@ mod tests {
         expect(&thread, "join r/Python", Reject);
     }
 
+    /// A control named by what is sent sends it: "submit my vote" is the poll's "Vote"; a
+    /// thing already there sent on to someone is not ("send this review to a friend" beside
+    /// "Reviews").
+    #[test]
+    fn a_control_named_by_what_is_sent_sends_it() {
+        let poll = vec![
+            el("c", "checkbox", "Discord Channel", "Discord Channel Reddit"),
+            el("v", "link", "Vote", "Wenn ja, auf welcher Plattform? Vote"),
+        ];
+        expect(&poll, "submit my vote", Click("v"));
+        let reviews = vec![
+            el("r", "link", "Reviews", "Home Reviews Categories"),
+            el("w", "link", "Write a review", "Home Reviews Categories"),
+        ];
+        let d = decide(reviews, "send this review to a friend");
+        assert!(!matches!(d, Decision::Execute(_)), "{d:?}");
+    }
+
     /// "Up" is a word of a label ("Up vote"), not filler: "vote" alone asks.
     #[test]
     fn up_is_a_word_of_a_label() {
