@@ -1521,6 +1521,23 @@ pub const SECTION_NOUNS: &[&str] = &[
     "paragraph",
 ];
 
+/// Nouns for a part of a page that holds controls ("the last option in the poll"), as stems.
+pub const CONTAINER_NOUNS: &[&str] = &[
+    "poll",
+    "survey",
+    "questionnaire",
+    "quiz",
+    "form",
+    "sidebar",
+    "toolbar",
+    "header",
+    "footer",
+    "dialog",
+    "popup",
+    "panel",
+    "banner",
+];
+
 /// Nouns for footnote markers.
 pub const FOOTNOTE_NOUNS: &[&str] = &["footnote", "citation"];
 

@@ -1091,6 +1091,16 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
         plain = without_kind(reading, RoleNoun::Choice);
         &plain
     };
+    // "the last option in the poll" where nothing says "poll": the container said is the
+    // screen's own structure, not a word to find.
+    let uncontained;
+    let reading = match without_unseen_container(reading, screen.structure) {
+        Some(r) => {
+            uncontained = r;
+            &uncontained
+        }
+        None => reading,
+    };
     let mut scores = score_by_words(reading, screen, action);
     if action == ActionKind::Click {
         verb_or_object(reading, screen, &mut scores);
@@ -1349,6 +1359,25 @@ fn verb_or_object(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32])
 }
 
 /// `reading` with the kind noun `noun` read as a plain word of its phrase.
+/// The reading without its qualifier, when that names only a kind of container
+/// ([`lexicon::CONTAINER_NOUNS`]) that nothing on screen says.
+fn without_unseen_container<'a>(
+    reading: &Reading<'a>,
+    structure: &Structure,
+) -> Option<Reading<'a>> {
+    let qualifier = &reading.qualifier.content;
+    let container = !qualifier.is_empty()
+        && qualifier.iter().all(|&t| {
+            let word = &reading.tokens[t];
+            lexicon::is_in(lexicon::CONTAINER_NOUNS, &word.stem) && !said_on_screen(word, structure)
+        });
+    container.then(|| {
+        let mut plain = reading.clone();
+        plain.qualifier = utterance::Phrase::default();
+        plain
+    })
+}
+
 fn without_kind<'a>(reading: &Reading<'a>, noun: RoleNoun) -> Reading<'a> {
     let mut plain = reading.clone();
     let mut phrases = vec![&mut plain.head, &mut plain.qualifier];

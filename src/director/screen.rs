@@ -1568,6 +1568,22 @@ mod tests {
         assert!(!matches!(d, Decision::Execute(_)), "{d:?}");
     }
 
+    /// A container nothing on screen names ("the poll") is the screen's structure, not a word
+    /// to find; another unseen word still is.
+    #[test]
+    fn an_unseen_container_is_no_word_to_find() {
+        let row = "Facebook Gruppe Discord Channel Andere Plattform";
+        let poll = vec![
+            el("f", "checkbox", "Facebook Gruppe", row),
+            el("d", "checkbox", "Discord Channel", row),
+            el("a", "checkbox", "Andere Plattform", row),
+            el("v", "link", "Vote", row),
+        ];
+        expect(&poll, "check the last option in the poll", Click("a"));
+        let d = decide(poll, "check the last option in the basket");
+        assert!(!matches!(d, Decision::Execute(_)), "{d:?}");
+    }
+
     /// "Up" is a word of a label ("Up vote"), not filler: "vote" alone asks.
     #[test]
     fn up_is_a_word_of_a_label() {
