@@ -351,10 +351,14 @@ impl Glossary {
             let described = e.description.as_deref().unwrap_or("");
             // A closed list's choices too ("48 Monate").
             let choices = e.options.iter().flat_map(|o| text::tokens(o));
+            // And the first word of its row, where a heading stands ("Bürgerservice" over the
+            // links it heads).
+            let row = text::tokens(&e.context).into_iter().take(1);
             for t in text::tokens(&e.label)
                 .into_iter()
                 .chain(text::tokens(described))
                 .chain(choices)
+                .chain(row)
             {
                 if t.norm.chars().count() < 3
                     || t.is_number()

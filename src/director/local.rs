@@ -2179,6 +2179,8 @@ fn score_element<'s>(
     let qual_desc = phrase_match(qual_q, &f.description);
     let qual_dest = phrase_match(qual_q, &f.destination);
     let qual_gloss = phrase_match(qual_q, &f.glosses);
+    // "the second link under citizen services": the row's heading met through its glosses.
+    let qual_ctx_gloss = phrase_match(qual_q, structure.context_glosses(i));
     for k in 0..qual.len() {
         let (c, covered) = concept_strength(&f.label, label_concepts, &qual_c[k]);
         let addressed = if is_address(&element.label) {
@@ -2190,7 +2192,8 @@ fn score_element<'s>(
             .max(c)
             .max(qual_dest[k] * destination_weight(scene.qual_unsaid[k]))
             .max(gloss_strength(qual_gloss[k]));
-        let m = own.max(qual_ctx[k] * qual_around).max(qual_desc[k] * 0.9);
+        let ctx = qual_ctx[k].max(gloss_strength(qual_ctx_gloss[k]));
+        let m = own.max(ctx * qual_around).max(qual_desc[k] * 0.9);
         label_content_hit |= own >= 0.7;
         qual_best[k] = qual_best[k].max(m);
         explained += qual_w[k] * m;
@@ -3648,6 +3651,38 @@ mod tests {
         for (text, want) in table {
             assert_eq!(clicked(&obs, text).as_deref(), want, "{text}");
         }
+    }
+
+    /// A run's heading in another language is met through its glosses: "the second link under
+    /// citizen services" is the second link of the run headed "Bürgerservice".
+    #[test]
+    fn a_heading_in_another_language_is_met_through_its_glosses() {
+        let row = "Bürgerservice Bürgerbüros Verwaltungsleistungen Online-Dienste";
+        let crumbs = "Service Presse Stadtplan Fahrplan";
+        let mut obs = Observation {
+            elements: vec![
+                el("c1", "link", "Presse", crumbs),
+                el("c2", "link", "Stadtplan", crumbs),
+                el("c3", "link", "Fahrplan", crumbs),
+                el("b1", "link", "Bürgerbüros", row),
+                el("b2", "link", "Verwaltungsleistungen", row),
+                el("b3", "link", "Online-Dienste", row),
+            ],
+            ..Observation::default()
+        };
+        let said = "the second link under citizen services";
+        let pick =
+            |obs: &Observation| clicked(obs, said).map_or_else(|| asked(obs, said), |c| vec![c]);
+        // Without the glossary nothing names the run: the second link of either is asked.
+        assert_ne!(pick(&obs), ["b2"], "no glossary");
+        let words = [
+            ("burgerservice", "citizens support service"),
+            ("burgerburos", "citizens support centres"),
+            ("presse", "press"),
+            ("stadtplan", "city map"),
+        ];
+        obs.glosses = glossed("de", &words);
+        assert_eq!(pick(&obs), ["b2"], "{said}");
     }
 
     /// Where a link goes speaks for it, less than its name: "promising" is the link whose

@@ -91,6 +91,9 @@ pub struct Structure {
     pub item_texts: Vec<Vec<Token>>,
     /// Tokens of each distinct row context, in order of first appearance.
     pub contexts: Vec<Vec<Token>>,
+    /// English glosses of each row context's first word (aligned with `contexts`), on a screen
+    /// in another language: the heading of a run ("Bürgerservice") in English words.
+    pub context_glosses: Vec<Vec<Token>>,
     /// Tokens of the page title (and its initialism), which name the page itself.
     pub title: Vec<Token>,
 }
@@ -284,17 +287,29 @@ impl Structure {
                     .unwrap_or_default()
             })
             .collect();
-        let contexts = context_order
+        let contexts: Vec<Vec<Token>> = context_order
             .iter()
             .map(|c| contexts.remove(c).unwrap_or_default())
+            .collect();
+        // Only the row's first word, where a heading stands: the rest of a row glossed made
+        // two ordinals pick wrong rows.
+        let context_glosses = contexts
+            .iter()
+            .map(|c| glosses_of(observation, &c[..c.len().min(1)]))
             .collect();
         Structure {
             facts,
             items,
             item_texts,
             contexts,
+            context_glosses,
             title,
         }
+    }
+
+    /// The English glosses of the first word of an element's row (empty without a glossary).
+    pub fn context_glosses(&self, index: usize) -> &[Token] {
+        &self.context_glosses[self.facts[index].context_slot]
     }
 
     /// The tokens of an element's row context.
