@@ -334,6 +334,18 @@ pub fn conclude(
                     clarify(envelope, observation, &[(index, p), (link, p)])
                 }
                 Some(text) => {
+                    // "find an on-call pharmacy": the article says there is one to find (which
+                    // `link_named_by` reads); it is not what is searched for.
+                    let searched = reading.typing.as_ref().is_some_and(|t| t.search);
+                    let text = match text.split_once(' ') {
+                        Some((article, rest))
+                            if searched
+                                && matches!(article.to_lowercase().as_str(), "a" | "an") =>
+                        {
+                            rest.to_string()
+                        }
+                        _ => text,
+                    };
                     evidence.push(Evidence {
                         heard: text.clone(),
                         role: SpanRole::Text,
@@ -1914,6 +1926,25 @@ mod tests {
         let d = decide(elements, "look up engineering works");
         assert!(
             matches!(&d, Decision::Execute(p) if matches!(&p.action, Action::Type { text, .. } if text == "engineering works")),
+            "{d:?}"
+        );
+    }
+
+    /// A thing to find said with "a" or "an" is searched for without the article, and beside a
+    /// link of that name ("find a doctor" beside "Find a Doctor") is not typed at all.
+    #[test]
+    fn a_thing_to_find_is_searched_without_its_article() {
+        let mut field = el("e1", "textbox", "Search site", "Search site Search");
+        field.states = vec!["editable".into()];
+        let doctor = el("e2", "link", "Find a Doctor", "Home Find a Doctor");
+        let d = decide(vec![field.clone()], "find an on-call pharmacy");
+        assert!(
+            matches!(&d, Decision::Execute(p) if matches!(&p.action, Action::Type { text, .. } if text == "on-call pharmacy")),
+            "{d:?}"
+        );
+        let d = decide(vec![field, doctor], "find a doctor");
+        assert!(
+            !matches!(&d, Decision::Execute(p) if matches!(p.action, Action::Type { .. })),
             "{d:?}"
         );
     }
