@@ -376,8 +376,12 @@ fn said_in_order(
 
 /// Some closed list on screen has a choice the words name.
 fn chooses_an_option(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
-    (0..screen.structure.facts.len())
-        .any(|i| !screen.structure.facts[i].disabled && named_option(reading, screen, i).is_some())
+    (0..screen.structure.facts.len()).any(|i| offers_named_option(reading, screen, i))
+}
+
+/// Element `i` is an enabled closed list with a choice the words name.
+fn offers_named_option(reading: &Reading<'_>, screen: Screen<'_>, i: usize) -> bool {
+    !screen.structure.facts[i].disabled && named_option(reading, screen, i).is_some()
 }
 
 /// How strongly a closed list is meant when the words name one of its choices.
@@ -1108,7 +1112,7 @@ pub fn score_elements(reading: &Reading<'_>, screen: Screen<'_>, action: ActionK
     // "pick check spelling from more actions": the closed list whose choice is named.
     if action == ActionKind::Click {
         for (i, s) in scores.iter_mut().enumerate() {
-            if !screen.structure.facts[i].disabled && named_option(reading, screen, i).is_some() {
+            if offers_named_option(reading, screen, i) {
                 *s = s.max(OPTION_NAMED);
             }
         }
