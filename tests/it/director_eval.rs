@@ -84,6 +84,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // group link that says all three words (the batch asks between two Xbox groups on Facebook).
     "city-stuttgart.jsonl",
     "gamedb-coopbuddy.jsonl",
+    // Batch 36 (docs/batch36-first-run.md): first run, nothing changed for it yet.
+    "devtools-mozilla.jsonl",
+    "customs-zoll.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -215,6 +218,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("city-stuttgart.jsonl", 6, 1, 0),
     ("shelter-tierheimberlin.jsonl", 3, 0, 0),
     ("gamedb-coopbuddy.jsonl", 8, 0, 1),
+    // Batch 36 (docs/batch36-first-run.md): first scored 6/1/0, 8/0/0, 1/3/0.
+    ("devtools-mozilla.jsonl", 6, 1, 0),
+    ("law-dalloz.jsonl", 8, 0, 0),
+    ("customs-zoll.jsonl", 1, 3, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
