@@ -41,7 +41,10 @@
   /** Collapse whitespace and trim. */
   function normText(s) {
     // Icon-font glyphs (Unicode private use areas, e.g. Font Awesome's U+F015) are pictures, not words.
+    // Soft hyphens, zero-width joiners and the byte-order mark sit inside words unseen
+    // ("Pu\u00adbli\u00adka\u00adtio\u00adnen"): dropped, so the word stays whole.
     return String(s == null ? '' : s)
+      .replace(/[\u00ad\u200c\u200d\u2060\ufeff]/g, '')
       .replace(/[\ue000-\uf8ff]|[\udb80-\udbbf][\udc00-\udfff]/g, ' ')
       .replace(/[\s\u00a0\u200b]+/g, ' ').trim();
   }

@@ -63,6 +63,7 @@ test('item groups: read and unread rows of a mail list are one row each', () => 
 test('icon-font glyphs are not words', () => {
   assert.equal(C.normText('\uf015 Certbot'), 'Certbot');
   assert.equal(C.normText('\uf015'), '');
+  assert.equal(C.normText('Pu\u00adbli\u00adka\u00adtio\u00adnen\u200b Kon\ufefftakt'), 'Publikationen Kontakt');
   assert.equal(C.normText('Caf\u00e9 \u2605 5'), 'Caf\u00e9 \u2605 5');
 });
 

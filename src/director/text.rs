@@ -48,7 +48,7 @@ pub fn fold(word: &str) -> String {
         return word.to_string();
     }
     let mut out = String::with_capacity(word.len());
-    for c in word.chars() {
+    for c in word.chars().filter(|&c| !is_invisible(c)) {
         match c {
             'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ą' => out.push('a'),
             'ç' | 'ć' | 'č' => out.push('c'),
@@ -163,12 +163,24 @@ pub fn is_ukrainian(c: char) -> bool {
     matches!(c, 'і' | 'ї' | 'є' | 'ґ' | 'І' | 'Ї' | 'Є' | 'Ґ')
 }
 
-/// Splits on everything that is not a letter or digit.
+/// A character a page writes inside a word that nobody sees or says: the soft hyphen (where the
+/// word may break: "Pu\u{ad}bli\u{ad}ka\u{ad}tio\u{ad}nen"), the zero-width joiners and the
+/// byte-order mark. The zero-width space is not one: pages put it between words, and the scan
+/// reads it as a space.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}'
+    )
+}
+
+/// Splits on everything that is not a letter or digit; an invisible character inside a word
+/// ([`is_invisible`]) belongs to it and is left out of its forms.
 pub fn tokens(source: &str) -> Vec<Token> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     for (i, c) in source.char_indices() {
-        if c.is_alphanumeric() {
+        if c.is_alphanumeric() || start.is_some() && is_invisible(c) {
             if start.is_none() {
                 start = Some(i);
             }
@@ -582,6 +594,20 @@ mod tests {
     }
 
     /// A "+" is the word "plus" ("MOTOMAMI +" is said "motomami plus"), spanning the sign.
+    #[test]
+    fn a_soft_hyphen_is_inside_its_word() {
+        let t = tokens(
+            "Pu\u{ad}bli\u{ad}ka\u{ad}tio\u{ad}nen Wei\u{ad}te\u{ad}re Kon\u{ad}tak\u{ad}te",
+        );
+        let norms: Vec<&str> = t.iter().map(|t| t.norm.as_str()).collect();
+        assert_eq!(norms, ["publikationen", "weitere", "kontakte"]);
+        assert_eq!((t[1].start, t[1].end), (22, 33));
+        // One that leads is no word; a zero-width space still parts two words.
+        let t = tokens("\u{ad}Kontakt Ser\u{200b}vice");
+        let norms: Vec<&str> = t.iter().map(|t| t.norm.as_str()).collect();
+        assert_eq!(norms, ["kontakt", "ser", "vice"]);
+    }
+
     #[test]
     fn a_plus_sign_is_the_word_plus() {
         let norms = |s: &str| tokens(s).into_iter().map(|t| t.norm).collect::<Vec<_>>();
