@@ -240,6 +240,7 @@ pub async fn check_all(paths: &Paths, socket: &Path) -> Report {
         &crate::desktop::apps::Env::from_process(),
     )));
     checks.push(semantic(paths));
+    checks.push(multilingual(paths));
     checks.push(glossary(paths));
     if let Ok(config) = &config {
         let backend = crate::voice::backend::Backend::chosen(&config.voice, &paths.data_dir);
@@ -358,6 +359,30 @@ fn semantic(paths: &Paths) -> Check {
                 format!("semantic signal off (grounding uses shared words only): {e}"),
                 format!(
                     "scripts/install-model {} (or set CIRCE_MODEL_DIR to a directory it filled), then restart `circe serve`",
+                    dir.display()
+                ),
+            )),
+        },
+    );
+    c.optional = true;
+    c
+}
+
+/// The multilingual model (optional: without it a screen in another language is met through
+/// the English model's reading of its glosses only).
+fn multilingual(paths: &Paths) -> Check {
+    let dir = crate::multilingual::model_dir(&paths.data_dir);
+    let mut c = check(
+        "multilingual",
+        match crate::multilingual::verify(&dir) {
+            Ok(()) => Ok(format!(
+                "Universal Sentence Encoder Multilingual v3 at {} (pinned hashes match)",
+                dir.display()
+            )),
+            Err(e) => Err((
+                format!("multilingual model off (screens in another language are read through their glosses only): {e}"),
+                format!(
+                    "scripts/install-multilingual {} (or set CIRCE_MULTILINGUAL_DIR to a directory it filled), then restart `circe serve`",
                     dir.display()
                 ),
             )),

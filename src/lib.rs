@@ -32,6 +32,7 @@ pub mod install;
 pub mod interaction;
 pub mod mesh;
 pub mod model;
+pub mod multilingual;
 pub mod operation;
 pub mod planner;
 pub mod preferences;

@@ -78,13 +78,18 @@ pub trait Embedder: Send + Sync {
 /// Why the model could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    #[error("no model at {dir}: {file} is missing; {hint}", hint = INSTALL_HINT)]
-    Missing { dir: String, file: String },
-    #[error("{path} has sha256 {got}, expected {want}; reinstall it: {hint}", hint = INSTALL_HINT)]
+    #[error("no model at {dir}: {file} is missing; {hint}")]
+    Missing {
+        dir: String,
+        file: String,
+        hint: &'static str,
+    },
+    #[error("{path} has sha256 {got}, expected {want}; reinstall it: {hint}")]
     Hash {
         path: String,
         got: String,
         want: String,
+        hint: &'static str,
     },
     #[error("cannot load the model from {dir}: {reason}")]
     Load { dir: String, reason: String },
@@ -92,21 +97,33 @@ pub enum ModelError {
 
 /// Checks that every model file is there with its pinned hash.
 pub fn verify(dir: &Path) -> Result<(), ModelError> {
-    for (file, want) in MODEL_FILES {
+    verify_files(dir, &MODEL_FILES, INSTALL_HINT)
+}
+
+/// Checks that each of `files` (name, sha256) is in `dir` with its hash; `hint` says how to
+/// install them.
+pub fn verify_files(
+    dir: &Path,
+    files: &[(&str, &str)],
+    hint: &'static str,
+) -> Result<(), ModelError> {
+    for (file, want) in files {
         let path = dir.join(file);
         let bytes = std::fs::read(&path).map_err(|_| ModelError::Missing {
             dir: dir.display().to_string(),
-            file: file.into(),
+            file: file.to_string(),
+            hint,
         })?;
         let got: String = Sha256::digest(&bytes)
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        if got != want {
+        if got != *want {
             return Err(ModelError::Hash {
                 path: path.display().to_string(),
                 got,
-                want: want.into(),
+                want: want.to_string(),
+                hint,
             });
         }
     }
@@ -239,6 +256,8 @@ impl Cache {
 pub struct Semantic {
     embedder: Box<dyn Embedder>,
     cache: Mutex<Cache>,
+    /// The multilingual model (src/multilingual.rs), which reads screens in another language.
+    multilingual: Option<Box<Semantic>>,
 }
 
 impl Semantic {
@@ -246,12 +265,34 @@ impl Semantic {
         Semantic {
             embedder,
             cache: Mutex::new(Cache::default()),
+            multilingual: None,
         }
+    }
+
+    /// Screens in another language are read with `multilingual` instead.
+    pub fn with_multilingual(mut self, multilingual: Semantic) -> Semantic {
+        self.multilingual = Some(Box::new(multilingual));
+        self
     }
 
     /// The real model from `dir`, checked against the pinned hashes.
     pub fn load(dir: &Path) -> Result<Semantic, ModelError> {
         Ok(Semantic::new(Box::new(MiniLm::load(dir)?)))
+    }
+
+    /// The installed models: the English one ([`model_dir`]), which must be there, and the
+    /// multilingual one ([`crate::multilingual::model_dir`]) when it is (without it, screens in
+    /// another language are read through their glosses only; `circe doctor` says so).
+    pub fn load_installed(data_dir: &Path) -> Result<Semantic, ModelError> {
+        let semantic = Semantic::load(&model_dir(data_dir))?;
+        let dir = crate::multilingual::model_dir(data_dir);
+        Ok(match crate::multilingual::UseMultilingual::load(&dir) {
+            Ok(m) => semantic.with_multilingual(Semantic::new(Box::new(m))),
+            Err(e) => {
+                tracing::info!("multilingual model off: {e}");
+                semantic
+            }
+        })
     }
 
     /// How many texts are cached.
@@ -307,10 +348,7 @@ impl Semantic {
         request: &str,
         observation: &Observation,
     ) -> anyhow::Result<Similarity> {
-        let reading = crate::director::utterance::read(request);
-        let request = reading.request().trim();
-        let unexplained = unexplained_words(request, observation);
-        let mut texts = vec![request.to_string(), unexplained];
+        let mut texts = request_texts(request, observation);
         texts.extend(element_texts(observation));
         texts.extend(observation.elements.iter().map(label_text));
         // On a screen in another language, each name also in English words (its glosses): the
@@ -333,15 +371,71 @@ impl Semantic {
             let gloss = glossed.get(i).map_or(f32::MIN, |g| cosine(to, g));
             cosine(to, own).max(gloss)
         };
-        Ok(Similarity {
+        let mut similarity = Similarity {
             text: (0..n)
                 .map(|i| closest(request_v, &elements[i], i))
                 .collect(),
             label: (0..n)
                 .map(|i| closest(unexplained_v, &names[i], i))
                 .collect(),
+        };
+        // On a screen in another language, the multilingual model reads each name as written
+        // ("Benutzerhinweise" is close to "technical notes on using the website"); an element
+        // is as close as the nearer of the two readings. Measured against reading such screens
+        // with the multilingual model alone (the English one then unused there): that lost
+        // what the glossed English names found (docs/GROUNDING.md).
+        if let Some(multilingual) = self
+            .multilingual
+            .as_ref()
+            .filter(|_| in_another_language(observation))
+        {
+            let other = multilingual.similarity_by_name(request, observation)?;
+            for (own, other) in similarity.text.iter_mut().zip(&other.text) {
+                *own = own.max(*other);
+            }
+            for (own, other) in similarity.label.iter_mut().zip(&other.label) {
+                *own = own.max(*other);
+            }
+        }
+        Ok(similarity)
+    }
+
+    /// The similarity of `request` to every element's own name (label and description, no
+    /// context: a row's other words dilute a short name), for a model that reads the screen's
+    /// language itself.
+    fn similarity_by_name(
+        &self,
+        request: &str,
+        observation: &Observation,
+    ) -> anyhow::Result<Similarity> {
+        let mut texts = request_texts(request, observation);
+        texts.extend(observation.elements.iter().map(label_text));
+        let vectors = self.vectors(&texts)?;
+        let names = &vectors[2..];
+        Ok(Similarity {
+            text: names.iter().map(|v| cosine(&vectors[0], v)).collect(),
+            label: names.iter().map(|v| cosine(&vectors[1], v)).collect(),
         })
     }
+}
+
+/// What is embedded of a request: what it asks for (its reading's request) and the words of
+/// it that no element says ([`unexplained_words`]).
+fn request_texts(request: &str, observation: &Observation) -> Vec<String> {
+    let reading = crate::director::utterance::read(request);
+    let request = reading.request().trim();
+    let unexplained = unexplained_words(request, observation);
+    vec![request.to_string(), unexplained]
+}
+
+/// Whether the screen is in a language other than English: the glossary's reading when it
+/// glossed the screen, else the Director's own from the screen's small words and script.
+fn in_another_language(observation: &Observation) -> bool {
+    let language = match &observation.glosses {
+        Some(glosses) => Some(glosses.language.as_str()),
+        None => crate::director::language::of(observation),
+    };
+    language.is_some_and(|l| l != "en")
 }
 
 /// Cosine of two vectors (dot product when both are normalised).

@@ -186,14 +186,13 @@ pub fn ground(paths: &Paths, args: GroundArgs, json: bool) -> anyhow::Result<i32
     let mut observation = crate::eval::load_observation(&observation)?;
     let text = text.join(" ");
     // The semantic signal, when its model is installed (as `circe eval`).
-    if let Ok(semantic) =
-        crate::semantic::Semantic::load(&crate::semantic::model_dir(&paths.data_dir))
-    {
-        observation.similarity = semantic.similarity(&text, &observation).ok();
-    }
-    // The glossary, when installed (as `circe eval`).
+    // The glossary, when installed (as `circe eval`), first: the semantic signal reads the
+    // screen's language from it.
     if let Ok(glossary) = crate::glossary::Glossary::load(&crate::glossary::dir(&paths.data_dir)) {
         observation.glosses = glossary.glosses_for(&observation, &text);
+    }
+    if let Ok(semantic) = crate::semantic::Semantic::load_installed(&paths.data_dir) {
+        observation.similarity = semantic.similarity(&text, &observation).ok();
     }
     let decision = if typed {
         let envelope = crate::director::Envelope::typed("cli", &text);
@@ -269,11 +268,10 @@ pub fn eval(paths: &Paths, args: EvalArgs, json: bool) -> anyhow::Result<i32> {
             }
         }
     };
-    let dir = crate::semantic::model_dir(&paths.data_dir);
     let semantic = if no_semantic {
         None
     } else {
-        match crate::semantic::Semantic::load(&dir) {
+        match crate::semantic::Semantic::load_installed(&paths.data_dir) {
             Ok(s) => Some(s),
             Err(e) => {
                 eprintln!("circe eval: semantic signal off: {e}");

