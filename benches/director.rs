@@ -117,7 +117,60 @@ fn main() {
         }
     }
     semantic(&snapshot, &envelopes);
+    multilingual(&snapshot, &envelopes);
     japanese(&envelopes);
+}
+
+/// The multilingual model (`scripts/install-multilingual`; `$CIRCE_MULTILINGUAL_DIR`, else
+/// `.models/use-multilingual-v3`), which reads a screen in another language besides the English
+/// model: the cold cost of a new observation's 200 names, and one new request's.
+fn multilingual(snapshot: &Snapshot, envelopes: &[Envelope]) {
+    let dir = match std::env::var_os("CIRCE_MULTILINGUAL_DIR") {
+        Some(d) if !d.is_empty() => std::path::PathBuf::from(d),
+        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".models/use-multilingual-v3"),
+    };
+    let started = Instant::now();
+    let model = match circe::multilingual::UseMultilingual::load(&dir) {
+        Ok(m) => circe::semantic::Semantic::new(Box::new(m)),
+        Err(e) => {
+            println!("multilingual: not measured ({e})");
+            return;
+        }
+    };
+    println!(
+        "multilingual: model load {:.0} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    let observation = snapshot.observation.clone().expect("observation");
+    let mut cold = Vec::new();
+    for round in 0..3 {
+        let names: Vec<String> = observation
+            .elements
+            .iter()
+            .map(|e| format!("{} r{round}", circe::semantic::label_text(e)))
+            .collect();
+        let started = Instant::now();
+        model.vectors(&names).expect("names");
+        cold.push(started.elapsed().as_secs_f64() * 1e6);
+    }
+    report(
+        "multilingual: cold, embedding a new observation's 200 names",
+        &mut cold,
+    );
+    let mut requests = Vec::new();
+    for round in 0..6 {
+        for e in envelopes {
+            let text = format!(
+                "{} {}",
+                e.text,
+                ["please", "now", "for me", "ok", "then", "thanks"][round]
+            );
+            let started = Instant::now();
+            model.vectors(&[text]).expect("request");
+            requests.push(started.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    report("multilingual: one new request", &mut requests);
 }
 
 /// Glossing a Japanese screen of 200 labels for one request (the browser executor does it once
