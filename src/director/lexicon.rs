@@ -1684,6 +1684,20 @@ pub const PREPOSITIONS: &[&str] = &[
     "regarding",
 ];
 
+/// The words of a link that offers more about a thing: "Learn more about …", "Read more",
+/// "Find out more", "More details", "More info".
+pub const MORE_ABOUT: &[&str] = &[
+    "learn",
+    "read",
+    "find",
+    "out",
+    "more",
+    "about",
+    "details",
+    "info",
+    "information",
+];
+
 /// The words of `tokens` that carry content: no stopwords.
 pub fn content_words(tokens: &[Token]) -> Vec<&Token> {
     tokens

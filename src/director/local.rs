@@ -393,6 +393,10 @@ fn names_a_control(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
     let meets = |q: &Token, w: &Token| says_word(screen, q, w);
     screen.structure.facts.iter().any(|f| {
         let label = lexicon::content_words(&f.label);
+        // "tell me more about the web audio editor": a link that offers more about a thing
+        // ("Learn more about Web Audio Editor") is named by the thing.
+        let offers_more =
+            |w: &Token| reading.asks_about && lexicon::is_in(lexicon::MORE_ABOUT, &w.norm);
         f.class == RoleClass::Activatable
             && !label.is_empty()
             && said.iter().all(|q| label.iter().any(|w| meets(q, w)))
@@ -400,7 +404,7 @@ fn names_a_control(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
             // / "Compare Editions").
             && label
                 .iter()
-                .filter(|w| !said.iter().any(|q| meets(q, w)))
+                .filter(|w| !said.iter().any(|q| meets(q, w)) && !offers_more(w))
                 .count()
                 <= 1
     })
@@ -4663,6 +4667,16 @@ mod tests {
                 ("what is this video about", ActionKind::Reason),
                 ("what are the opening hours", ActionKind::Reason),
                 ("what is the price", ActionKind::Reason),
+            ],
+        );
+        // A link that offers more about the thing is named by the thing; the words it offers
+        // more with count only when asking about something ("learn more" is no thing).
+        assert_actions(
+            &["Learn more about Web Audio Editor", "Read more", "Price"],
+            &[
+                ("tell me more about the web audio editor", ActionKind::Click),
+                ("tell me about the audio editor", ActionKind::Click),
+                ("tell me more about the video editor", ActionKind::Reason),
             ],
         );
         let r = utterance::read("what are the best credit cards");
