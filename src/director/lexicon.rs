@@ -726,6 +726,22 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "подписка",
         ],
     ),
+    // Ending a subscription: never the subscribe concept's words with a prefix.
+    (
+        "unsubscribe",
+        &[
+            "unsubscribe",
+            "abbestellen",
+            "desabonner",
+            "se desabonner",
+            "darse de baja",
+            "disiscriviti",
+            "uitschrijven",
+            "wypisz sie",
+            "odhlasit odber",
+            "отписаться",
+        ],
+    ),
     (
         "share",
         &[
@@ -1969,6 +1985,9 @@ mod tests {
         assert_eq!(names("VORHERIGER ARTIKEL"), ["article", "previous"]);
         assert_eq!(names("Je m'abonne"), ["subscribe"]);
         assert_eq!(names("Abonnez-vous"), ["subscribe"]);
+        // Ending it is its own concept, not the subscribe concept's word with a prefix.
+        assert_eq!(names("Me désabonner"), ["unsubscribe"]);
+        assert_eq!(names("Newsletter abbestellen"), ["unsubscribe"]);
         // "löschen" deletes and clears ("Sucheingabe löschen"); deleting an account stays
         // a step that cannot be undone (CANNOT_BE_UNDONE), confirmed whichever word led to it.
         assert_eq!(names("Konto löschen"), ["delete", "clear", "account"]);
