@@ -1700,6 +1700,40 @@ pub const PREPOSITIONS: &[&str] = &[
     "regarding",
 ];
 
+/// Languages by their English names and the names they give themselves, as a language menu
+/// lists them (folded: "Français" is "francais"): "switch the page to French" picks *Français*.
+pub const LANGUAGE_NAMES: &[(&str, &[&str])] = &[
+    ("french", &["francais"]),
+    ("german", &["deutsch"]),
+    ("spanish", &["espanol", "castellano"]),
+    ("italian", &["italiano"]),
+    ("portuguese", &["portugues"]),
+    ("dutch", &["nederlands"]),
+    ("polish", &["polski"]),
+    ("czech", &["cestina"]),
+    ("swedish", &["svenska"]),
+    ("danish", &["dansk"]),
+    ("norwegian", &["norsk", "bokmal", "nynorsk"]),
+    ("finnish", &["suomi"]),
+    ("hungarian", &["magyar"]),
+    ("turkish", &["turkce"]),
+    ("romanian", &["romana"]),
+    ("catalan", &["catala"]),
+    ("russian", &["русский"]),
+    ("ukrainian", &["українська"]),
+    ("greek", &["ελληνικα", "ελληνικά"]),
+    ("japanese", &["日本語"]),
+    ("chinese", &["中文"]),
+    ("korean", &["한국어"]),
+];
+
+/// Whether `said` (an English language name, folded) is the language a label names itself as.
+pub fn names_language(said: &str, written: &str) -> bool {
+    LANGUAGE_NAMES
+        .iter()
+        .any(|(name, own)| *name == said && own.contains(&written))
+}
+
 /// The words of a link that offers more about a thing: "Learn more about …", "Read more",
 /// "Find out more", "More details", "More info".
 pub const MORE_ABOUT: &[&str] = &[

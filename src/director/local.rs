@@ -267,6 +267,7 @@ fn fills_a_field(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
 /// A word said is a word shown, or one of its glosses ("compare" / "vergleichen").
 fn says_word(screen: Screen<'_>, q: &Token, w: &Token) -> bool {
     q.stem == w.stem
+        || lexicon::names_language(&q.norm, &w.norm)
         || screen
             .observation
             .glosses

@@ -1450,6 +1450,8 @@ mod tests {
             ),
             ("choose local site map", Some(("act", "Local Site Map"))),
             ("select deutsch", Some(("lang", "Deutsch"))),
+            // A language said by its English name is the one a list names in its own.
+            ("switch the language to german", Some(("lang", "Deutsch"))),
             ("open germany news", None),
             (
                 "sort by price from high to low",
