@@ -269,7 +269,8 @@ impl Semantic {
         }
     }
 
-    /// Screens in another language are read with `multilingual` instead.
+    /// Screens in another language are read with `multilingual` too: each element is as close
+    /// as the nearer of the two readings ([`Self::similarity`]).
     pub fn with_multilingual(mut self, multilingual: Semantic) -> Semantic {
         self.multilingual = Some(Box::new(multilingual));
         self

@@ -185,12 +185,12 @@ pub fn ground(paths: &Paths, args: GroundArgs, json: bool) -> anyhow::Result<i32
     } = args;
     let mut observation = crate::eval::load_observation(&observation)?;
     let text = text.join(" ");
-    // The semantic signal, when its model is installed (as `circe eval`).
     // The glossary, when installed (as `circe eval`), first: the semantic signal reads the
     // screen's language from it.
     if let Ok(glossary) = crate::glossary::Glossary::load(&crate::glossary::dir(&paths.data_dir)) {
         observation.glosses = glossary.glosses_for(&observation, &text);
     }
+    // The semantic signal, when its models are installed (as `circe eval`).
     if let Ok(semantic) = crate::semantic::Semantic::load_installed(&paths.data_dir) {
         observation.similarity = semantic.similarity(&text, &observation).ok();
     }
