@@ -222,6 +222,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("devtools-mozilla.jsonl", 6, 1, 0),
     ("law-dalloz.jsonl", 8, 0, 0),
     ("customs-zoll.jsonl", 1, 3, 0),
+    // Batch 37 (docs/batch37-first-run.md): first scored 3/0/0, 1/0/0, 2/0/0.
+    ("corporate-rosneft.jsonl", 3, 0, 0),
+    ("realestate-otodom.jsonl", 1, 0, 0),
+    ("construction-edilportale.jsonl", 2, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
