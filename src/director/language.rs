@@ -44,7 +44,9 @@ const FUNCTION_WORDS: &[(&str, &[&str])] = &[
         "it",
         &[
             "il", "lo", "gli", "di", "della", "per", "con", "che", "non", "piu", "dei", "delle",
-            "alla", "sono", "questo", "nel", "il",
+            "alla", "sono", "questo", "nel", "la", "le", "del", "un", "una", "da", "al", "dal",
+            "sul", "nella", "degli", "tutti", "tutte", "anche", "tuoi", "tuo", "tua", "nostri",
+            "ed", "ai", "sulla", "dalla", "questa",
         ],
     ),
     (
@@ -423,6 +425,15 @@ mod tests {
             (
                 "I commenti dei lettori e i risultati della partita sono disponibili per gli abbonati",
                 Some("it"),
+            ),
+            // Italian's articles shared with French ("la", "le"): its own words outweigh them.
+            (
+                "Quando la stampante rende più smart il lavoro del progettista. Pubblica i tuoi prodotti. Tutte le notizie",
+                Some("it"),
+            ),
+            (
+                "La fin des trottinettes en libre-service à Paris: le vote et la réaction de la mairie",
+                Some("fr"),
             ),
             (
                 "Log in om je bestellingen te zien en de inhoud van je winkelwagen, met gratis verzending voor leden",
