@@ -85,6 +85,14 @@ impl Decider for LocalDecider {
                         let reading = if action == ActionKind::Click && reading.cue == Cue::Type {
                             as_reference = utterance::read_as_reference(reading.source);
                             &as_reference
+                        } else if action == ActionKind::Click && reading.cue == Cue::Question {
+                            match question_topic(reading, screen) {
+                                Some(topic) => {
+                                    as_reference = topic;
+                                    &as_reference
+                                }
+                                None => reading,
+                            }
                         } else {
                             reading
                         };
@@ -127,6 +135,7 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
             {
                 ActionKind::Click
             }
+            Some(screen) if question_topic(reading, screen).is_some() => ActionKind::Click,
             _ => ActionKind::Reason,
         },
         // "leave a comment saying delicious": the words before the marker
@@ -166,6 +175,11 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                         return ActionKind::Reason;
                     }
                 }
+                // "how do I contact customs": the link the rest names is where the answer is;
+                // a button that acts is not, and a weak match is no answer.
+                if reading.asks_way && !answered_by_link(reading, screen) {
+                    return ActionKind::Reason;
+                }
                 if names_field_and_value(reading, screen)
                     || quantifies_over_list(reading, screen)
                     || counts_several(reading)
@@ -176,7 +190,7 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                     return ActionKind::Reason;
                 }
             }
-            if (reading.locates || reading.asks_about) && screen.is_none() {
+            if (reading.locates || reading.asks_about || reading.asks_way) && screen.is_none() {
                 return ActionKind::Reason;
             }
             ActionKind::Click
@@ -409,6 +423,61 @@ fn names_a_control(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
                 .count()
                 <= 1
     })
+}
+
+/// "who sits on the board of directors" beside *Board of Directors*: a question that says every
+/// word of a link's label, two at least, is answered on the page the link opens. Its words that
+/// name such links ("board of directors"), read as a reference; the rest asks about the page
+/// and names nothing. A question about what is shown ("how many likes does this tweet have")
+/// has none.
+fn question_topic<'a>(reading: &Reading<'a>, screen: Screen<'_>) -> Option<Reading<'a>> {
+    let asked = reading.begin..reading.tokens.len();
+    if reading.tokens[asked.clone()]
+        .iter()
+        .any(|t| lexicon::is_in(lexicon::POINTING, &t.norm))
+    {
+        return None;
+    }
+    let mut span: Option<(usize, usize)> = None;
+    for f in &screen.structure.facts {
+        let label = lexicon::content_words(&f.label);
+        let meets = |i: usize| {
+            label
+                .iter()
+                .any(|w| says_word(screen, &reading.tokens[i], w))
+        };
+        let said: Vec<usize> = asked
+            .clone()
+            .filter(|&i| !lexicon::is_in(lexicon::STOPWORDS, &reading.tokens[i].norm))
+            .filter(|&i| meets(i))
+            .collect();
+        let named = screen.observation.elements[f.index].role == "link"
+            && label.len() >= 2
+            && label.iter().all(|w| {
+                said.iter()
+                    .any(|&i| says_word(screen, &reading.tokens[i], w))
+            });
+        if let (true, Some(&first), Some(&last)) = (named, said.first(), said.last()) {
+            span = Some(span.map_or((first, last), |(a, b)| (a.min(first), b.max(last))));
+        }
+    }
+    let (first, last) = span?;
+    let source = reading.source;
+    Some(utterance::read_as_reference(
+        &source[reading.tokens[first].start..reading.tokens[last].end],
+    ))
+}
+
+/// Whether the element that best fits a way question's rest ("contact customs") is a link and
+/// fits it well: the page it opens is where the answer is.
+fn answered_by_link(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
+    let scores = score_elements(reading, screen, ActionKind::Click);
+    let top = scores
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, s)| (i, *s));
+    top.is_some_and(|(i, s)| s >= 0.3 && screen.observation.elements[i].role == "link")
 }
 
 /// "log in as karl with password h7q2": an action plus a value for a field on
@@ -4620,17 +4689,26 @@ mod tests {
 
     /// Asserts the action each request in `table` asks for, on a screen of links named `labels`.
     fn assert_actions(labels: &[&str], table: &[(&str, ActionKind)]) {
-        let obs = Observation {
+        assert_actions_on(&links(labels), table);
+    }
+
+    /// A screen of links named `labels`, with ids r1, r2 ….
+    fn links(labels: &[&str]) -> Observation {
+        Observation {
             elements: labels
                 .iter()
                 .enumerate()
                 .map(|(k, label)| el(&format!("r{}", k + 1), "link", label, ""))
                 .collect(),
             ..Observation::default()
-        };
-        let structure = Structure::of(&obs);
+        }
+    }
+
+    /// Asserts the action each request in `table` asks for, on `obs`.
+    fn assert_actions_on(obs: &Observation, table: &[(&str, ActionKind)]) {
+        let structure = Structure::of(obs);
         let screen = Screen {
-            observation: &obs,
+            observation: obs,
             structure: &structure,
         };
         for (said, want) in table {
@@ -4685,6 +4763,73 @@ mod tests {
         assert!(crate::director::reader::is_request(
             "what are the best credit cards"
         ));
+    }
+
+    /// A question of a way ("how do I contact …") or of a thing offered ("is there an app …")
+    /// is answered on the page that a link its rest names opens. A button that acts is no
+    /// answer (asking how is not asking to do it), nor is a weak match: both are reasoned.
+    #[test]
+    fn a_way_question_follows_the_link_that_answers_it() {
+        assert_actions(
+            &["Contact", "Android app", "Opening hours"],
+            &[
+                ("how do I contact them", ActionKind::Click),
+                ("how can I contact them", ActionKind::Click),
+                ("is there an android app", ActionKind::Click),
+                ("are there any opening hours", ActionKind::Click),
+                ("how do I bake bread", ActionKind::Reason),
+                (
+                    "is there a calculator for import duties",
+                    ActionKind::Reason,
+                ),
+            ],
+        );
+        let obs = Observation {
+            elements: vec![
+                el("b1", "button", "Delete account", ""),
+                el("l1", "link", "Help", ""),
+            ],
+            ..Observation::default()
+        };
+        assert_actions_on(
+            &obs,
+            &[
+                ("how do I delete my account", ActionKind::Reason),
+                ("delete my account", ActionKind::Click),
+            ],
+        );
+        assert!(crate::director::reader::is_request("how do I contact them"));
+    }
+
+    /// A question that says every word of a link's label (two at least) is answered where the
+    /// link goes, and its other words name nothing; one about what is shown is reasoned.
+    #[test]
+    fn a_question_naming_a_link_in_full_follows_it() {
+        let labels = [
+            "Board of Directors",
+            "Management board",
+            "Tweet likes",
+            "History",
+        ];
+        assert_actions(
+            &labels,
+            &[
+                ("who sits on the board of directors", ActionKind::Click),
+                ("how many likes does this tweet have", ActionKind::Reason),
+                ("who founded the company", ActionKind::Reason),
+                ("who is on the board", ActionKind::Reason),
+            ],
+        );
+        let obs = links(&labels);
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let r = utterance::read("who sits on the board of directors");
+        let topic = question_topic(&r, screen).expect("the link's words");
+        let scores = score_elements(&topic, screen, ActionKind::Click);
+        assert!(scores[0] > scores[1] + 0.1, "{scores:?}");
     }
 
     /// "the first three results" is several things of a list: a plan, never one click.

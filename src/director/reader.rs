@@ -222,7 +222,7 @@ pub fn is_request(text: &str) -> bool {
     match reading.cue {
         Cue::Question | Cue::MultiStep | Cue::Scroll(_) | Cue::Back | Cue::Type => true,
         // "where's the privacy policy", "what are the best credit cards": questions.
-        Cue::Act if reading.locates || reading.asks_about => true,
+        Cue::Act if reading.locates || reading.asks_about || reading.asks_way => true,
         Cue::Act => {
             let after_begin = reading.tokens.len().saturating_sub(reading.begin);
             reading.verb != Verb::None && after_begin >= 2

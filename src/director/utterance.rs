@@ -48,6 +48,10 @@ pub struct Reading<'s> {
     /// a thing. A control named by all its words ("Best Credit Cards") is where the answer is;
     /// otherwise it is a question for reasoning.
     pub asks_about: bool,
+    /// "how do I contact customs", "is there an app for my iPhone": a question about a way or
+    /// a thing the site offers. A link the rest names is the page with the answer; a control
+    /// that acts never is (asking how is not asking to do it). Otherwise it is reasoned.
+    pub asks_way: bool,
 }
 
 /// A target named by where it sits relative to another element.
@@ -248,16 +252,23 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         relation: None,
         locates: false,
         asks_about: false,
+        asks_way: false,
     };
     let located = locating(&reading.tokens[begin..]);
-    let about = if located == 0 {
+    let way = if located == 0 {
+        asking_way(&reading.tokens[begin..])
+    } else {
+        0
+    };
+    let about = if located == 0 && way == 0 {
         asking_about(&reading.tokens[begin..])
     } else {
         0
     };
-    let begin = begin + located + about;
+    let begin = begin + located + way + about;
     reading.begin = begin;
     reading.locates = located > 0;
+    reading.asks_way = way > 0;
     reading.asks_about = about > 0;
     let words: Vec<String> = reading.tokens[begin..]
         .iter()
@@ -272,7 +283,9 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         reading.cue = cue;
         // "compare the editions": a reasoning verb's words may still be a control's name
         // ("Compare Editions"), which the decider can tell.
-        if cue == Cue::Question && is_in(lexicon::REASON_VERBS, w[0]) {
+        // "who sits on the board of directors": a question's words may name a link in full
+        // ("Board of Directors"), the page with the answer.
+        if cue == Cue::Question {
             let all: Vec<usize> = (begin..reading.tokens.len()).collect();
             reading.head = phrase(&reading.tokens, &all);
         }
@@ -609,6 +622,40 @@ fn locating(tokens: &[Token]) -> usize {
     ];
     ASKS.iter()
         .find(|ask| tokens.len() > ask.len() && ask.iter().zip(tokens).all(|(a, t)| *a == t.norm))
+        .map_or(0, |ask| ask.len())
+}
+
+/// "how do I contact customs", "is there a calculator for import duties", "where can I hand
+/// her in": the words before the way or thing asked about, when two words at least follow.
+fn asking_way(tokens: &[Token]) -> usize {
+    const ASKS: &[&[&str]] = &[
+        &["how", "do", "i"],
+        &["how", "can", "i"],
+        &["how", "could", "i"],
+        &["how", "would", "i"],
+        &["how", "should", "i"],
+        &["how", "do", "we"],
+        &["how", "can", "we"],
+        &["how", "do", "you"],
+        &["how", "can", "you"],
+        &["how", "to"],
+        &["where", "can", "i"],
+        &["where", "do", "i"],
+        &["where", "should", "i"],
+        &["is", "there", "a"],
+        &["is", "there", "an"],
+        &["is", "there", "any"],
+        &["is", "there"],
+        &["are", "there", "any"],
+        &["are", "there"],
+        &["do", "they", "have"],
+        &["do", "you", "have"],
+        &["does", "it", "have"],
+    ];
+    ASKS.iter()
+        .find(|ask| {
+            tokens.len() > ask.len() + 1 && ask.iter().zip(tokens).all(|(a, t)| *a == t.norm)
+        })
         .map_or(0, |ask| ask.len())
 }
 

@@ -97,7 +97,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
 /// batch expects rejected ("uninstall circe" beside a "Download" button) is asked instead; over
 /// all corpora that rule turned 101 rejections into right questions.
 const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
-    ("docs-certbot.jsonl", 23, 0, 0),
+    // "how do I set up automatic renewal" expected the planner until stop 36, when a question a
+    // link answers came to follow the link; it asks between the two renewal links (both right).
+    ("docs-certbot.jsonl", 22, 0, 0),
     ("forum-katzen.jsonl", 16, 0, 0),
     ("mail-adminlte.jsonl", 21, 0, 0),
     ("settings-adminlte.jsonl", 19, 0, 0),
