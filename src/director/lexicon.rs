@@ -53,6 +53,14 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "todo",
             "todos",
             "все",
+            "tutti",
+            "tutte",
+            "tutto",
+            "wszystkie",
+            "wszystko",
+            "todas",
+            "tüm",
+            "hepsi",
         ],
     ),
     (
@@ -136,6 +144,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "sluiten",
             "fechar",
             "закрыть",
+            "kapat",
         ],
     ),
     (
@@ -167,7 +176,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         "price",
         &[
             "price", "pricing", "cost", "preis", "preise", "tarif", "tarife", "prix", "precio",
-            "цена", "цены",
+            "цена", "цены", "prezzo", "preço", "prijs", "fiyat", "cena",
         ],
     ),
     (
@@ -187,6 +196,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "transferir",
             "скачать",
             "загрузить",
+            "indir",
         ],
     ),
     (
@@ -244,6 +254,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "войти",
             "вход",
             "авторизация",
+            "accedere",
+            "logowanie",
+            "iniciar sessão",
+            "giriş yap",
+            "oturum aç",
         ],
     ),
     (
@@ -256,6 +271,14 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "déconnexion",
             "выйти",
             "выход",
+            "esci",
+            "wyloguj",
+            "wyloguj się",
+            "sair",
+            "uitloggen",
+            "afmelden",
+            "çıkış yap",
+            "cerrar sesión",
         ],
     ),
     (
@@ -285,6 +308,16 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "регистрация",
             "зарегистрироваться",
             "создать аккаунт",
+            "zarejestruj",
+            "zarejestruj się",
+            "rejestracja",
+            "załóż konto",
+            "cadastre-se",
+            "criar conta",
+            "kayıt ol",
+            "üye ol",
+            "regístrate",
+            "crear cuenta",
         ],
     ),
     // Joining a group, a party or an association: becoming its member.
@@ -331,6 +364,9 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "поиск",
             "найти",
             "искать",
+            "cerca",
+            "pesquisa",
+            "zoek",
         ],
     ),
     (
@@ -344,6 +380,14 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "panier",
             "carrito",
             "корзина",
+            "carrello",
+            "koszyk",
+            "carrinho",
+            "winkelwagen",
+            "winkelmandje",
+            "sepet",
+            "sepetim",
+            "cesta",
         ],
     ),
     (
@@ -407,6 +451,8 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "configuracoes",
             "настройки",
             "параметры",
+            "configurações",
+            "ayarlar",
         ],
     ),
     (
@@ -434,6 +480,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "далее",
             "следующая",
             "вперед",
+            "sonraki",
         ],
     ),
     (
@@ -481,6 +528,13 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "reserva",
             "забронировать",
             "бронирование",
+            "prenota",
+            "prenotazione",
+            "zarezerwuj",
+            "rezerwacja",
+            "boeken",
+            "reserveren",
+            "rezervasyon",
         ],
     ),
     (
@@ -703,6 +757,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "vorige",
             "назад",
             "предыдущая",
+            "önceki",
         ],
     ),
     (
@@ -724,6 +779,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "inscrever se",
             "подписаться",
             "подписка",
+            "abone ol",
         ],
     ),
     // Ending a subscription: never the subscribe concept's words with a prefix.
@@ -758,6 +814,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "partilhar",
             "compartilhar",
             "поделиться",
+            "paylaş",
         ],
     ),
     (
@@ -829,6 +886,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "excluir",
             "apagar",
             "удалить",
+            "sil",
         ],
     ),
     // Emptying a field or a list: "clear the search field" / "Sucheingabe löschen".
@@ -869,6 +927,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "ajuda",
             "помощь",
             "справка",
+            "yardım",
         ],
     ),
     (
@@ -882,10 +941,17 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "contato",
             "контакты",
             "связаться",
+            "contatto",
+            "contacte",
+            "contacten",
+            "iletişim",
+            "contact us",
+            "in touch",
+            "reach out",
         ],
     ),
     ("account", &["account", "konto", "compte", "cuenta", "ucet"]),
-    ("menu", &["menu", "menü", "meny"]),
+    ("menu", &["menu", "menü", "meny", "меню"]),
     (
         "return",
         &["return", "back", "zurück", "retour", "volver", "previous"],
@@ -956,6 +1022,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "verzenden",
             "verstuur",
             "отправить",
+            "gönder",
         ],
     ),
     ("open", &["open", "öffnen", "ouvrir", "abrir"]),
@@ -996,7 +1063,12 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         ],
     ),
     ("volume", &["volume", "lautstärke", "sound"]),
-    ("language", &["language", "sprache", "langue", "idioma"]),
+    (
+        "language",
+        &[
+            "language", "sprache", "langue", "idioma", "lingua", "język", "taal", "dil", "язык",
+        ],
+    ),
     (
         "notification",
         &[
@@ -1089,6 +1161,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "о нас",
             "о компании",
             "компания",
+            "chi siamo",
+            "o nas",
+            "sobre nós",
+            "over ons",
+            "hakkımızda",
         ],
     ),
     ("catalog", &["catalog", "catalogue", "katalog", "catálogo"]),
@@ -1230,6 +1307,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "merchandise",
             "merch",
             "магазин",
+            "negozio",
+            "sklep",
+            "loja",
+            "winkel",
+            "mağaza",
         ],
     ),
     (
@@ -1245,6 +1327,12 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "actualidad",
             "новости",
             "новость",
+            "notizie",
+            "wiadomości",
+            "aktualności",
+            "notícias",
+            "nieuws",
+            "haberler",
         ],
     ),
     (
@@ -1283,6 +1371,25 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "two step verification",
             "mfa",
             "multi factor authentication",
+        ],
+    ),
+    (
+        "sort",
+        &[
+            "sort",
+            "sort by",
+            "sortieren",
+            "sortierung",
+            "trier",
+            "ordenar",
+            "ordina",
+            "ordinamento",
+            "sortuj",
+            "sortowanie",
+            "sorteren",
+            "sırala",
+            "сортировать",
+            "сортировка",
         ],
     ),
 ];
@@ -1719,7 +1826,8 @@ pub const LANGUAGE_NAMES: &[(&str, &[&str])] = &[
     ("turkish", &["turkce"]),
     ("romanian", &["romana"]),
     ("catalan", &["catala"]),
-    ("russian", &["русский"]),
+    // "На русском" (in Russian), as a Russian site's switch says it.
+    ("russian", &["русский", "русском"]),
     ("ukrainian", &["українська"]),
     ("greek", &["ελληνικα", "ελληνικά"]),
     ("japanese", &["日本語"]),
@@ -1939,6 +2047,34 @@ pub fn concept_named(name: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The controls every site has, in the languages the glossary reads ("Accedi", "Sortuj",
+    /// "Carrello", "Tutte le notizie"), name their concepts.
+    #[test]
+    fn common_controls_name_their_concepts_in_more_languages() {
+        let table = [
+            ("Accedi", "login"),
+            ("Logowanie", "login"),
+            ("Inloggen", "login"),
+            ("Sortuj", "sort"),
+            ("Ordina per", "sort"),
+            ("Carrello", "cart"),
+            ("Koszyk", "cart"),
+            ("Carrinho", "cart"),
+            ("Tutte le notizie", "all"),
+            ("Tutte le notizie", "news"),
+            ("Zarejestruj się", "signup"),
+            ("Cerca", "search"),
+            ("Prezzo", "price"),
+        ];
+        for (label, concept) in table {
+            let id = concept_named(concept).expect(concept);
+            assert!(
+                concept_ids(&crate::director::text::tokens(label)).contains(&id),
+                "{label} / {concept}"
+            );
+        }
+    }
 
     #[test]
     fn a_link_to_a_file_offers_what_is_done_with_it() {

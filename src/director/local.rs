@@ -4801,6 +4801,22 @@ mod tests {
         assert!(crate::director::reader::is_request("how do I contact them"));
     }
 
+    /// "get in touch with them" is the one word a label uses: "Contact".
+    #[test]
+    fn a_phrasal_verb_is_the_word_a_label_uses() {
+        let obs = links(&["Careers", "Contact Us", "Sitemap"]);
+        assert_eq!(best(&obs, "get in touch with them").0, "r2");
+        assert_actions_on(
+            &obs,
+            &[("how can I get in touch with them", ActionKind::Click)],
+        );
+        let r = utterance::read("how do I get in touch with them");
+        assert_eq!(
+            &r.source[r.tokens[r.begin].start..],
+            "get in touch with them"
+        );
+    }
+
     /// A question that says every word of a link's label (two at least) is answered where the
     /// link goes, and its other words name nothing; one about what is shown is reasoned.
     #[test]

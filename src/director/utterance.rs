@@ -192,21 +192,37 @@ impl Reading<'_> {
     }
 }
 
-/// Reads one utterance.
 /// Phrases that say how, never what: "jump all the way to page 10" (no "all" that counts).
 /// (Not "right now": it may end a text to type.)
-const IDIOMS: &[&[&str]] = &[&["all", "the", "way"]];
+const IDIOMS: &[(&[&str], Option<&str>)] = &[
+    (&["all", "the", "way"], None),
+    // A phrasal verb said for the one word a label uses ("Contact Us").
+    (&["get", "in", "touch", "with"], Some("contact")),
+    (&["get", "in", "touch"], Some("contact")),
+    (&["reach", "out", "to"], Some("contact")),
+];
 
+/// Drops idioms that say nothing of the target, and puts the one word a label would use for a
+/// phrasal verb in its place (its span is the phrase's, so the source still reads right).
 fn without_idioms(tokens: Vec<Token>) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
-        let idiom = IDIOMS.iter().find(|idiom| {
+        let idiom = IDIOMS.iter().find(|(idiom, _)| {
             tokens[i..].len() >= idiom.len()
                 && idiom.iter().zip(&tokens[i..]).all(|(w, t)| t.norm == *w)
         });
         match idiom {
-            Some(idiom) => i += idiom.len(),
+            Some((idiom, word)) => {
+                if let Some(word) = word {
+                    out.push(Token {
+                        start: tokens[i].start,
+                        end: tokens[i + idiom.len() - 1].end,
+                        ..Token::synthetic(word)
+                    });
+                }
+                i += idiom.len();
+            }
             None => {
                 out.push(tokens[i].clone());
                 i += 1;
@@ -216,6 +232,7 @@ fn without_idioms(tokens: Vec<Token>) -> Vec<Token> {
     out
 }
 
+/// Reads one utterance.
 pub fn read(source: &str) -> Reading<'_> {
     read_with(source, true)
 }
