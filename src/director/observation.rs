@@ -366,6 +366,30 @@ impl Structure {
     }
 }
 
+/// Whether a destination (host and path, as the scan writes it) is the observed page itself.
+fn goes_to_itself(destination: &str, observation: &Observation) -> bool {
+    let page = observation
+        .url
+        .split_once("://")
+        .map_or(observation.url.as_str(), |(_, rest)| rest);
+    let page = page.split(['?', '#']).next().unwrap_or(page);
+    destination.split(' ').next() == Some(page)
+}
+
+/// Two links to one page under two names ("Contact Us" in the header, "Contacts" in a
+/// menu). Not links to the observed page itself (a script's "#"): where those go, the scan
+/// cannot tell.
+pub fn same_page(observation: &Observation, a: usize, b: usize) -> bool {
+    let (ea, eb) = (&observation.elements[a], &observation.elements[b]);
+    ea.role == "link"
+        && eb.role == "link"
+        && ea.same_place(eb)
+        && !ea
+            .destination
+            .as_deref()
+            .is_some_and(|d| goes_to_itself(d, observation))
+}
+
 /// A label that names something ("Mozilla Foundation") rather than counting
 /// or acting on its surroundings ("17 comments", "Read more", "reply"): no
 /// digits, a capitalised word, and not led by a verb.

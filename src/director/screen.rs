@@ -720,12 +720,23 @@ pub fn rank_targets(
         })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let nothing = question
+        .choices
+        .iter()
+        .zip(&answer.probabilities)
+        .find(|(c, _)| c.meaning == Meaning::Nothing)
+        .map_or(0.0, |(_, p)| *p);
     let mut merged: Vec<(usize, f32)> = Vec::new();
     for (i, p) in scored {
-        match merged
-            .iter_mut()
-            .find(|(j, _)| structure.interchangeable(observation, *j, i))
-        {
+        // Two names of one page are one choice when the words fit both alike (half as well
+        // at least) and each better than "nothing fits": weak names of one page add up to no
+        // evidence, and a weak second name adds nothing to what the words found.
+        match merged.iter_mut().find(|(j, q)| {
+            structure.interchangeable(observation, *j, i)
+                || (p >= 0.5 * *q
+                    && p >= nothing
+                    && super::observation::same_page(observation, *j, i))
+        }) {
             // The duplicate the words describe best stands for them all ("Lisa Coleman under
             // keyboards"), the first of them when none is described better.
             Some(entry) => entry.1 += p,
@@ -1828,6 +1839,38 @@ mod tests {
             matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: "e2".into() }),
             "{d:?}"
         );
+    }
+
+    /// Two names of one page ("Contact Us" in the header, "Contacts" in a menu) that the words
+    /// fit alike are one choice: clicked, not asked about. Two links that go to the observed page
+    /// itself (a script's "#") are two things.
+    #[test]
+    fn two_names_of_one_page_are_one_choice() {
+        let to = |id: &str, label: &str, place: &str| Element {
+            destination: Some(place.to_string()),
+            ..el(id, "link", label, "")
+        };
+        let d = decide(
+            vec![
+                to("e1", "Contact Us", "example.org/about/contacts"),
+                to("e2", "Careers", "example.org/about/careers"),
+                to("e3", "Contacts", "example.org/about/contacts"),
+            ],
+            "contact them",
+        );
+        assert!(
+            matches!(&d, Decision::Execute(p) if p.action == Action::Click { target: "e1".into() }),
+            "{d:?}"
+        );
+        let d = decide(
+            vec![
+                to("e1", "Contact Us", "example.org/a"),
+                to("e2", "Careers", "example.org/about/careers"),
+                to("e3", "Contacts", "example.org/b"),
+            ],
+            "contact them",
+        );
+        assert!(matches!(&d, Decision::Clarify(_)), "{d:?}");
     }
 
     /// "buy a new license" beside a "New License" link asks whether the link or the Buy button
