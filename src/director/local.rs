@@ -1982,8 +1982,26 @@ fn score_element<'s>(
                         .iter()
                         .all(|w| head.iter().any(|q| pair_match(q, w) >= 0.9))
             };
+        // "follow them on social media", "follow Firefox on Twitter": a link to a social
+        // network's page is how one follows there; not one that shares this page.
+        let follows_there = verb_concepts
+            .iter()
+            .any(|c| lexicon::concept_name(*c) == "follow")
+            && element.role == "link"
+            && (f
+                .site
+                .as_deref()
+                .is_some_and(|s| lexicon::is_in(lexicon::SOCIAL_NETWORKS, s))
+                || f.label
+                    .iter()
+                    .any(|w| lexicon::is_in(lexicon::SOCIAL_NETWORKS, &w.norm)))
+            && !f
+                .destination
+                .iter()
+                .any(|w| matches!(w.norm.as_str(), "share" | "sharer" | "intent" | "sharing"));
         let m = by_word
             .max(by_concept)
+            .max(if follows_there { 0.85 } else { 0.0 })
             .max(fuller)
             .max(headed)
             .max(if sends_it { 0.85 } else { 0.0 })
@@ -4640,6 +4658,37 @@ mod tests {
             Some("r2")
         );
         assert_eq!(clicked(&obs, "print this episode"), None);
+    }
+
+    /// A link to a social network's page is how one follows there; a link that shares this
+    /// page on it is not.
+    #[test]
+    fn a_social_network_link_offers_following() {
+        let link = |id: &str, label: &str, to: &str| Element {
+            destination: Some(to.into()),
+            ..el(id, "link", label, "Contact Us Donate Twitter Share")
+        };
+        let obs = Observation {
+            elements: vec![
+                link("r1", "Contact Us", "www.mozilla.org/contact/"),
+                link("r2", "Donate", "foundation.mozilla.org/donate/"),
+                link("r3", "Twitter", "twitter.com/firefox"),
+                link("r4", "Share", "www.facebook.com/sharer.php"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            clicked(&obs, "follow Firefox on Twitter").as_deref(),
+            Some("r3")
+        );
+        assert_eq!(clicked(&obs, "follow them on facebook"), None);
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let r = utterance::read("follow them on facebook");
+        assert_eq!(score_elements(&r, screen, ActionKind::Click)[3], 0.0);
     }
 
     /// A row headed by the verb offers it through its links: "share this on Twitter" is the

@@ -1331,6 +1331,32 @@ mod tests {
         }
     }
 
+    /// Two links to one destination are one page; links to the observed page itself (a
+    /// script's "#", "Firmy" and "Fixly" on Otodom) and buttons are not.
+    #[test]
+    fn links_to_one_destination_are_one_page() {
+        let to = |id: &str, role: &str, place: &str| Element {
+            destination: Some(place.to_string()),
+            ..el(id, role, id, "")
+        };
+        let obs = Observation {
+            url: "http://127.0.0.1:8080/real/otodom/index.html#top".into(),
+            elements: vec![
+                to("a", "link", "127.0.0.1:8080/about/contacts"),
+                to("b", "link", "127.0.0.1:8080/about/contacts"),
+                to("c", "link", "127.0.0.1:8080/real/otodom/index.html"),
+                to("d", "link", "127.0.0.1:8080/real/otodom/index.html"),
+                to("e", "button", "127.0.0.1:8080/about/contacts"),
+                to("f", "link", "127.0.0.1:8080/about/careers"),
+            ],
+            ..Observation::default()
+        };
+        assert!(same_page(&obs, 0, 1));
+        assert!(!same_page(&obs, 2, 3));
+        assert!(!same_page(&obs, 0, 4));
+        assert!(!same_page(&obs, 0, 5));
+    }
+
     #[test]
     fn duplicates_are_interchangeable_only_when_nothing_tells_them_apart() {
         let obs = Observation {

@@ -1842,8 +1842,8 @@ mod tests {
     }
 
     /// Two names of one page ("Contact Us" in the header, "Contacts" in a menu) that the words
-    /// fit alike are one choice: clicked, not asked about. Two links that go to the observed page
-    /// itself (a script's "#") are two things.
+    /// fit alike are one choice: clicked, not asked about. Two names of two pages are two
+    /// choices.
     #[test]
     fn two_names_of_one_page_are_one_choice() {
         let to = |id: &str, label: &str, place: &str| Element {
