@@ -368,12 +368,7 @@ impl Structure {
 
 /// Whether a destination (host and path, as the scan writes it) is the observed page itself.
 fn goes_to_itself(destination: &str, observation: &Observation) -> bool {
-    let page = observation
-        .url
-        .split_once("://")
-        .map_or(observation.url.as_str(), |(_, rest)| rest);
-    let page = page.split(['?', '#']).next().unwrap_or(page);
-    destination.split(' ').next() == Some(page)
+    host_and_path(destination) == host_and_path(&observation.url)
 }
 
 /// Two links to one page under two names ("Contact Us" in the header, "Contacts" in a
