@@ -228,6 +228,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("corporate-rosneft.jsonl", 3, 0, 0),
     ("realestate-otodom.jsonl", 1, 0, 0),
     ("construction-edilportale.jsonl", 2, 0, 0),
+    // Batch 38 (docs/batch38-first-run.md): first scored 3/0/0, 6/0/0, 4/0/0.
+    ("tickets-puntoticket.jsonl", 3, 0, 0),
+    ("alerts-alarmeringen.jsonl", 6, 0, 0),
+    ("classifieds-craigslist.jsonl", 4, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
