@@ -1999,8 +1999,21 @@ fn score_element<'s>(
                 .destination
                 .iter()
                 .any(|w| matches!(w.norm.as_str(), "share" | "sharer" | "intent" | "sharing"));
+        // "log in to my account" on *account* going to /login/home, "sign in" on *Ingresa*
+        // going to /account/signin: a link goes where its verb is done, whatever its label
+        // says; weaker than its own name.
+        let goes_to_verb = element.role == "link"
+            && !f.destination.is_empty()
+            && lexicon::concepts_in(&f.destination).iter().any(|(c, _)| {
+                verb_concepts.contains(c)
+                    && matches!(
+                        lexicon::concept_name(*c),
+                        "login" | "logout" | "signup" | "contact"
+                    )
+            });
         let m = by_word
             .max(by_concept)
+            .max(if goes_to_verb { 0.8 } else { 0.0 })
             .max(if follows_there { 0.85 } else { 0.0 })
             .max(fuller)
             .max(headed)
@@ -4689,6 +4702,33 @@ mod tests {
         };
         let r = utterance::read("follow them on facebook");
         assert_eq!(score_elements(&r, screen, ActionKind::Click)[3], 0.0);
+    }
+
+    /// A link goes where its verb is done: signing in, signing up and contacting are offered by
+    /// a link to the page that does them, whatever its label says; other verbs are not.
+    #[test]
+    fn a_link_offers_the_account_verb_of_where_it_goes() {
+        let link = |id: &str, label: &str, to: &str| Element {
+            destination: Some(to.into()),
+            ..el(id, "link", label, "Home Ingresa account Venta Empresas")
+        };
+        let obs = Observation {
+            elements: vec![
+                link("r1", "Home", "www.puntoticket.com/"),
+                link("r2", "Ingresa", "compra.puntoticket.com/account/signin"),
+                link("r3", "account", "accounts.craigslist.org/login/home"),
+                link(
+                    "r4",
+                    "Venta Empresas",
+                    "puntoticket.zendesk.com/hc/es/requests/new",
+                ),
+                link("r5", "Folleto", "www.example.com/files/download"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(best(&obs, "sign in").0, "r2");
+        assert_eq!(clicked(&obs, "log in to my account").as_deref(), Some("r3"));
+        assert_eq!(clicked(&obs, "download the brochure"), None);
     }
 
     /// A row headed by the verb offers it through its links: "share this on Twitter" is the
