@@ -2499,10 +2499,13 @@ fn read_words<'r>(reading: &'r Reading<'_>, structure: &Structure) -> Words<'r> 
             words.extend(head.iter().copied());
             let mut cs: Vec<usize> = phrase_concepts(&words).first().cloned().unwrap_or_default();
             cs.extend(*concept);
-            // "make a donation", "do a search", "leave a comment": a light verb means what its
-            // noun names.
+            // "make a donation", "do a search", "leave a comment", "create a new account": a
+            // light verb means what its noun names.
             let light = verb_tokens.first().is_some_and(|v| {
-                matches!(v.norm.as_str(), "make" | "do" | "give" | "take" | "leave")
+                matches!(
+                    v.norm.as_str(),
+                    "make" | "create" | "do" | "give" | "take" | "leave"
+                )
             });
             if light {
                 let object: Vec<Token> = head.iter().map(|t| (*t).clone()).collect();
@@ -4729,6 +4732,15 @@ mod tests {
         assert_eq!(best(&obs, "sign in").0, "r2");
         assert_eq!(clicked(&obs, "log in to my account").as_deref(), Some("r3"));
         assert_eq!(clicked(&obs, "download the brochure"), None);
+    }
+
+    /// "create a new account" is signing up and "create a new paste" a new paste: creating
+    /// means what its object names, whatever words stand between.
+    #[test]
+    fn creating_means_what_its_object_names() {
+        let obs = links(&["Home", "Ingresa", "Regístrate", "Mi cuenta", "new paste"]);
+        assert_eq!(clicked(&obs, "create a new account").as_deref(), Some("r3"));
+        assert_eq!(clicked(&obs, "create a new paste").as_deref(), Some("r5"));
     }
 
     /// A row headed by the verb offers it through its links: "share this on Twitter" is the
