@@ -2478,6 +2478,19 @@ fn read_words<'r>(reading: &'r Reading<'_>, structure: &Structure) -> Words<'r> 
         .iter()
         .map(|&i| &reading.tokens[i])
         .collect();
+    // "buy a ticket for this film", "share it with this group": a qualifier that points at
+    // what is shown, in words no element says, is the page's own subject, not a requirement
+    // some element must meet.
+    let points_at_shown = reading
+        .qualifier
+        .span
+        .iter()
+        .any(|&t| matches!(reading.tokens[t].norm.as_str(), "this" | "these"));
+    let qual = if points_at_shown && qual.iter().all(|q| !said_on_screen(q, structure)) {
+        Vec::new()
+    } else {
+        qual
+    };
     let verb_tokens: Vec<&Token> = match &reading.verb {
         Verb::Specific { tokens, .. } => tokens
             .clone()
@@ -4741,6 +4754,28 @@ mod tests {
         let obs = links(&["Home", "Ingresa", "Regístrate", "Mi cuenta", "new paste"]);
         assert_eq!(clicked(&obs, "create a new account").as_deref(), Some("r3"));
         assert_eq!(clicked(&obs, "create a new paste").as_deref(), Some("r5"));
+    }
+
+    /// "for this film" points at what the page shows: it is no requirement that some element
+    /// must meet, as "for the concert", which nothing on screen says, is.
+    #[test]
+    fn a_qualifier_pointing_at_the_shown_thing_is_no_requirement() {
+        let obs = Observation {
+            elements: vec![
+                el("r1", "link", "Buy tickets", "Lina de Lima Buy tickets"),
+                el("r2", "link", "Points of sale", "Points of sale Help"),
+                el("r3", "link", "Help", "Points of sale Help"),
+            ],
+            ..Observation::default()
+        };
+        let structure = Structure::of(&obs);
+        let screen = Screen {
+            observation: &obs,
+            structure: &structure,
+        };
+        let r1 = |said: &str| score_elements(&utterance::read(said), screen, ActionKind::Click)[0];
+        assert_eq!(r1("buy a ticket for this film"), r1("buy a ticket"));
+        assert!(r1("buy a ticket for the concert") < r1("buy a ticket"));
     }
 
     /// A row headed by the verb offers it through its links: "share this on Twitter" is the
