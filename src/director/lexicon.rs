@@ -1982,6 +1982,19 @@ pub fn inflection_root(norm: &str) -> String {
     norm.to_string()
 }
 
+/// A request's past participle read as its verb ("saved" → save, "liked" → like): a verb
+/// ending in "e" takes only "d", and the stem keeps a short word's "-ed". Only for what is said:
+/// a label that says "Liked" shows a state, not the action.
+pub fn said_as_verb(t: &Token) -> Token {
+    match t.norm.strip_suffix('d').filter(|b| b.ends_with('e')) {
+        Some(base) if base.chars().count() >= 4 && phrase_index().contains_key(base) => Token {
+            stem: base.to_string(),
+            ..t.clone()
+        },
+        _ => t.clone(),
+    }
+}
+
 /// The concepts a token sequence names, with the token range of each phrase.
 /// At each position the longest phrase of each concept wins. Where no phrase
 /// starts at a position in the form the table has, another inflection of its
@@ -2127,6 +2140,19 @@ mod tests {
         }
     }
     use crate::director::text::tokens;
+
+    /// "show my saved listings" says save; a label "Liked" still names no action.
+    #[test]
+    fn a_said_participle_is_its_verb() {
+        let said = |s: &str| -> Vec<&str> {
+            let words: Vec<Token> = tokens(s).iter().map(said_as_verb).collect();
+            concept_ids(&words).into_iter().map(concept_name).collect()
+        };
+        assert_eq!(said("saved"), ["save"]);
+        assert_eq!(said("shared"), ["share"]);
+        assert!(said("seed").is_empty());
+        assert!(concept_ids(&tokens("Liked")).is_empty());
+    }
 
     #[test]
     fn concepts_span_phrases_and_languages() {

@@ -1087,7 +1087,7 @@ pub const UNSEEN_WEIGHT: f32 = 0.3;
 
 /// Per query word: the concept ids of the phrase it belongs to.
 fn phrase_concepts(words: &[&Token]) -> Vec<Vec<usize>> {
-    let owned: Vec<Token> = words.iter().map(|t| (*t).clone()).collect();
+    let owned: Vec<Token> = words.iter().map(|t| lexicon::said_as_verb(t)).collect();
     let mut out = vec![Vec::new(); words.len()];
     for (c, range) in lexicon::concepts_in(&owned) {
         for k in range {
@@ -1107,7 +1107,7 @@ fn span_concepts(
     let all: Vec<Token> = phrase
         .span
         .iter()
-        .map(|&i| reading.tokens[i].clone())
+        .map(|&i| lexicon::said_as_verb(&reading.tokens[i]))
         .collect();
     let mut out = vec![Vec::new(); content.len()];
     for (c, range) in lexicon::concepts_in(&all) {
