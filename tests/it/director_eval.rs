@@ -87,6 +87,11 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 36 (docs/batch36-first-run.md): first run, nothing changed for it yet.
     "devtools-mozilla.jsonl",
     "customs-zoll.jsonl",
+    // Batch 39 (docs/batch39-first-run.md): "I want a refund" clicks the one link whose address
+    // says refund (the batch asks between it and My TMON's cancel/refund/exchange, which only
+    // the Korean says); "find me a dentist" types into the search field.
+    "socialcommerce-tmon.jsonl",
+    "healthservices-eklinika.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
