@@ -2,7 +2,8 @@
 //! says "electricity" on a German page meets its "Strom", and "insurance" its "Versicherungen".
 //!
 //! Built once by `circe install-glossary` from FreeDict's dictionaries (the Debian packages
-//! `dict-freedict-{deu,fra,spa,ita,nld,por,pol,ces,swe,dan,jpn}-eng` and `dict-freedict-eng-{…}`,
+//! `dict-freedict-{deu,fra,spa,ita,nld,por,pol,ces,swe,dan,jpn,fin,hun,tur,hrv,ell}-eng` and
+//! `dict-freedict-eng-{…}`,
 //! dictd format under `/usr/share/dictd`) into sorted files per language: `<dir>/<lang>.tsv`
 //! (the language's words in English) and `<dir>/en-<lang>.tsv` (English words in the language),
 //! each line `word<TAB>gloss gloss …` (folded, lower case, first sense first, at most
@@ -53,6 +54,11 @@ pub const LANGUAGES: &[(&str, &str)] = &[
     // Russian has no Russian-English dictionary among the packages: Mueller's English-Russian
     // one (package mueller7-dict, 7th edition, about 46,000 headwords) is read backwards.
     ("ru", "rus"),
+    ("hr", "hrv"),
+    ("el", "ell"),
+    // Bulgarian and Indonesian have only English-to dictionaries, read backwards.
+    ("bg", "bul"),
+    ("id", "ind"),
 ];
 
 /// Dictionaries published under another name than FreeDict's: (FreeDict name, file stem in
@@ -97,7 +103,7 @@ impl<'w> Shelf<'w> {
 }
 
 /// Directions FreeDict does not publish (a language's other direction is read backwards).
-const UNPUBLISHED: &[&str] = &["nor-eng", "rus-eng"];
+const UNPUBLISHED: &[&str] = &["nor-eng", "rus-eng", "bul-eng", "ind-eng"];
 
 /// The Debian packages the glossary is built from, both directions of every language
 /// (`dict-freedict-deu-eng dict-freedict-eng-deu …`), for the messages that say what to install.
@@ -780,6 +786,31 @@ fn uninflected(language: &str, word: &str) -> Vec<String> {
             ("ю", "ь"),
             ("е", ""),
             ("е", "а"),
+        ],
+        // Croatian: nouns' case and plural endings to the nominative ("liječnika": liječnik,
+        // "košaricu": košarica, "usluge": usluga), adjectives' to their masculine
+        // ("zdravstvene": zdravstveni, "novog": novi), and imperatives to the infinitive a
+        // dictionary lists ("pitaj": pitati, "pretraži": pretražiti).
+        "hr" => &[
+            ("ajte", "ati"),
+            ("ite", "iti"),
+            ("aj", "ati"),
+            ("i", "iti"),
+            ("ima", ""),
+            ("ama", "a"),
+            ("om", ""),
+            ("og", "i"),
+            ("oj", "i"),
+            ("em", ""),
+            ("a", ""),
+            ("e", "a"),
+            ("e", "i"),
+            ("u", "a"),
+            ("u", ""),
+            ("i", "a"),
+            ("i", ""),
+            ("e", ""),
+            ("o", ""),
         ],
         _ => &[],
     };

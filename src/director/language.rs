@@ -158,6 +158,27 @@ const FUNCTION_WORDS: &[(&str, &[&str])] = &[
             "ваш",
         ],
     ),
+    // Croatian (and the Bosnian and Serbian written in Latin letters): its own small words,
+    // folded ("što" → "sto", "još" → "jos"), not those it shares with Czech and Polish ("na",
+    // "je", "se", "do", "od", "za", "po"), nor "i" and "u", which product names spell
+    // ("i-Size", "Around U").
+    (
+        "hr",
+        &[
+            "su", "ili", "koji", "koja", "koje", "kako", "samo", "sve", "svi", "iz", "sto", "vise",
+            "jos", "kao", "nije", "biti", "ovo", "ovaj", "ova", "vam", "nase", "kod", "nakon",
+            "prema", "gdje", "kada", "zbog", "svoj", "svoje",
+        ],
+    ),
+    // Indonesian (and Malay). Not "di" (Italian).
+    (
+        "id",
+        &[
+            "dan", "yang", "ke", "dari", "untuk", "dengan", "ini", "itu", "pada", "adalah", "atau",
+            "tidak", "akan", "kami", "anda", "juga", "dalam", "oleh", "lebih", "semua", "bisa",
+            "kita", "sudah", "saya", "baru", "cara", "tentang", "kamu",
+        ],
+    ),
     // Not "da", "de" (Danish, Romance), "en", "her" (English), "ne" (French).
     (
         "tr",
@@ -205,11 +226,17 @@ pub fn of(observation: &Observation) -> Option<&'static str> {
 /// for an alphabetic screen, whose small words tell its language.
 pub fn of_script<'a>(texts: impl Iterator<Item = &'a str>) -> Option<&'static str> {
     let (mut kana, mut ideographs, mut hangul, mut letters) = (0usize, 0usize, 0usize, 0usize);
-    let (mut cyrillic, mut ukrainian) = (0usize, 0usize);
+    let (mut cyrillic, mut ukrainian, mut russian, mut hard_sign) = (0usize, 0, 0, 0);
+    let mut greek = 0usize;
     for c in texts.flat_map(str::chars) {
         if text::is_cyrillic(c) {
             cyrillic += 1;
             ukrainian += usize::from(text::is_ukrainian(c));
+            russian += usize::from(matches!(c, 'ы' | 'э' | 'ё' | 'Ы' | 'Э' | 'Ё'));
+            hard_sign += usize::from(matches!(c, 'ъ' | 'Ъ'));
+            letters += 1;
+        } else if text::is_greek(c) {
+            greek += 1;
             letters += 1;
         } else if text::is_kana(c) {
             kana += 1;
@@ -230,12 +257,18 @@ pub fn of_script<'a>(texts: impl Iterator<Item = &'a str>) -> Option<&'static st
         Some("zh")
     } else if cyrillic >= 10 && 2 * cyrillic >= letters {
         // Cyrillic is Russian unless the letters only Ukrainian writes say otherwise (a
-        // Ukrainian screen has no glossary: better none than Russian's).
+        // Ukrainian screen has no glossary: better none than Russian's), or it is Bulgarian:
+        // none of Russian's ы, э, ё and its ъ written as a vowel (one letter in fifty at least;
+        // Russian writes ъ a few times a page).
         Some(if ukrainian * 50 >= cyrillic {
             "uk"
+        } else if russian == 0 && hard_sign * 50 >= cyrillic {
+            "bg"
         } else {
             "ru"
         })
+    } else if greek >= 10 && 2 * greek >= letters {
+        Some("el")
     } else {
         None
     }
@@ -299,10 +332,27 @@ mod tests {
             // A few Japanese words on an English page.
             ("Sushi (寿司) is a dish of vinegared rice with seafood, served across Japan", None),
             ("Tokyo Tower (東京タワー, Tōkyō tawā) is a communications and observation tower in Minato, Tokyo", None),
+            ("Αρχική Επικοινωνία Αναζήτηση Καλάθι αγορών Ο λογαριασμός μου", Some("el")),
+            // Bulgarian: its ъ is a vowel, and none of Russian's ы, э, ё.
+            ("Начало Търсене Количка Вход Регистрация Всички продукти Към магазина", Some("bg")),
+            ("Главная Поиск Корзина Вход Регистрация Объявления Вы смотрели", Some("ru")),
+            // A Greek letter or two on an English page (a formula, a unit).
+            ("The α and β versions of the ΔT sensor are sold out", None),
         ];
         for (words, want) in table {
             assert_eq!(of_script(std::iter::once(words)), want, "{words}");
         }
+    }
+
+    /// The labels of a German child-seat test (ADAC): product names spell "i" and "U", the
+    /// commonest small words of Croatian, and say hardly any German ones.
+    #[test]
+    fn product_names_are_no_small_words() {
+        let words = "ADAC Kindersitz-Test 2018 Test: Günstige Alkoven-Wohnmobile Barrierefrei im \
+                     Alltag unterwegs Britax Römer Baby-Safe 2 i-Size Flex Base Joie i-Level \
+                     Jané Koos i-Size iPlatform Chicco Around U i-Size Maxi-Cosi Cabriofix";
+        let tokens = text::tokens(words);
+        assert_eq!(of_words(tokens.iter().map(|t| t.norm.as_str())), None);
     }
 
     #[test]
@@ -442,6 +492,14 @@ mod tests {
             (
                 "O resultado do jogo e a escalação das equipes estão disponíveis na página para os assinantes",
                 Some("pt"),
+            ),
+            (
+                "Pitaj liječnika kako odabrati pregled. Sve o zdravlju i ponude koje su samo za vas, još više popusta",
+                Some("hr"),
+            ),
+            (
+                "Masuk untuk melihat pesanan anda dan semua promo yang baru. Gratis ongkir untuk pembelian dengan kartu ini",
+                Some("id"),
             ),
         ];
         for (words, want) in table {

@@ -51,7 +51,21 @@ pub fn fold(word: &str) -> String {
     for c in word.chars().filter(|&c| !is_invisible(c)) {
         match c {
             'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ą' => out.push('a'),
+            'ă' | 'ā' => out.push('a'),
             'ç' | 'ć' | 'č' => out.push('c'),
+            'đ' => out.push('d'),
+            'ș' => out.push('s'),
+            'ț' | 'ţ' => out.push('t'),
+            // Greek's accents and diaeresis, and its final sigma: "Επικοινωνία" is
+            // "επικοινωνια" wherever it stands.
+            'ά' => out.push('α'),
+            'έ' => out.push('ε'),
+            'ή' => out.push('η'),
+            'ί' | 'ϊ' | 'ΐ' => out.push('ι'),
+            'ό' => out.push('ο'),
+            'ύ' | 'ϋ' | 'ΰ' => out.push('υ'),
+            'ώ' => out.push('ω'),
+            'ς' => out.push('σ'),
             'ğ' => out.push('g'),
             'ď' => out.push('d'),
             'è' | 'é' | 'ê' | 'ë' | 'ę' | 'ě' => out.push('e'),
@@ -151,6 +165,11 @@ pub fn is_hangul(c: char) -> bool {
 /// A Cyrillic letter, of any language written in it.
 pub fn is_cyrillic(c: char) -> bool {
     matches!(c, '\u{0400}'..='\u{04FF}') && c.is_alphabetic()
+}
+
+/// A Greek letter.
+pub fn is_greek(c: char) -> bool {
+    matches!(c, '\u{0370}'..='\u{03FF}' | '\u{1F00}'..='\u{1FFF}') && c.is_alphabetic()
 }
 
 /// A letter of the Russian alphabet (what `transliterated` reads).
@@ -606,6 +625,21 @@ mod tests {
         let t = tokens("\u{ad}Kontakt Ser\u{200b}vice");
         let norms: Vec<&str> = t.iter().map(|t| t.norm.as_str()).collect();
         assert_eq!(norms, ["kontakt", "ser", "vice"]);
+    }
+
+    /// Letters written with a mark fold to the letter said: Croatian "đ", Romanian "ș", "ț" and
+    /// "ă" (with comma or cedilla), Greek accents and its final sigma.
+    #[test]
+    fn marked_letters_fold_to_their_letter() {
+        let norms = |s: &str| tokens(s).into_iter().map(|t| t.norm).collect::<Vec<_>>();
+        assert_eq!(norms("Građevina"), ["gradevina"]);
+        assert_eq!(norms("Adaugă în coș"), ["adauga", "in", "cos"]);
+        assert_eq!(norms("Țară Ţară"), ["tara", "tara"]);
+        assert_eq!(
+            norms("Επικοινωνία λογαριασμός"),
+            ["επικοινωνια", "λογαριασμοσ"]
+        );
+        assert_eq!(norms("Ϊ ΐ"), ["ι", "ι"]);
     }
 
     #[test]

@@ -25,7 +25,9 @@ fn install_glossary_builds_every_installed_language_and_refuses_a_wrong_source()
         .iter()
         .map(|l| l["language"].as_str().unwrap())
         .collect();
-    for l in ["de", "fr", "es", "pl", "cs", "sv", "da", "ru"] {
+    for l in [
+        "de", "fr", "es", "pl", "cs", "sv", "da", "ru", "hr", "el", "bg", "id",
+    ] {
         assert!(languages.contains(&l), "{languages:?}");
     }
     let g = circe::glossary::Glossary::load(to.path()).unwrap();
@@ -45,6 +47,12 @@ fn install_glossary_builds_every_installed_language_and_refuses_a_wrong_source()
         // Read backwards from Mueller's English-Russian (package mueller7-dict).
         ("ru", "новость", "news"),
         ("ru", "регистрация", "registration"),
+        ("hr", "kosarica", "basket"),
+        ("hr", "lijecnik", "doctor"),
+        ("el", "αναζητηση", "search"),
+        // Read backwards from English-Bulgarian and English-Indonesian.
+        ("bg", "количка", "trolley"),
+        ("id", "keranjang", "basket"),
     ] {
         let glosses = g.lookup(language, word);
         assert!(glosses.contains(&gloss), "{language} {word}: {glosses:?}");
