@@ -1124,6 +1124,14 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
             Some(f) => ((start..f).collect(), f + 1),
             None => (Vec::new(), start),
         };
+        // "find me a dentist", "find us a table": the one it is for is no part of the text,
+        // nor an article before it.
+        if scope_end.is_none()
+            && from + 1 < n
+            && matches!(reading.tokens[from].norm.as_str(), "me" | "us")
+        {
+            from = skip_determiners(reading, from + 1);
+        }
         from = skip_topic(reading, from);
         let to = trim_tail(reading, from, n);
         if from >= to {
@@ -1661,6 +1669,9 @@ mod tests {
             ("cherche pour vélos", "vélos"),
             // A place or time is content ("on monday" is not a scope).
             ("search for flights on monday", "flights on monday"),
+            // The one it is for is not what is searched.
+            ("find me a dentist", "dentist"),
+            ("find us the cheapest flights", "cheapest flights"),
         ];
         for (source, want) in table {
             let r = read(source);
