@@ -120,6 +120,27 @@ impl Decider for LocalDecider {
     }
 }
 
+/// An address's words with the account word a path word begins with read alone: addresses
+/// run words together ("/user/loginform", "/signupPage" lower-cased), and "login", "logout",
+/// "signin", "signout" and "signup" begin no other word a path would hold.
+fn account_words(words: &[Token]) -> Vec<Token> {
+    const ACCOUNT: &[&str] = &["login", "logon", "logout", "signin", "signout", "signup"];
+    words
+        .iter()
+        .map(|w| {
+            match ACCOUNT
+                .iter()
+                .find(|a| w.norm.len() > a.len() && w.norm.starts_with(*a))
+            {
+                Some(a) => crate::director::text::tokens(a)
+                    .pop()
+                    .unwrap_or_else(|| w.clone()),
+                None => w.clone(),
+            }
+        })
+        .collect()
+}
+
 /// What kind of action a reading asks for, given the screen.
 pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKind {
     match reading.cue {
@@ -2004,13 +2025,15 @@ fn score_element<'s>(
         // says; weaker than its own name.
         let goes_to_verb = element.role == "link"
             && !f.destination.is_empty()
-            && lexicon::concepts_in(&f.destination).iter().any(|(c, _)| {
-                verb_concepts.contains(c)
-                    && matches!(
-                        lexicon::concept_name(*c),
-                        "login" | "logout" | "signup" | "contact"
-                    )
-            });
+            && lexicon::concepts_in(&account_words(&f.destination))
+                .iter()
+                .any(|(c, _)| {
+                    verb_concepts.contains(c)
+                        && matches!(
+                            lexicon::concept_name(*c),
+                            "login" | "logout" | "signup" | "contact"
+                        )
+                });
         let m = by_word
             .max(by_concept)
             .max(if goes_to_verb { 0.8 } else { 0.0 })
@@ -4745,6 +4768,17 @@ mod tests {
         assert_eq!(best(&obs, "sign in").0, "r2");
         assert_eq!(clicked(&obs, "log in to my account").as_deref(), Some("r3"));
         assert_eq!(clicked(&obs, "download the brochure"), None);
+        // An address that runs the account word into the next: "/user/loginform" beside links
+        // to the same host's other pages.
+        let obs = Observation {
+            elements: vec![
+                link("r1", "로그인", "login.tmon.co.kr/user/loginform"),
+                link("r2", "구매·배송조회", "login.tmon.co.kr/user/buyInfo"),
+                link("r3", "회원가입", "login.tmon.co.kr/user/signup"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "log in").as_deref(), Some("r1"));
     }
 
     /// "create a new account" is signing up and "create a new paste" a new paste: creating
