@@ -4734,13 +4734,7 @@ mod tests {
             Some("r3")
         );
         assert_eq!(clicked(&obs, "follow them on facebook"), None);
-        let structure = Structure::of(&obs);
-        let screen = Screen {
-            observation: &obs,
-            structure: &structure,
-        };
-        let r = utterance::read("follow them on facebook");
-        assert_eq!(score_elements(&r, screen, ActionKind::Click)[3], 0.0);
+        assert_eq!(scores(&obs, "follow them on facebook")[3], 0.0);
     }
 
     /// A link goes where its verb is done: signing in, signing up and contacting are offered by
@@ -4802,12 +4796,7 @@ mod tests {
             ],
             ..Observation::default()
         };
-        let structure = Structure::of(&obs);
-        let screen = Screen {
-            observation: &obs,
-            structure: &structure,
-        };
-        let r1 = |said: &str| score_elements(&utterance::read(said), screen, ActionKind::Click)[0];
+        let r1 = |said: &str| scores(&obs, said)[0];
         assert_eq!(r1("buy a ticket for this film"), r1("buy a ticket"));
         assert!(r1("buy a ticket for the concert") < r1("buy a ticket"));
     }
@@ -5048,14 +5037,19 @@ mod tests {
         }
     }
 
-    fn best(obs: &Observation, said: &str) -> (String, f32) {
+    /// Every element's score for what is said, for the action it is read as.
+    fn scores(obs: &Observation, said: &str) -> Vec<f32> {
         let structure = Structure::of(obs);
         let screen = Screen {
             observation: obs,
             structure: &structure,
         };
         let r = utterance::read(said);
-        let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
+        score_elements(&r, screen, action_of(&r, Some(screen)))
+    }
+
+    fn best(obs: &Observation, said: &str) -> (String, f32) {
+        let scores = scores(obs, said);
         let (i, top) =
             scores
                 .iter()
@@ -5384,14 +5378,8 @@ mod tests {
             ],
             ..Observation::default()
         };
-        let structure = Structure::of(&obs);
-        let screen = Screen {
-            observation: &obs,
-            structure: &structure,
-        };
         for said in ["check the first ingredient", "tick the last ingredient"] {
-            let r = utterance::read(said);
-            let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
+            let scores = scores(&obs, said);
             assert!(scores[3] <= semantic::ASK_SCORE, "{said}: {scores:?}");
         }
     }
@@ -5464,16 +5452,10 @@ mod tests {
             ],
             ..Observation::default()
         };
-        let structure = Structure::of(&obs);
-        let screen = Screen {
-            observation: &obs,
-            structure: &structure,
-        };
-        let r = utterance::read("upvote the top comment");
-        let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
+        let upvote = scores(&obs, "upvote the top comment");
         assert!(
-            scores[0] <= semantic::ASK_SCORE,
-            "the post is no comment: {scores:?}"
+            upvote[0] <= semantic::ASK_SCORE,
+            "the post is no comment: {upvote:?}"
         );
         // Where the rows do not say "comment", every upvote fits and the post's is left out.
         let mut plain = obs.clone();
@@ -5482,13 +5464,8 @@ mod tests {
             e.context = "124 What to put in __init__.py Posted by u/someone".into();
         }
         assert_eq!(candidates(&plain, "upvote the top comment"), ["c1"]);
-        let screen = Screen {
-            observation: &obs,
-            structure: &structure,
-        };
         // Only the post's own count fits: asked about at most, never clicked.
-        let r = utterance::read("open the permalink of the first comment");
-        let scores = score_elements(&r, screen, action_of(&r, Some(screen)));
+        let scores = scores(&obs, "open the permalink of the first comment");
         assert!(scores[1] <= semantic::ASK_SCORE, "{scores:?}");
     }
 
