@@ -1,7 +1,7 @@
 //! Which language a screen is written in, from its small words: enough to choose a glossary.
 //!
-//! Architecture invariant: pure. A screen written in kana, Hangul or ideographs is told by its
-//! writing system; otherwise labels, contexts and the title are counted against short lists
+//! Architecture invariant: pure. A screen written in kana, Hangul, ideographs, Cyrillic or Greek
+//! is told by its writing system; otherwise labels, contexts and the title are counted against short lists
 //! of function words, and the language with the most (at least three, more than English) wins.
 
 use super::text;
@@ -220,10 +220,11 @@ pub fn of(observation: &Observation) -> Option<&'static str> {
 }
 
 /// The language a writing system says: Japanese by its kana (with or without kanji), Korean by
-/// Hangul, Chinese by ideographs with next to no kana, Russian (or Ukrainian) by Cyrillic; each only when its characters, three
-/// letters' worth each, outweigh the alphabetic letters (a Japanese page's English links do not
-/// make it English; an English page's word in kanji does not make it Chinese). `None`
-/// for an alphabetic screen, whose small words tell its language.
+/// Hangul, Chinese by ideographs with next to no kana (each counting as three letters, and only
+/// when they outweigh the alphabetic letters: a Japanese page's English links do not make it
+/// English; an English page's word in kanji does not make it Chinese), Russian, Ukrainian or
+/// Bulgarian by Cyrillic and Greek by its letters (each at least half the letters). `None` for a
+/// screen in Latin letters, whose small words tell its language.
 pub fn of_script<'a>(texts: impl Iterator<Item = &'a str>) -> Option<&'static str> {
     let (mut kana, mut ideographs, mut hangul, mut letters) = (0usize, 0usize, 0usize, 0usize);
     let (mut cyrillic, mut ukrainian, mut russian, mut hard_sign) = (0usize, 0, 0, 0);
