@@ -40,11 +40,23 @@ impl Decider for LocalDecider {
         let Some((first, _)) = readings.first() else {
             return Err(DecideError::Invalid("nothing was heard".into()));
         };
+        // A request the words send to the planner that meaning says is about one link: that
+        // link is asked about.
+        let planner_link = ask.screen.and_then(|screen| {
+            let sim = screen.observation.similarity.as_ref()?;
+            (action_of(first, Some(screen)) == ActionKind::Reason)
+                .then(|| semantic::planner_link(sim, screen.observation))
+                .flatten()
+        });
+        let action = |screen: Option<Screen<'_>>| match planner_link {
+            Some(_) => ActionKind::Click,
+            None => action_of(first, screen),
+        };
         let mut answers = Vec::new();
         for question in &ask.questions {
             let probabilities = match question.key {
                 QuestionKey::Action => {
-                    let kind = action_of(first, ask.screen);
+                    let kind = action(ask.screen);
                     question
                         .choices
                         .iter()
@@ -78,7 +90,7 @@ impl Decider for LocalDecider {
                             "a target question needs a screen".into(),
                         ));
                     };
-                    let action = action_of(first, Some(screen));
+                    let action = action(Some(screen));
                     let mut best = vec![0.0f32; screen.observation.elements.len()];
                     for (reading, weight) in &readings {
                         let as_reference;
@@ -107,6 +119,9 @@ impl Decider for LocalDecider {
                             semantic::fits(first, screen.observation, screen.structure, action);
                         let verb = matches!(first.verb, Verb::Specific { .. });
                         best = semantic::blend(&best, Some(similarity), &fits, verb);
+                    }
+                    if let Some(link) = planner_link {
+                        best[link] = best[link].max(semantic::ASK_SCORE);
                     }
                     softmax(&question.choices, &best)
                 }
@@ -6041,5 +6056,53 @@ mod tests {
             Some("a")
         );
         assert_eq!(picked(&obs, "donate to the author").as_deref(), Some("d"));
+    }
+
+    /// "when do they pick up the garbage" goes to the planner by its words; beside a link that
+    /// meaning clearly singles out (*Abfallentsorgung*) it asks about that link instead.
+    #[test]
+    fn meaning_points_a_planner_request_at_its_link() {
+        let said = "when do they pick up the garbage";
+        let mut obs = Observation {
+            elements: vec![
+                el(
+                    "l1",
+                    "link",
+                    "Abfallentsorgung",
+                    "Bürgerservice Abfallentsorgung",
+                ),
+                el(
+                    "l2",
+                    "link",
+                    "Bürgerservice",
+                    "Bürgerservice Abfallentsorgung",
+                ),
+            ],
+            ..Observation::default()
+        };
+        let planner = |obs: &Observation| {
+            let snapshot = crate::director::Snapshot {
+                observation: Some(obs.clone()),
+                ..Default::default()
+            };
+            match crate::director::decide(&Envelope::typed("t", said), &snapshot, &LocalDecider) {
+                crate::director::Decision::Execute(plan) => {
+                    plan.action == crate::director::Action::Planner
+                }
+                _ => false,
+            }
+        };
+        assert!(planner(&obs));
+        obs.similarity = Some(crate::director::observation::Similarity {
+            text: vec![0.5, 0.21],
+            label: vec![0.5, 0.2],
+        });
+        assert_eq!(asked(&obs, said), ["l1"]);
+        // Not clearly closer than the other link: the planner still answers.
+        obs.similarity = Some(crate::director::observation::Similarity {
+            text: vec![0.5, 0.4],
+            label: vec![0.5, 0.4],
+        });
+        assert!(planner(&obs));
     }
 }

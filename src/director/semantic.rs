@@ -60,6 +60,34 @@ const LEXICAL_CANDIDATE: f32 = 0.3;
 /// ... and from which it does when it is above the closest element's own.
 const LEXICAL_HINT: f32 = 0.2;
 
+/// A cosine from which meaning offers the one link a request the planner would take is about
+/// ("when do they pick up the garbage" beside *Abfallentsorgung*)...
+pub const PLANNER_LINK_FROM: f32 = 0.4;
+/// ... when that link is this much closer than every other element.
+pub const PLANNER_LINK_MARGIN: f32 = 0.25;
+
+/// The link that a request the words send to the planner is about, by meaning alone: the
+/// element closest to it (at least [`PLANNER_LINK_FROM`], its own name at least
+/// [`LABEL_ASK_FROM`]) by [`PLANNER_LINK_MARGIN`] over every other, when that element is a link.
+/// The request is then grounded as a click: meaning alone only asks about the link, and the
+/// words act on it only when they clear the gates any click's words must.
+pub fn planner_link(sim: &Similarity, observation: &Observation) -> Option<usize> {
+    let n = observation.elements.len();
+    if sim.text.len() != n || sim.label.len() != n {
+        return None;
+    }
+    let mut ranked: Vec<usize> = (0..n).collect();
+    ranked.sort_by(|&a, &b| meaning(sim, b).total_cmp(&meaning(sim, a)).then(a.cmp(&b)));
+    let top = *ranked.first()?;
+    let c1 = meaning(sim, top);
+    let c2 = ranked.get(1).map_or(0.0, |&j| meaning(sim, j));
+    (observation.elements[top].role == "link"
+        && c1 >= PLANNER_LINK_FROM
+        && c1 - c2 >= PLANNER_LINK_MARGIN
+        && sim.label[top] >= LABEL_ASK_FROM)
+        .then_some(top)
+}
+
 /// Label words whose action meaning alone must never take.
 const DESTRUCTIVE: &[&str] = &[
     "delete",
@@ -479,6 +507,39 @@ mod tests {
         assert!(!destructive(&t(
             "You must be signed in to star a repository"
         )));
+    }
+
+    /// The link a planner's request is about: clearly the closest element, and a link.
+    #[test]
+    fn a_planner_request_is_about_the_link_meaning_singles_out() {
+        use crate::director::observation::{element, Observation};
+        let obs = Observation {
+            elements: vec![
+                element("l1", "link", "Abfallentsorgung", ""),
+                element("l2", "link", "Bürgerservice", ""),
+                element("b1", "button", "Suchen", ""),
+            ],
+            ..Observation::default()
+        };
+        let sim = |text: [f32; 3], label: [f32; 3]| Similarity {
+            text: text.to_vec(),
+            label: label.to_vec(),
+        };
+        let table = [
+            // Closest by far, its name close too: the link.
+            (sim([0.5, 0.21, 0.1], [0.5, 0.2, 0.1]), Some(0)),
+            // Not far enough ahead of the next.
+            (sim([0.5, 0.3, 0.1], [0.5, 0.3, 0.1]), None),
+            // Too far from everything.
+            (sim([0.35, 0.05, 0.0], [0.35, 0.05, 0.0]), None),
+            // The words said close to its context, not to its name.
+            (sim([0.6, 0.2, 0.1], [0.2, 0.2, 0.1]), None),
+            // The closest is a button: the planner's request is not about a link.
+            (sim([0.1, 0.2, 0.6], [0.1, 0.2, 0.6]), None),
+        ];
+        for (similarity, want) in table {
+            assert_eq!(planner_link(&similarity, &obs), want, "{similarity:?}");
+        }
     }
 
     #[test]
