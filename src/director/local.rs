@@ -40,8 +40,9 @@ impl Decider for LocalDecider {
         let Some((first, _)) = readings.first() else {
             return Err(DecideError::Invalid("nothing was heard".into()));
         };
-        // A request the words send to the planner that meaning says is about one link: that
-        // link is asked about.
+        // A request the words send to the planner that meaning says is about one link is read
+        // as a click: meaning alone asks about that link, the words act only through the
+        // gates any click's words pass.
         let planner_link = ask.screen.and_then(|screen| {
             let sim = screen.observation.similarity.as_ref()?;
             (action_of(first, Some(screen)) == ActionKind::Reason)
