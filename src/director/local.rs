@@ -148,9 +148,7 @@ fn account_words(words: &[Token]) -> Vec<Token> {
                 .iter()
                 .find(|a| w.norm.len() > a.len() && w.norm.starts_with(*a))
             {
-                Some(a) => crate::director::text::tokens(a)
-                    .pop()
-                    .unwrap_or_else(|| w.clone()),
+                Some(a) => Token::synthetic(a),
                 None => w.clone(),
             }
         })

@@ -76,8 +76,7 @@ pub fn planner_link(sim: &Similarity, observation: &Observation) -> Option<usize
     if sim.text.len() != n || sim.label.len() != n {
         return None;
     }
-    let mut ranked: Vec<usize> = (0..n).collect();
-    ranked.sort_by(|&a, &b| meaning(sim, b).total_cmp(&meaning(sim, a)).then(a.cmp(&b)));
+    let ranked = by_meaning(sim, 0..n);
     let top = *ranked.first()?;
     let c1 = meaning(sim, top);
     let c2 = ranked.get(1).map_or(0.0, |&j| meaning(sim, j));
@@ -146,6 +145,13 @@ pub fn meaning(sim: &Similarity, i: usize) -> f32 {
     }
 }
 
+/// `elements`, closest in meaning first (the first of equals first).
+fn by_meaning(sim: &Similarity, elements: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut ranked: Vec<usize> = elements.collect();
+    ranked.sort_by(|&a, &b| meaning(sim, b).total_cmp(&meaning(sim, a)).then(a.cmp(&b)));
+    ranked
+}
+
 /// Lexical scores with the semantic signal folded in. Unchanged without a
 /// similarity of the right length.
 /// `verb` says the request names a verb its target must offer ("print", "reply"): then
@@ -168,10 +174,7 @@ pub fn blend(
     if lexical_best >= LEXICAL_SURE {
         return out;
     }
-    let mut ranked: Vec<usize> = (0..n)
-        .filter(|&i| fits[i].eligible && fits[i].carries)
-        .collect();
-    ranked.sort_by(|&a, &b| meaning(sim, b).total_cmp(&meaning(sim, a)).then(a.cmp(&b)));
+    let ranked = by_meaning(sim, (0..n).filter(|&i| fits[i].eligible && fits[i].carries));
     let Some(&top) = ranked.first() else {
         return out;
     };
