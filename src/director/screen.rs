@@ -931,6 +931,17 @@ pub fn text_to_type(reading: &Reading<'_>, structure: &Structure, index: usize) 
             return Some(address);
         }
     }
+    // A number said into a field that holds a number ("1", "1 tk", "2 pcs": a quantity) is
+    // typed as written: "four" is 4.
+    let number_field = facts
+        .value
+        .as_deref()
+        .is_some_and(|v| v.trim_start().starts_with(|c: char| c.is_ascii_digit()));
+    if number_field {
+        if let Some(n) = crate::director::utterance::said_number(text) {
+            return Some(n.to_string());
+        }
+    }
     Some(text.to_string())
 }
 
@@ -1366,6 +1377,44 @@ mod tests {
             )
             .as_deref(),
             Some("jane dot smith at gmail dot com")
+        );
+    }
+
+    /// A number said into a field that holds a number is typed as written ("four" is 4); into
+    /// a field of words it stays as said, and so do words that are more than a number.
+    #[test]
+    fn a_number_said_into_a_number_field_is_typed_as_written() {
+        let field = |id: &str, label: &str, value: Option<&str>| {
+            let mut f = el(id, "textbox", label, "Product");
+            f.states = vec!["editable".into()];
+            f.value = value.map(str::to_string);
+            f
+        };
+        let typed = |elements: Vec<Element>, said: &str| match decide(elements, said) {
+            Decision::Execute(p) => match p.action {
+                Action::Type { text, .. } => Some(text),
+                _ => None,
+            },
+            _ => None,
+        };
+        let quantity = field("q", "Quantity", Some("1 pcs"));
+        let table = [
+            ("set the quantity to four", Some("4")),
+            ("type forty seven into the quantity", Some("47")),
+            ("set the quantity to 12", Some("12")),
+            ("set the quantity to four pairs", Some("four pairs")),
+        ];
+        for (said, want) in table {
+            assert_eq!(
+                typed(vec![quantity.clone()], said).as_deref(),
+                want,
+                "{said}"
+            );
+        }
+        let note = field("n", "Note", None);
+        assert_eq!(
+            typed(vec![note], "type four into the note").as_deref(),
+            Some("four")
         );
     }
 

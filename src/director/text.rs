@@ -222,7 +222,78 @@ pub fn tokens(source: &str) -> Vec<Token> {
     if let Some(s) = start {
         out.push(make(source, s, source.len()));
     }
-    join_initials(source, out)
+    written_numbers(source, join_initials(source, out))
+}
+
+/// Numbers as a label writes them, read as one says them: digits grouped by thousands are one
+/// number ("₹5,000", "10.000 €", "1,000,000" are 5000, 10000, 1000000), and a fraction of
+/// zeros says nothing ("+2,00" is 2, "12.00 €" is 12; "+2,50" stays 2 and 50). A group is
+/// thousands only as exactly three digits after one to three that do not start with 0, the same
+/// separator throughout and no digit right after ("1.2.3", "4.47.4", "0,500" stay apart).
+fn written_numbers(source: &str, tokens: Vec<Token>) -> Vec<Token> {
+    let digits = |t: &Token| !t.norm.is_empty() && t.norm.bytes().all(|b| b.is_ascii_digit());
+    // The separator between two tokens, when it is one comma or dot and nothing else.
+    let separator = |a: &Token, b: &Token| match &source[a.end..b.start] {
+        "," => Some(','),
+        "." => Some('.'),
+        _ => None,
+    };
+    let number = |start: usize, end: usize, norm: String| Token {
+        start,
+        end,
+        stem: norm.clone(),
+        norm,
+    };
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let first = &tokens[i];
+        let leads =
+            digits(first) && (1..=3).contains(&first.norm.len()) && !first.norm.starts_with('0');
+        let mut j = i;
+        let mut sep = None;
+        while leads && j + 1 < tokens.len() {
+            let next = &tokens[j + 1];
+            let this = separator(&tokens[j], next);
+            if this.is_none()
+                || sep.is_some_and(|s| Some(s) != this)
+                || !digits(next)
+                || next.norm.len() != 3
+            {
+                break;
+            }
+            sep = this;
+            j += 1;
+        }
+        // "1.2.3.4" is no number; "1,000.50" is one with its fraction after.
+        let followed = tokens
+            .get(j + 1)
+            .is_some_and(|n| digits(n) && separator(&tokens[j], n) == sep);
+        if j > i && !followed {
+            let norm: String = tokens[i..=j].iter().map(|t| t.norm.as_str()).collect();
+            out.push(number(first.start, tokens[j].end, norm));
+            i = j + 1;
+            continue;
+        }
+        // "2,00": the whole number alone, its zeros gone.
+        let zeros = tokens.get(i + 1).filter(|n| {
+            digits(first)
+                && separator(first, n).is_some()
+                && (1..=2).contains(&n.norm.len())
+                && n.norm.bytes().all(|b| b == b'0')
+                && !tokens
+                    .get(i + 2)
+                    .is_some_and(|m| digits(m) && separator(n, m).is_some())
+        });
+        if let Some(zeros) = zeros {
+            out.push(number(first.start, zeros.end, first.norm.clone()));
+            i += 2;
+            continue;
+        }
+        out.push(first.clone());
+        i += 1;
+    }
+    out
 }
 
 /// Letters written with a dot after each ("J.J.B.", "U.K.") are one word, the initials said
@@ -603,6 +674,34 @@ pub fn percent_decode(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Digits grouped by thousands are one number and a fraction of zeros says nothing, as one
+    /// says them; versions, dates and real fractions stay apart.
+    #[test]
+    fn written_numbers_are_read_as_said() {
+        let table: &[(&str, &[&str])] = &[
+            ("Under ₹5,000", &["under", "5000"]),
+            ("₹10,000 to ₹15,000", &["10000", "to", "15000"]),
+            ("10.000 € im Monat", &["10000", "im", "monat"]),
+            ("1,000,000 views", &["1000000", "view"]),
+            ("+2,00", &["2"]),
+            ("12.00 €", &["12"]),
+            ("+2,50", &["2", "50"]),
+            ("+1,75", &["1", "75"]),
+            ("4.47.4", &["4", "47", "4"]),
+            ("1.2.3", &["1", "2", "3"]),
+            ("0,500 kg", &["0", "500", "kg"]),
+            ("1,5000", &["1", "5000"]),
+            ("12.06.2020", &["12", "6", "2020"]),
+            ("1,000.5", &["1000", "5"]),
+        ];
+        for (label, want) in table {
+            let got: Vec<String> = tokens(label).into_iter().map(|t| t.stem).collect();
+            assert_eq!(got, *want, "{label}");
+        }
+        let t = tokens("cost ₹5,000 now");
+        assert_eq!(&"cost ₹5,000 now"[t[1].start..t[1].end], "5,000");
+    }
 
     #[test]
     fn tokens_keep_their_source_spans() {

@@ -496,17 +496,44 @@ fn relation(tokens: &[Token], rest: &[usize]) -> Option<Relation> {
     })
 }
 
-/// Numbers said in words as a label writes them: "forty seven" is 47, and "point" or "dot"
-/// between two numbers is the written dot, gone as the label's tokens have it ("four point
-/// forty seven point four" meets "4.47.4" as 4, 47, 4).
+/// Numbers said in words as a label writes them: "forty seven" is 47, "five thousand" is 5000
+/// ([`multiplied`]), and "point" or "dot" between two numbers is the written dot, gone as the
+/// label's tokens have it ("four point forty seven point four" meets "4.47.4" as 4, 47, 4), the
+/// digits said one by one after it one number ("one point seven five" meets "1,75" as 1, 75).
 fn spoken_numbers(tokens: Vec<Token>) -> Vec<Token> {
-    let value = |t: &Token| -> Option<u32> {
-        if t.is_number() {
-            t.stem.parse().ok()
-        } else {
-            text::number_word(&t.norm)
-        }
-    };
+    decimal_points(multiplied(tens_and_units(tokens)))
+}
+
+/// The number a text says when it says one number and nothing else: "four" is 4, "forty
+/// seven" 47, "five thousand" 5000, "12" 12; `None` for "four pairs" or "one point five".
+pub fn said_number(text: &str) -> Option<u64> {
+    match spoken_numbers(text::tokens(text)).as_slice() {
+        [one] => number_value(one),
+        _ => None,
+    }
+}
+
+/// The value of a number token, said ("seven") or written ("7").
+fn number_value(t: &Token) -> Option<u64> {
+    if t.is_number() {
+        t.stem.parse().ok()
+    } else {
+        text::number_word(&t.norm).map(u64::from)
+    }
+}
+
+/// A token spanning `tokens[from..to]` in the source, with this norm.
+fn spanning(tokens: &[Token], from: usize, to: usize, norm: String) -> Token {
+    Token {
+        start: tokens[from].start,
+        end: tokens[to - 1].end,
+        stem: norm.clone(),
+        norm,
+    }
+}
+
+/// "forty seven" is one number, 47.
+fn tens_and_units(tokens: Vec<Token>) -> Vec<Token> {
     let mut joined: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
@@ -518,29 +545,159 @@ fn spoken_numbers(tokens: Vec<Token>) -> Vec<Token> {
             .and_then(|t| text::number_word(&t.norm))
             .filter(|n| (1..=9).contains(n));
         if let (Some(tens), Some(unit)) = (tens, unit) {
-            let digits = (tens + unit).to_string();
-            joined.push(Token {
-                start: tokens[i].start,
-                end: tokens[i + 1].end,
-                norm: digits.clone(),
-                stem: digits,
-            });
+            joined.push(spanning(&tokens, i, i + 2, (tens + unit).to_string()));
             i += 2;
         } else {
             joined.push(tokens[i].clone());
             i += 1;
         }
     }
-    let number = |k: usize| joined.get(k).and_then(value).is_some();
-    (0..joined.len())
-        .filter(|&k| {
-            !(matches!(joined[k].norm.as_str(), "point" | "dot")
-                && k > 0
-                && number(k - 1)
-                && number(k + 1))
+    joined
+}
+
+/// A number said with a multiplier: its value, the token after it, and the count and the
+/// multiplier when it is one times the other ("fifteen thousand": 15 and 1000).
+struct Multiplied {
+    value: u64,
+    end: usize,
+    simple: Option<(u64, u64)>,
+}
+
+fn multiplier(norm: &str) -> Option<u64> {
+    match norm {
+        "hundred" => Some(100),
+        "thousand" => Some(1_000),
+        "million" => Some(1_000_000),
+        _ => None,
+    }
+}
+
+/// Numbers said with hundred, thousand or million are one number as written: "five thousand"
+/// is 5000, "a hundred" 100, "two hundred and fifty" 250, "5 thousand" 5000. In a range the
+/// first number takes the second's multiplier when it is smaller than its count: "between ten
+/// and fifteen thousand" is 10000 and 15000, as "from five to ten thousand" is 5000 and 10000.
+fn multiplied(tokens: Vec<Token>) -> Vec<Token> {
+    let is_multiplier = |k: usize| tokens.get(k).and_then(|t| multiplier(&t.norm)).is_some();
+    let read = |i: usize| -> Option<Multiplied> {
+        let mut total = 0u64;
+        let mut current: Option<u64> = None;
+        let mut after_multiplier = false;
+        let mut scales = Vec::new();
+        let mut k = i;
+        let mut end = i;
+        while k < tokens.len() {
+            let t = &tokens[k];
+            if let Some(m) = multiplier(&t.norm) {
+                let count = current?;
+                if m == 100 {
+                    current = Some(count.checked_mul(100)?);
+                } else {
+                    total = total.checked_add(count.checked_mul(m)?)?;
+                    current = None;
+                }
+                scales.push((count, m));
+                after_multiplier = true;
+                k += 1;
+                end = k;
+                continue;
+            }
+            let a = t.norm == "a" && current.is_none() && is_multiplier(k + 1);
+            let value = number_value(t).or(a.then_some(1));
+            if let Some(v) = value {
+                match current {
+                    None if k == i || after_multiplier => current = Some(v),
+                    Some(c) if after_multiplier && c % 100 == 0 && v < 100 => current = Some(c + v),
+                    _ => break,
+                }
+                after_multiplier = false;
+                k += 1;
+                if !scales.is_empty() {
+                    end = k;
+                }
+                continue;
+            }
+            if t.norm == "and"
+                && after_multiplier
+                && tokens.get(k + 1).and_then(number_value).is_some()
+            {
+                k += 1;
+                continue;
+            }
+            break;
+        }
+        if scales.is_empty() {
+            return None;
+        }
+        let value = total.checked_add(current.unwrap_or(0))?;
+        let simple = (scales.len() == 1 && end == i + 2).then(|| scales[0]);
+        Some(Multiplied { value, end, simple })
+    };
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        if let Some(number) = read(i) {
+            out.push(spanning(&tokens, i, number.end, number.value.to_string()));
+            i = number.end;
+            continue;
+        }
+        // "ten and fifteen thousand": the first of a range takes the second's multiplier.
+        let range = tokens
+            .get(i + 1)
+            .is_some_and(|t| matches!(t.norm.as_str(), "and" | "to" | "or"));
+        let first = number_value(&tokens[i]).filter(|_| range && !is_multiplier(i + 1));
+        let second = read(i + 2).and_then(|n| n.simple);
+        if let (Some(first), Some((count, scale))) = (first, second) {
+            if first < count && first > 0 {
+                out.push(spanning(&tokens, i, i + 1, (first * scale).to_string()));
+                i += 1;
+                continue;
+            }
+        }
+        out.push(tokens[i].clone());
+        i += 1;
+    }
+    out
+}
+
+/// "point" or "dot" between two numbers is the written dot, gone; the digits said one by one
+/// after it are one number ("point seven five" is 75, as "1,75" writes it).
+fn decimal_points(tokens: Vec<Token>) -> Vec<Token> {
+    let number = |k: usize| tokens.get(k).and_then(number_value).is_some();
+    let digit = |k: usize| {
+        tokens.get(k).is_some_and(|t| {
+            t.norm.chars().all(char::is_alphabetic)
+                && text::number_word(&t.norm).is_some_and(|n| n <= 9)
         })
-        .map(|k| joined[k].clone())
-        .collect()
+    };
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut k = 0;
+    while k < tokens.len() {
+        let point = matches!(tokens[k].norm.as_str(), "point" | "dot")
+            && k > 0
+            && number(k - 1)
+            && number(k + 1);
+        if !point {
+            out.push(tokens[k].clone());
+            k += 1;
+            continue;
+        }
+        let mut end = k + 1;
+        while digit(end) {
+            end += 1;
+        }
+        if end - (k + 1) >= 2 {
+            let digits: String = tokens[k + 1..end]
+                .iter()
+                .filter_map(|t| text::number_word(&t.norm))
+                .map(|n| n.to_string())
+                .collect();
+            out.push(spanning(&tokens, k + 1, end, digits));
+            k = end;
+        } else {
+            k += 1;
+        }
+    }
+    out
 }
 
 /// "issue one oh three", "room four one two": digits said one by one are one number (103,
@@ -1632,6 +1789,24 @@ mod tests {
             ["patch", "note", "4", "47", "4"]
         );
         assert_eq!(stems("twenty one pilots"), ["21", "pilot"]);
+        assert_eq!(stems("one point seven five"), ["one", "75"]);
+        assert_eq!(stems("under five thousand"), ["under", "5000"]);
+        assert_eq!(stems("a hundred"), ["100"]);
+        assert_eq!(stems("two hundred and fifty"), ["250"]);
+        assert_eq!(stems("one thousand five hundred"), ["1500"]);
+        assert_eq!(stems("5 thousand"), ["5000"]);
+        assert_eq!(
+            stems("between ten and fifteen thousand"),
+            ["between", "10000", "and", "15000"]
+        );
+        assert_eq!(
+            stems("from five to ten thousand"),
+            ["from", "5000", "to", "10000"]
+        );
+        // Only a smaller first number of a range takes the multiplier.
+        assert_eq!(stems("twenty and two thousand"), ["20", "and", "2000"]);
+        assert_eq!(stems("the thousand islands"), ["the", "thousand", "island"]);
+        assert_eq!(stems("two three"), ["2", "3"]);
         assert_eq!(stems("the point of it"), ["the", "point", "of", "it"]);
         let r = read("type forty seven point five into the price field");
         let typed = r
