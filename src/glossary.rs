@@ -2,7 +2,7 @@
 //! says "electricity" on a German page meets its "Strom", and "insurance" its "Versicherungen".
 //!
 //! Built once by `circe install-glossary` from FreeDict's dictionaries (the Debian packages
-//! `dict-freedict-{deu,fra,spa,ita,nld,por,pol,ces,swe,dan,jpn,fin,hun,tur,hrv,ell}-eng` and
+//! `dict-freedict-{deu,fra,spa,ita,nld,por,pol,ces,swe,dan,jpn,fin,hun,tur,hrv,ell,slv}-eng` and
 //! `dict-freedict-eng-{…}`,
 //! dictd format under `/usr/share/dictd`) into sorted files per language: `<dir>/<lang>.tsv`
 //! (the language's words in English) and `<dir>/en-<lang>.tsv` (English words in the language),
@@ -59,6 +59,8 @@ pub const LANGUAGES: &[(&str, &str)] = &[
     // Bulgarian and Indonesian have only English-to dictionaries, read backwards.
     ("bg", "bul"),
     ("id", "ind"),
+    // Slovenian has only a Slovenian-English dictionary (5,500 headwords), read both ways.
+    ("sl", "slv"),
 ];
 
 /// Dictionaries published under another name than FreeDict's: (FreeDict name, file stem in
@@ -103,7 +105,7 @@ impl<'w> Shelf<'w> {
 }
 
 /// Directions FreeDict does not publish (a language's other direction is read backwards).
-const UNPUBLISHED: &[&str] = &["nor-eng", "rus-eng", "bul-eng", "ind-eng"];
+const UNPUBLISHED: &[&str] = &["nor-eng", "rus-eng", "bul-eng", "ind-eng", "eng-slv"];
 
 /// The Debian packages the glossary is built from, both directions of every language
 /// (`dict-freedict-deu-eng dict-freedict-eng-deu …`), for the messages that say what to install.
@@ -806,6 +808,33 @@ fn uninflected(language: &str, word: &str) -> Vec<String> {
             ("e", "a"),
             ("e", "i"),
             ("u", "a"),
+            ("u", ""),
+            ("i", "a"),
+            ("i", ""),
+            ("e", ""),
+            ("o", ""),
+        ],
+        // Slovenian: as Croatian, and its own: the plural imperative ("vprašajte": vprašati),
+        // the adjective's masculine in -en ("brezplačna": brezplačen) and the fleeting e
+        // ("pripomočki": pripomoček).
+        "sl" => &[
+            ("ajte", "ati"),
+            ("ite", "iti"),
+            ("aj", "ati"),
+            ("i", "iti"),
+            ("ki", "ek"),
+            ("na", "en"),
+            ("no", "en"),
+            ("ne", "en"),
+            ("ami", ""),
+            ("om", ""),
+            ("ega", "i"),
+            ("em", ""),
+            ("a", "e"),
+            ("a", "o"),
+            ("a", ""),
+            ("o", "a"),
+            ("e", "a"),
             ("u", ""),
             ("i", "a"),
             ("i", ""),
@@ -1562,6 +1591,12 @@ mod tests {
             ("pl", "stronie", "strona"),
             ("pl", "nowego", "nowy"),
             ("pl", "nowe", "nowy"),
+            ("sl", "vprasajte", "vprasati"),
+            ("sl", "naroci", "narociti"),
+            ("sl", "brezplacna", "brezplacen"),
+            ("sl", "pripomocki", "pripomocek"),
+            ("sl", "vprasanja", "vprasanje"),
+            ("sl", "odgovori", "odgovor"),
             ("cs", "komentare", "komentar"),
             ("cs", "zapasu", "zapas"),
             ("cs", "stranky", "stranka"),

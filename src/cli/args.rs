@@ -93,8 +93,9 @@ pub enum Command {
         shell: clap_complete::Shell,
     },
     /// Build the glossary (English glosses of German, French, Spanish, Italian, Dutch,
-    /// Portuguese, Polish, Czech, Swedish, Danish, Norwegian, Finnish, Hungarian, Turkish and
-    /// Japanese words) from the FreeDict dictionaries
+    /// Portuguese, Polish, Czech, Swedish, Danish, Norwegian, Finnish, Hungarian, Turkish,
+    /// Russian, Croatian, Greek, Bulgarian, Indonesian, Slovenian and Japanese words) from the
+    /// FreeDict dictionaries
     /// (apt-get install dict-freedict-deu-eng dict-freedict-eng-deu …).
     InstallGlossary(InstallGlossaryArgs),
     /// Be the native-messaging host (what Chrome starts; useful for manual tests).

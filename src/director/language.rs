@@ -170,6 +170,16 @@ const FUNCTION_WORDS: &[(&str, &[&str])] = &[
             "prema", "gdje", "kada", "zbog", "svoj", "svoje",
         ],
     ),
+    // Slovenian: its own small words, folded ("vaše" → "vase"), not those it shares with
+    // Croatian and Czech ("na", "za", "pri", "je", "vse"), nor "in" and "so", which English
+    // writes.
+    (
+        "sl",
+        &[
+            "ki", "ter", "tudi", "lahko", "kjer", "kot", "brez", "jih", "smo", "ste", "vasa",
+            "vase", "vasi", "kaj", "zakaj", "ali", "bomo", "ker", "oziroma",
+        ],
+    ),
     // Indonesian (and Malay). Not "di" (Italian).
     (
         "id",
@@ -206,17 +216,71 @@ pub fn of(observation: &Observation) -> Option<&'static str> {
         return Some(language);
     }
     let mut seen_contexts = HashSet::new();
-    let mut words: Vec<String> = text::tokens(&observation.title)
-        .into_iter()
-        .map(|t| t.norm)
-        .collect();
+    let mut texts = vec![observation.title.as_str()];
     for e in &observation.elements {
-        words.extend(text::tokens(&e.label).into_iter().map(|t| t.norm));
+        texts.push(e.label.as_str());
         if seen_contexts.insert(e.context.as_str()) {
-            words.extend(text::tokens(&e.context).into_iter().map(|t| t.norm));
+            texts.push(e.context.as_str());
         }
     }
-    of_words(words.iter().map(String::as_str))
+    let words: Vec<String> = texts
+        .iter()
+        .flat_map(|t| text::tokens(t))
+        .map(|t| t.norm)
+        .collect();
+    if let Some(language) = of_marks(&texts) {
+        return Some(language);
+    }
+    let english = !marked_letters(&texts);
+    of_words_unless(words.iter().map(String::as_str), english)
+}
+
+/// Slovenian by its letters: words written with č, š or ž (five at least) and none of the
+/// marked letters its neighbours write and it does not: Croatian's ć and đ, Czech's ě, ř, ů,
+/// Slovak's ľ, ô, Polish's ą, ę, ł, ń, ś, ź, or any acute accent. Its small words are mostly
+/// theirs too ("na", "za", "pri", "vaše" is also Czech), so they cannot tell it.
+fn of_marks(texts: &[&str]) -> Option<&'static str> {
+    let mut caron = HashSet::new();
+    for t in texts {
+        for w in t.split(|c: char| !c.is_alphanumeric()) {
+            for c in w.chars().flat_map(char::to_lowercase) {
+                match c {
+                    'č' | 'š' | 'ž' => {
+                        caron.insert(w);
+                    }
+                    'ć' | 'đ' | 'ě' | 'ř' | 'ů' | 'ľ' | 'ĺ' | 'ŕ' | 'ô' | 'ą' | 'ę' | 'ł' | 'ń'
+                    | 'ś' | 'ź' | 'á' | 'é' | 'í' | 'ó' | 'ú' | 'ý' => return None,
+                    _ => {}
+                }
+            }
+        }
+    }
+    (caron.len() >= 5).then_some("sl")
+}
+
+/// Whether the screen writes many words with letters English has no use for (č, ä, é, ø, …): at
+/// least five different words, and at least one in seven of its different words. A screen so
+/// written is not English, whatever English small words its widgets bring ("Share to
+/// Facebook" on a Slovenian shop); an English page's foreign names (a map's Schönhauser
+/// Allee, a café) stay far below.
+fn marked_letters(texts: &[&str]) -> bool {
+    let mut words = HashSet::new();
+    let mut marked = HashSet::new();
+    for t in texts {
+        for w in t.split(|c: char| !c.is_alphanumeric()) {
+            if w.is_empty() || w.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            let w = w.to_lowercase();
+            if w.chars()
+                .any(|c| c.is_alphabetic() && !c.is_ascii() && c < '\u{250}')
+            {
+                marked.insert(w.clone());
+            }
+            words.insert(w);
+        }
+    }
+    marked.len() >= 5 && marked.len() * 7 >= words.len()
 }
 
 /// The language a writing system says: Japanese by its kana (with or without kanji), Korean by
@@ -285,6 +349,14 @@ pub fn is_function_word(language: &str, word: &str) -> bool {
 
 /// The same over any words (already lower-case and folded).
 pub fn of_words<'a>(words: impl Iterator<Item = &'a str>) -> Option<&'static str> {
+    of_words_unless(words, true)
+}
+
+/// The same, English left out when `english` is false (the screen's letters say it is not).
+fn of_words_unless<'a>(
+    words: impl Iterator<Item = &'a str>,
+    english_possible: bool,
+) -> Option<&'static str> {
     let mut counts = [0usize; FUNCTION_WORDS.len()];
     let mut distinct: Vec<HashSet<&str>> = vec![HashSet::new(); FUNCTION_WORDS.len()];
     for w in words {
@@ -295,7 +367,7 @@ pub fn of_words<'a>(words: impl Iterator<Item = &'a str>) -> Option<&'static str
             }
         }
     }
-    let english = counts[0];
+    let english = if english_possible { counts[0] } else { 0 };
     let (best, n) = counts
         .iter()
         .enumerate()
@@ -343,6 +415,80 @@ mod tests {
         for (words, want) in table {
             assert_eq!(of_script(std::iter::once(words)), want, "{words}");
         }
+    }
+
+    /// Slovenian by its letters: č, š, ž and none its neighbours write besides (Croatian's ć,
+    /// Czech's ř and acute accents); its small words are mostly theirs too.
+    #[test]
+    fn slovenian_is_told_by_its_letters() {
+        let table: [(&[&str], Option<&str>); 4] = [
+            (
+                &[
+                    "Bralne leče za različna očala",
+                    "Brezplačna poštnina",
+                    "Vprašajte nas",
+                    "Pomoč pri nakupu",
+                    "Naroči",
+                ],
+                Some("sl"),
+            ),
+            // Croatian writes ć; Czech ř and á.
+            (
+                &[
+                    "Košarica",
+                    "Pitaj liječnika",
+                    "Pretraži",
+                    "Varaždin",
+                    "Ponuda za vas",
+                    "Kuća i vrt",
+                ],
+                None,
+            ),
+            (
+                &[
+                    "Přihlásit se",
+                    "Košík",
+                    "Účet",
+                    "Vyhledávání",
+                    "Hledat",
+                    "Nákupní košík je prázdný",
+                ],
+                None,
+            ),
+            // Too few words so written.
+            (&["Share to Facebook", "Naroči", "Print"], None),
+        ];
+        for (texts, want) in table {
+            assert_eq!(of_marks(texts), want, "{texts:?}");
+        }
+    }
+
+    /// A screen written with many letters English has no use for is not English, whatever
+    /// English its widgets say; an English page's foreign names are far too few.
+    #[test]
+    fn marked_letters_say_a_screen_is_not_english() {
+        let slovenian = [
+            "Share to Facebook Facebook",
+            "Share to E-naslov Email",
+            "Share to Natisni Print",
+            "Bralne leče STICK-ON za različna očala",
+            "Brezplačna poštnina",
+            "Vprašajte nas",
+            "Pogosta vprašanja in odgovori",
+            "Pomoč pri nakupu",
+            "Pripomočki",
+            "Količina",
+        ];
+        assert!(marked_letters(&slovenian));
+        let english = [
+            "Directions to Café Einstein on Kurfürstenstraße",
+            "Schönhauser Allee",
+            "Search nearby restaurants and hotels",
+            "Save this place to your list",
+            "Share the location with a friend",
+            "Send to your phone",
+        ];
+        assert!(!marked_letters(&english));
     }
 
     /// The labels of a German child-seat test (ADAC): product names spell "i" and "U", the

@@ -921,13 +921,30 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "pomoc",
             "hjalp",
             "hjaelp",
-            "frequently asked questions",
             "aiuto",
             "hulp",
             "ajuda",
             "помощь",
             "справка",
             "yardım",
+        ],
+    ),
+    // The questions a site answers: a page of its own, not any help ("open the FAQ" beside
+    // "Help with buying" and "Frequently asked questions" is the second).
+    (
+        "faq",
+        &[
+            "faq",
+            "faqs",
+            "frequently asked questions",
+            "häufige fragen",
+            "haufig gestellte fragen",
+            "questions fréquentes",
+            "foire aux questions",
+            "preguntas frecuentes",
+            "domande frequenti",
+            "veelgestelde vragen",
+            "perguntas frequentes",
         ],
     ),
     (
@@ -2087,6 +2104,21 @@ mod tests {
                 "{label} / {concept}"
             );
         }
+    }
+
+    /// A site's FAQ is some of its help ("open the help pages" meets a "faq" link), but the
+    /// questions said in full name that page, not any help ("Help with buying").
+    #[test]
+    fn the_questions_said_in_full_name_the_faq_not_any_help() {
+        let ids = |s: &str| concept_ids(&crate::director::text::tokens(s));
+        let (help, faq) = (
+            concept_named("help").unwrap(),
+            concept_named("faq").unwrap(),
+        );
+        assert!(ids("faq").contains(&help) && ids("faq").contains(&faq));
+        let said = ids("open the frequently asked questions");
+        assert!(said.contains(&faq) && !said.contains(&help), "{said:?}");
+        assert!(ids("Preguntas frecuentes").contains(&faq));
     }
 
     #[test]

@@ -864,13 +864,30 @@ fn gloss_strength(m: f32) -> f32 {
 }
 
 /// A one-word verb said meets a button's label word of another language through that word's
-/// glosses ("sign" / "Je signe", "share" / "Teilen"): as strong as a gloss (0.8), never a phrasal verb
-/// ("sign in" is no "Abmelden", glossed "sign out").
-fn verb_in_glosses(screen: Screen<'_>, zone: &[Token], verb: &[&Token]) -> f32 {
+/// glosses ("sign" / "Je signe", "share" / "Teilen"), or through their meaning ("buy" /
+/// "Naroči", glossed "order"): as strong as a gloss (0.8), never a phrasal verb ("sign in" is no
+/// "Abmelden", glossed "sign out").
+fn verb_in_glosses(screen: Screen<'_>, zone: &[Token], verb: &[&Token], concepts: &[usize]) -> f32 {
     let [v] = verb else {
         return 0.0;
     };
-    if zone.iter().any(|w| says_word(screen, v, w)) {
+    let means = |w: &Token| {
+        let Some(senses) = screen
+            .observation
+            .glosses
+            .as_ref()
+            .and_then(|g| g.words.get(&w.norm))
+        else {
+            return false;
+        };
+        senses.iter().any(|s| {
+            let words = text::tokens(s);
+            lexicon::concept_ids(&words)
+                .iter()
+                .any(|c| concepts.contains(c))
+        })
+    };
+    if zone.iter().any(|w| says_word(screen, v, w) || means(w)) {
         gloss_strength(1.0)
     } else {
         0.0
@@ -1984,7 +2001,7 @@ fn score_element<'s>(
         let glossed = if unnamed || element.role != "button" {
             0.0
         } else {
-            verb_in_glosses(screen, &called[..zone], verb_tokens)
+            verb_in_glosses(screen, &called[..zone], verb_tokens, verb_concepts)
         };
         // A link to a file offers what is done with that kind of file ("play this episode" on
         // an .mp3, "download the poster" on a .pdf), whatever its label says.
@@ -5812,6 +5829,26 @@ mod tests {
             ..Observation::default()
         };
         assert_eq!(asked(&obs, "let me know when the price changes"), ["r37"]);
+    }
+
+    /// A verb meets a button of another language through what its glosses mean: "buy it" is
+    /// "Naroči" (glossed "order", which buys); a gloss that means something else is no verb.
+    #[test]
+    fn a_verb_meets_a_button_by_what_its_glosses_mean() {
+        let row = "Bralne leče STICK-ON Količina Naroči";
+        let mut obs = Observation {
+            elements: vec![
+                el("s", "button", "Share to Natisni Print", "Share"),
+                el("o", "button", "Naroči", row),
+                el("k", "button", "Košarica", row),
+            ],
+            ..Observation::default()
+        };
+        obs.glosses = glossed("sl", &[("naroci", "order make"), ("kosarica", "basket")]);
+        assert_eq!(clicked(&obs, "buy it").as_deref(), Some("o"));
+        assert_eq!(clicked(&obs, "print it").as_deref(), Some("s"));
+        obs.glosses = glossed("sl", &[("naroci", "orderly"), ("kosarica", "basket")]);
+        assert_eq!(clicked(&obs, "buy it"), None);
     }
 
     /// The element an utterance picks on `obs` with more than half the probability.

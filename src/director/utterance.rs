@@ -327,9 +327,7 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
     // "reply to anna saying I'll be late": a message to compose and send,
     // unless the words before the marker name a field on screen ("leave a
     // comment saying ..."), which the decider can tell.
-    if let Some(m) = (begin + 1..reading.tokens.len())
-        .find(|&i| is_in(lexicon::TEXT_MARKERS, &reading.tokens[i].norm))
-    {
+    if let Some(m) = (begin + 1..reading.tokens.len()).find(|&i| marks_text(&reading.tokens, i)) {
         if m + 1 < reading.tokens.len() {
             reading.typing = Some(Typing {
                 text: reading.span(&(m + 1..reading.tokens.len())),
@@ -340,7 +338,7 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
     }
     if joins_steps(&w)
         || super::steps::joined(source)
-        || w.iter().skip(1).any(|x| is_in(lexicon::TEXT_MARKERS, x))
+        || (begin + 1..reading.tokens.len()).any(|i| marks_text(&reading.tokens, i))
     {
         reading.cue = Cue::MultiStep;
     }
@@ -1017,6 +1015,34 @@ fn global_cue(source: &str, w: &[&str]) -> Option<Cue> {
     None
 }
 
+/// Whether token `i` begins the text a message says ("reply saying I'll be late", "a sign
+/// reading closed"): not "reading" after a determiner, which names a kind of thing ("these
+/// reading lenses", "my reading list").
+fn marks_text(tokens: &[Token], i: usize) -> bool {
+    let t = &tokens[i];
+    is_in(lexicon::TEXT_MARKERS, &t.norm)
+        && !(t.norm == "reading"
+            && i > 0
+            && matches!(
+                tokens[i - 1].norm.as_str(),
+                "the"
+                    | "a"
+                    | "an"
+                    | "these"
+                    | "this"
+                    | "those"
+                    | "that"
+                    | "my"
+                    | "your"
+                    | "our"
+                    | "his"
+                    | "her"
+                    | "their"
+                    | "some"
+                    | "new"
+            ))
+}
+
 fn joins_steps(w: &[&str]) -> bool {
     w.windows(2)
         .any(|p| p == ["and", "then"] || p == ["after", "that"])
@@ -1193,14 +1219,13 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
     let composes = matches!(
         w.get(1),
         Some(&"a") | Some(&"an") | Some(&"some") | Some(&"another")
-    ) && !w.iter().any(|x| is_in(lexicon::TEXT_MARKERS, x));
+    ) && !(b..n).any(|i| marks_text(&reading.tokens, i));
     if is_in(lexicon::TYPE_VERBS, first) && !composes {
         let mut start = b + 1;
         if first == "fill" && w.get(1) == Some(&"in") {
             start += 1;
         }
-        if let Some(m) = (start..n).find(|&i| is_in(lexicon::TEXT_MARKERS, &reading.tokens[i].norm))
-        {
+        if let Some(m) = (start..n).find(|&i| marks_text(&reading.tokens, i)) {
             if m + 1 < n {
                 return Some(Typing {
                     text: reading.span(&(m + 1..n)),
@@ -1724,6 +1749,10 @@ mod tests {
             ("take me to the previous article", Cue::Act),
             ("back to the RPG section", Cue::Act),
             ("open the first story and then upvote it", Cue::MultiStep),
+            // "reading" after a determiner names a kind of thing, not a message's text.
+            ("buy these reading lenses", Cue::Act),
+            ("add it to my reading list", Cue::Act),
+            ("reply to anna saying I'll be late", Cue::MultiStep),
             // "answer" replies to a message, and reasons about a question.
             ("answer the last comment", Cue::Act),
             ("answer this question", Cue::Question),

@@ -26,7 +26,7 @@ fn install_glossary_builds_every_installed_language_and_refuses_a_wrong_source()
         .map(|l| l["language"].as_str().unwrap())
         .collect();
     for l in [
-        "de", "fr", "es", "pl", "cs", "sv", "da", "ru", "hr", "el", "bg", "id",
+        "de", "fr", "es", "pl", "cs", "sv", "da", "ru", "hr", "el", "bg", "id", "sl",
     ] {
         assert!(languages.contains(&l), "{languages:?}");
     }
@@ -53,6 +53,9 @@ fn install_glossary_builds_every_installed_language_and_refuses_a_wrong_source()
         // Read backwards from English-Bulgarian and English-Indonesian.
         ("bg", "количка", "trolley"),
         ("id", "keranjang", "basket"),
+        // Slovenian-English only: the English words are read backwards from it.
+        ("sl", "narociti", "order"),
+        ("sl", "vprasanje", "question"),
     ] {
         let glosses = g.lookup(language, word);
         assert!(glosses.contains(&gloss), "{language} {word}: {glosses:?}");
