@@ -1015,6 +1015,36 @@ fn global_cue(source: &str, w: &[&str]) -> Option<Cue> {
     None
 }
 
+/// A field of one's own and its value joined by "as": "put my name in as Ana Novak", "enter our
+/// company as Acme" (the field, then the value), "use ana@example.com as my email address" (the
+/// value, then the field). Only a field said with "my" or "our": "save as draft", "mark as
+/// read" and "log in as guest" name controls.
+fn as_a_value(reading: &Reading<'_>) -> Option<Typing> {
+    let (b, n) = (reading.begin, reading.tokens.len());
+    let norm = |i: usize| reading.tokens.get(i).map_or("", |t| t.norm.as_str());
+    let at = (b + 2..n.saturating_sub(1)).find(|&i| norm(i) == "as")?;
+    let mine = |i: usize| matches!(norm(i), "my" | "our");
+    match norm(b) {
+        "use" if mine(at + 1) && at + 2 < n => Some(Typing {
+            text: reading.span(&(b + 1..at)),
+            field: (at + 1..n).collect(),
+            ..Typing::default()
+        }),
+        "put" | "enter" | "type" | "fill" | "set" | "write" | "add" if mine(b + 1) => {
+            let mut end = at;
+            while end > b + 2 && matches!(norm(end - 1), "in" | "down") {
+                end -= 1;
+            }
+            Some(Typing {
+                text: reading.span(&(at + 1..n)),
+                field: (b + 1..end).collect(),
+                ..Typing::default()
+            })
+        }
+        _ => None,
+    }
+}
+
 /// Whether token `i` begins the text a message says ("reply saying I'll be late", "a sign
 /// reading closed"): not "reading" after a determiner, which names a kind of thing ("these
 /// reading lenses", "my reading list").
@@ -1220,6 +1250,9 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
         w.get(1),
         Some(&"a") | Some(&"an") | Some(&"some") | Some(&"another")
     ) && !(b..n).any(|i| marks_text(&reading.tokens, i));
+    if let Some(typing) = as_a_value(reading) {
+        return Some(typing);
+    }
     if is_in(lexicon::TYPE_VERBS, first) && !composes {
         let mut start = b + 1;
         if first == "fill" && w.get(1) == Some(&"in") {
@@ -1876,6 +1909,13 @@ mod tests {
             // The one it is for is not what is searched.
             ("find me a dentist", "dentist"),
             ("find us the cheapest flights", "cheapest flights"),
+            // A field of one's own and its value, joined by "as".
+            ("put my name in as Ana Novak", "Ana Novak"),
+            ("enter my company as Acme Tools", "Acme Tools"),
+            (
+                "use ana.novak@gmail.com as my email address",
+                "ana.novak@gmail.com",
+            ),
         ];
         for (source, want) in table {
             let r = read(source);
@@ -1889,6 +1929,20 @@ mod tests {
         let r = read("enter the username karl");
         let rest = r.typing.and_then(|t| t.rest).expect("rest");
         assert_eq!(r.tokens[rest.start].norm, "username");
+        // "as" in a control's name is no value: nothing to type.
+        for source in ["save as draft", "mark it as read", "use this as a template"] {
+            assert!(read(source).typing.is_none(), "{source}");
+        }
+        let r = read("put my name in as Ana Novak");
+        let field: Vec<&str> = r
+            .typing
+            .as_ref()
+            .unwrap()
+            .field
+            .iter()
+            .map(|&i| r.tokens[i].norm.as_str())
+            .collect();
+        assert_eq!(field, ["my", "name"]);
     }
 
     #[test]
