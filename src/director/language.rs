@@ -235,10 +235,10 @@ pub fn of(observation: &Observation) -> Option<&'static str> {
     of_words_unless(words.iter().map(String::as_str), english)
 }
 
-/// Slovenian by its letters: words written with č, š or ž (five at least) and none of the
-/// marked letters its neighbours write and it does not: Croatian's ć and đ, Czech's ě, ř, ů,
-/// Slovak's ľ, ô, Polish's ą, ę, ł, ń, ś, ź, or any acute accent. Its small words are mostly
-/// theirs too ("na", "za", "pri", "vaše" is also Czech), so they cannot tell it.
+/// Slovenian by its letters: words written with č, š or ž (five at least) and no other letter
+/// outside English's, which its neighbours write and it does not (Croatian's ć and đ, Czech's ř
+/// and acute accents, Latvian's ā and ģ, Estonian's õ). Its small words are mostly theirs too
+/// ("na", "za", "pri", "vaše" is also Czech), so they cannot tell it.
 fn of_marks(texts: &[&str]) -> Option<&'static str> {
     let mut caron = HashSet::new();
     for t in texts {
@@ -248,8 +248,7 @@ fn of_marks(texts: &[&str]) -> Option<&'static str> {
                     'č' | 'š' | 'ž' => {
                         caron.insert(w);
                     }
-                    'ć' | 'đ' | 'ě' | 'ř' | 'ů' | 'ľ' | 'ĺ' | 'ŕ' | 'ô' | 'ą' | 'ę' | 'ł' | 'ń'
-                    | 'ś' | 'ź' | 'á' | 'é' | 'í' | 'ó' | 'ú' | 'ý' => return None,
+                    _ if c.is_alphabetic() && !c.is_ascii() => return None,
                     _ => {}
                 }
             }
@@ -421,7 +420,7 @@ mod tests {
     /// Czech's ř and acute accents); its small words are mostly theirs too.
     #[test]
     fn slovenian_is_told_by_its_letters() {
-        let table: [(&[&str], Option<&str>); 4] = [
+        let table: [(&[&str], Option<&str>); 5] = [
             (
                 &[
                     "Bralne leče za različna očala",
@@ -457,6 +456,20 @@ mod tests {
             ),
             // Too few words so written.
             (&["Share to Facebook", "Naroči", "Print"], None),
+            // Latvian writes č, š, ž and its long vowels.
+            (
+                &[
+                    "Meklēt",
+                    "Čeki",
+                    "Šodien",
+                    "Žurnāls",
+                    "Atlaižu kodi",
+                    "Iepirkšanās",
+                    "Kāpēc",
+                    "Ziņas",
+                ],
+                None,
+            ),
         ];
         for (texts, want) in table {
             assert_eq!(of_marks(texts), want, "{texts:?}");
