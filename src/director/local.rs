@@ -620,10 +620,7 @@ fn sets_an_amount(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
     });
     let amount_field = screen.observation.elements.iter().zip(facts).any(|(e, f)| {
         f.class == RoleClass::Editable
-            && (e.role == "spinbutton"
-                || e.value
-                    .as_deref()
-                    .is_some_and(|v| v.trim_start().starts_with(|c: char| c.is_ascii_digit())))
+            && (e.role == "spinbutton" || observation::holds_a_number(e.value.as_deref()))
     });
     said && !named && amount_field
 }

@@ -81,6 +81,12 @@ pub struct ElementFacts {
     pub value: Option<String>,
 }
 
+/// A field's value that is a number, with or without its unit ("1", "1 tk", "2 pcs"): the field
+/// holds an amount.
+pub fn holds_a_number(value: Option<&str>) -> bool {
+    value.is_some_and(|v| v.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+}
+
 /// All derived facts of an observation, index-aligned with its elements.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Structure {

@@ -933,11 +933,7 @@ pub fn text_to_type(reading: &Reading<'_>, structure: &Structure, index: usize) 
     }
     // A number said into a field that holds a number ("1", "1 tk", "2 pcs": a quantity) is
     // typed as written: "four" is 4.
-    let number_field = facts
-        .value
-        .as_deref()
-        .is_some_and(|v| v.trim_start().starts_with(|c: char| c.is_ascii_digit()));
-    if number_field {
+    if crate::director::observation::holds_a_number(facts.value.as_deref()) {
         if let Some(n) = crate::director::utterance::said_number(text) {
             return Some(n.to_string());
         }
