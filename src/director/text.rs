@@ -19,6 +19,17 @@ pub struct Token {
 }
 
 impl Token {
+    /// A word made of the source's `start..end` (several tokens read as one: "5,000", "forty
+    /// seven"), written `norm`.
+    pub fn spanning(start: usize, end: usize, norm: String) -> Token {
+        Token {
+            start,
+            end,
+            stem: stem(&norm),
+            norm,
+        }
+    }
+
     pub fn synthetic(word: &str) -> Token {
         let norm = fold(&word.to_lowercase());
         Token {
@@ -238,12 +249,6 @@ fn written_numbers(source: &str, tokens: Vec<Token>) -> Vec<Token> {
         "." => Some('.'),
         _ => None,
     };
-    let number = |start: usize, end: usize, norm: String| Token {
-        start,
-        end,
-        stem: norm.clone(),
-        norm,
-    };
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
@@ -271,7 +276,7 @@ fn written_numbers(source: &str, tokens: Vec<Token>) -> Vec<Token> {
             .is_some_and(|n| digits(n) && separator(&tokens[j], n) == sep);
         if j > i && !followed {
             let norm: String = tokens[i..=j].iter().map(|t| t.norm.as_str()).collect();
-            out.push(number(first.start, tokens[j].end, norm));
+            out.push(Token::spanning(first.start, tokens[j].end, norm));
             i = j + 1;
             continue;
         }
@@ -286,7 +291,7 @@ fn written_numbers(source: &str, tokens: Vec<Token>) -> Vec<Token> {
                     .is_some_and(|m| digits(m) && separator(n, m).is_some())
         });
         if let Some(zeros) = zeros {
-            out.push(number(first.start, zeros.end, first.norm.clone()));
+            out.push(Token::spanning(first.start, zeros.end, first.norm.clone()));
             i += 2;
             continue;
         }
@@ -321,12 +326,7 @@ fn join_initials(source: &str, tokens: Vec<Token>) -> Vec<Token> {
         let run = j - i + 1;
         if run >= 3 || run == 2 && dotted(&tokens[j]) {
             let norm: String = tokens[i..=j].iter().map(|t| t.norm.as_str()).collect();
-            out.push(Token {
-                start: tokens[i].start,
-                end: tokens[j].end,
-                stem: stem(&norm),
-                norm,
-            });
+            out.push(Token::spanning(tokens[i].start, tokens[j].end, norm));
             i = j + 1;
         } else {
             out.push(tokens[i].clone());

@@ -522,12 +522,7 @@ fn number_value(t: &Token) -> Option<u64> {
 
 /// A token spanning `tokens[from..to]` in the source, with this norm.
 fn spanning(tokens: &[Token], from: usize, to: usize, norm: String) -> Token {
-    Token {
-        start: tokens[from].start,
-        end: tokens[to - 1].end,
-        stem: norm.clone(),
-        norm,
-    }
+    Token::spanning(tokens[from].start, tokens[to - 1].end, norm)
 }
 
 /// "forty seven" is one number, 47.
@@ -765,12 +760,7 @@ fn join_runs(
         let run = &tokens[k..end];
         if !run.is_empty() && one_word(run) {
             let word: String = run.iter().filter_map(&piece).collect();
-            out.push(Token {
-                start: run[0].start,
-                end: run[run.len() - 1].end,
-                stem: text::stem(&word),
-                norm: word,
-            });
+            out.push(spanning(run, 0, run.len(), word));
             k = end;
         } else {
             out.push(tokens[k].clone());
