@@ -202,19 +202,7 @@ const FUNCTION_WORDS: &[(&str, &[&str])] = &[
 /// The language of the screen's words (`"de"`, `"fr"`, …), or `None` when too few small words
 /// say it. English wins ties: a glossary is only for screens that are clearly not English.
 pub fn of(observation: &Observation) -> Option<&'static str> {
-    let mut seen = HashSet::new();
-    let texts = std::iter::once(observation.title.as_str())
-        .chain(observation.elements.iter().map(|e| e.label.as_str()))
-        .chain(
-            observation
-                .elements
-                .iter()
-                .map(|e| e.context.as_str())
-                .filter(|c| seen.insert(*c)),
-        );
-    if let Some(language) = of_script(texts) {
-        return Some(language);
-    }
+    // The title, every label and each row's words once.
     let mut seen_contexts = HashSet::new();
     let mut texts = vec![observation.title.as_str()];
     for e in &observation.elements {
@@ -223,14 +211,14 @@ pub fn of(observation: &Observation) -> Option<&'static str> {
             texts.push(e.context.as_str());
         }
     }
+    if let Some(language) = of_script(texts.iter().copied()).or_else(|| of_marks(&texts)) {
+        return Some(language);
+    }
     let words: Vec<String> = texts
         .iter()
         .flat_map(|t| text::tokens(t))
         .map(|t| t.norm)
         .collect();
-    if let Some(language) = of_marks(&texts) {
-        return Some(language);
-    }
     let english = !marked_letters(&texts);
     of_words_unless(words.iter().map(String::as_str), english)
 }
