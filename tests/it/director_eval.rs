@@ -92,6 +92,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // the Korean says); "find me a dentist" types into the search field.
     "socialcommerce-tmon.jsonl",
     "healthservices-eklinika.jsonl",
+    // Batch 41 (docs/batch41-first-run.md): first run, two wrong targets and an acted-instead
+    // case on the Bugzilla page.
+    "bugtracker-rproject.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -246,6 +249,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("pricecompare-smartprix.jsonl", 8, 0, 0),
     ("optician-vsezaoci.jsonl", 3, 0, 0),
     ("diy-krauta.jsonl", 3, 0, 0),
+    // Batch 41 (docs/batch41-first-run.md): first scored 3/2/1, 4/0/0, 4/0/0.
+    ("bugtracker-rproject.jsonl", 3, 2, 1),
+    ("appointment-dgt.jsonl", 4, 0, 0),
+    ("newsportal-xinhua.jsonl", 4, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
