@@ -1422,6 +1422,51 @@ pub const ACTIVATE_VERBS: &[&str] = &[
     "narrow",
 ];
 
+/// Verbs that ask to see something: "show me the changes", "view the log".
+pub const VIEW_VERBS: &[&str] = &["show", "view", "see", "display", "read", "list", "browse"];
+
+/// A label's first word that changes, sends or removes something ("Save Changes", "Delete
+/// comment", "Absenden"): such a control shows nothing (English, German, French, Spanish;
+/// folded).
+pub const CHANGE_VERBS: &[&str] = &[
+    "save",
+    "submit",
+    "send",
+    "post",
+    "publish",
+    "delete",
+    "remove",
+    "buy",
+    "purchase",
+    "pay",
+    "donate",
+    "confirm",
+    "apply",
+    "discard",
+    "reset",
+    "speichern",
+    "absenden",
+    "senden",
+    "loschen",
+    "entfernen",
+    "kaufen",
+    "bezahlen",
+    "bestatigen",
+    "enregistrer",
+    "envoyer",
+    "supprimer",
+    "acheter",
+    "payer",
+    "confirmer",
+    "guardar",
+    "enviar",
+    "eliminar",
+    "borrar",
+    "comprar",
+    "pagar",
+    "confirmar",
+];
+
 /// Verbs that set an on/off state: they prefer checkboxes, switches, radios.
 pub const TOGGLE_VERBS: &[&str] = &[
     "tick", "untick", "check", "uncheck", "toggle", "turn", "switch", "enable", "disable", "mark",

@@ -1804,9 +1804,34 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         &tally,
         &mut scores,
     );
+    sees_no_change(reading, screen.structure, &mut scores);
     apply_ordinals(reading, screen.structure, &mut scores);
     apply_relative(reading, screen, &mut scores);
     scores
+}
+
+/// "show me the changes" asks to see something: a control whose label begins with a verb that
+/// changes, sends or removes ("Save Changes", "Delete comment") shows nothing, whatever else
+/// its label shares with the request, unless the request says that verb too.
+fn sees_no_change(reading: &Reading<'_>, structure: &Structure, scores: &mut [f32]) {
+    let views = reading.verb == Verb::Activate
+        && reading
+            .tokens
+            .get(reading.begin)
+            .is_some_and(|t| lexicon::is_in(lexicon::VIEW_VERBS, &t.norm));
+    if !views {
+        return;
+    }
+    for (score, f) in scores.iter_mut().zip(&structure.facts) {
+        let Some(first) = f.label.first() else {
+            continue;
+        };
+        let changes = lexicon::is_in(lexicon::CHANGE_VERBS, &first.norm)
+            && !reading.tokens.iter().any(|t| t.stem == first.stem);
+        if changes {
+            *score *= 0.3;
+        }
+    }
 }
 
 /// One element's score for the reading, in [0, 1]; 0 when a hard constraint excludes it.
@@ -3622,6 +3647,24 @@ mod tests {
             elements,
             ..Observation::default()
         }
+    }
+
+    /// "show me the changes" asks to see them: "Save Changes" saves and shows nothing, whatever
+    /// word it shares with the request. Said with its own verb, it is the control.
+    #[test]
+    fn a_view_verb_never_clicks_a_control_that_changes() {
+        let obs = Observation {
+            elements: vec![
+                el("h", "link", "History", "Modified: 2010-12-26 (History)"),
+                el("s", "button", "Save Changes", "Comment Preview"),
+                el("d", "button", "Delete comment", "Comment by Ana"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "show me the changes"), None);
+        assert_eq!(clicked(&obs, "view the comment"), None);
+        assert_eq!(clicked(&obs, "save the changes").as_deref(), Some("s"));
+        assert_eq!(clicked(&obs, "show me the history").as_deref(), Some("h"));
     }
 
     /// "tick" and "untick" are said only of a checkbox: a button whose label names the thing
