@@ -210,6 +210,15 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                         return ActionKind::Reason;
                     }
                 }
+                // "go back to the search results": a control that names them, or else back.
+                if reading.returns {
+                    let top = score_elements(reading, screen, ActionKind::Click)
+                        .into_iter()
+                        .fold(0.0f32, f32::max);
+                    if top < 0.5 {
+                        return ActionKind::Back;
+                    }
+                }
                 // "how do I contact customs": the link the rest names is where the answer is;
                 // a button that acts is not, and a weak match is no answer.
                 if reading.asks_way && !answered_by_link(reading, screen) {
@@ -1128,6 +1137,18 @@ fn destination_weight(unsaid: bool) -> f32 {
         DESTINATION_WEIGHT
     } else {
         0.0
+    }
+}
+
+/// How much a word met in a control's description says the control is that thing: a tooltip
+/// ("Toggle comment display") or a title (the next paper's, on a "Next" link) names it; a word
+/// inside a paragraph of help text, over 20 words (a field's explanation, "When searching,
+/// selecting the option All only finds…"), only mentions it.
+fn description_weight(description: &[Token]) -> f32 {
+    if description.len() > 20 {
+        0.5
+    } else {
+        0.9
     }
 }
 
@@ -2292,7 +2313,7 @@ fn score_element<'s>(
             .max(described)
             .max(searches)
             .max(home)
-            .max(head_desc[k] * 0.9)
+            .max(head_desc[k] * description_weight(&f.description))
             .max(head_dest[k] * destination_weight(scene.head_unsaid[k]))
             .max(gloss_strength(head_gloss[k]));
         // "show the raw text" beside a toolbar's "raw": the row's "raw" is that control's
@@ -3647,6 +3668,41 @@ mod tests {
             elements,
             ..Observation::default()
         }
+    }
+
+    /// "go back to the search results" is the way back to them: a control that names them,
+    /// else the browser's back, never a control that only mentions searching in its help text.
+    #[test]
+    fn going_back_to_a_page_is_its_link_or_back() {
+        let decided = |obs: &Observation, text: &str| {
+            let snapshot = crate::director::Snapshot {
+                observation: Some(obs.clone()),
+                ..Default::default()
+            };
+            match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
+                crate::director::Decision::Execute(plan) => Some(plan.action),
+                _ => None,
+            }
+        };
+        let mut help = el("h", "link", "Hardware:", "Hardware: x86 Windows");
+        help.description = "The hardware platform the bug was observed on. Note: When searching, \
+            selecting the option All only finds bugs whose value for this field is literally \
+            the word All."
+            .to_string()
+            .into();
+        let mut obs = Observation {
+            elements: vec![help, el("s", "button", "Save Changes", "Comment Preview")],
+            ..Observation::default()
+        };
+        let back = Some(crate::director::Action::Back);
+        assert_eq!(decided(&obs, "go back to the search results"), back);
+        assert_eq!(decided(&obs, "take me back to the results"), back);
+        obs.elements
+            .push(el("r", "link", "Back to search results", "Bug 14414"));
+        assert_eq!(
+            clicked(&obs, "go back to the search results").as_deref(),
+            Some("r")
+        );
     }
 
     /// "show me the changes" asks to see them: "Save Changes" saves and shows nothing, whatever

@@ -52,6 +52,9 @@ pub struct Reading<'s> {
     /// a thing the site offers. A link the rest names is the page with the answer; a control
     /// that acts never is (asking how is not asking to do it). Otherwise it is reasoned.
     pub asks_way: bool,
+    /// "go back to the search results", "return to the list": a way back to a page. A control
+    /// that names it is the way; when none does, it is the browser's back.
+    pub returns: bool,
 }
 
 /// A target named by where it sits relative to another element.
@@ -270,6 +273,7 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         locates: false,
         asks_about: false,
         asks_way: false,
+        returns: false,
     };
     let located = locating(&reading.tokens[begin..]);
     let way = if located == 0 {
@@ -296,6 +300,7 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         return reading;
     }
     reading.fill = (w.len() >= 2).then_some(begin..reading.tokens.len());
+    reading.returns = returns(&w);
     if let Some(cue) = global_cue(source, &w) {
         reading.cue = cue;
         // "compare the editions": a reasoning verb's words may still be a control's name
@@ -1003,6 +1008,18 @@ fn global_cue(source: &str, w: &[&str]) -> Option<Cue> {
         return Some(Cue::Back);
     }
     None
+}
+
+/// "go back to the search results", "take me back to the list", "return to the results": a
+/// way back to a named page (the words after "to").
+fn returns(w: &[&str]) -> bool {
+    let rest = match w {
+        ["go" | "get" | "head" | "navigate" | "jump", "back", rest @ ..] => rest,
+        ["take" | "bring" | "get", "me" | "us", "back", rest @ ..] => rest,
+        ["return" | "back", rest @ ..] => rest,
+        _ => return false,
+    };
+    matches!(rest, ["to", _, ..])
 }
 
 /// A field of one's own and its value joined by "as": "put my name in as Ana Novak", "enter our
@@ -1749,6 +1766,23 @@ mod tests {
                 want.map(|(side, words)| (side, words.to_string())),
                 "{said}"
             );
+        }
+    }
+
+    #[test]
+    fn a_way_back_names_the_page() {
+        let table = [
+            ("go back to the search results", true),
+            ("take me back to the list of bugs", true),
+            ("return to the results", true),
+            ("back to the RPG section", true),
+            ("go back", false),
+            ("go to the search results", false),
+            ("return this item", false),
+            ("go back to", false),
+        ];
+        for (said, want) in table {
+            assert_eq!(read(said).returns, want, "{said}");
         }
     }
 
