@@ -1826,9 +1826,43 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
         &mut scores,
     );
     sees_no_change(reading, screen.structure, &mut scores);
+    points_at_nothing(reading, screen.structure, &mut scores);
     apply_ordinals(reading, screen.structure, &mut scores);
     apply_relative(reading, screen, &mut scores);
     scores
+}
+
+/// "hide that", "delete this": the verb is all that is said, and "this" or "that" points at
+/// something the person sees. A control whose label names its own object besides the verb
+/// ("Hide Obsolete", "Delete account") may be another thing than the one meant: asked about,
+/// not clicked. One that is the verb alone ("Hide", "Like", "Up vote" for "upvote") is the
+/// verb's control. "it" is the page's own thing ("print it" on a recipe is "Print Recipe").
+fn points_at_nothing(reading: &Reading<'_>, structure: &Structure, scores: &mut [f32]) {
+    let Verb::Specific { tokens: verb, .. } = &reading.verb else {
+        return;
+    };
+    let rest = &reading.tokens[verb.end.min(reading.tokens.len())..];
+    let demonstrative = |t: &Token| matches!(t.norm.as_str(), "this" | "that");
+    let pointed = rest.iter().any(demonstrative)
+        && rest.iter().all(|t| demonstrative(t) || t.norm == "please");
+    if !pointed || verb.start < reading.begin {
+        return;
+    }
+    let said = &reading.tokens[verb.clone()];
+    let joined: String = said.iter().map(|t| t.norm.as_str()).collect();
+    for (score, f) in scores.iter_mut().zip(&structure.facts) {
+        let label: String = f.label.iter().map(|t| t.norm.as_str()).collect();
+        let own_object = label != joined
+            && f.label.iter().any(|w| {
+                w.norm.chars().count() >= 3
+                    && w.norm.chars().all(char::is_alphabetic)
+                    && !lexicon::is_in(lexicon::STOPWORDS, &w.norm)
+                    && !said.iter().any(|v| pair_match(v, w) >= 0.7)
+            });
+        if own_object {
+            *score *= 0.45;
+        }
+    }
 }
 
 /// "show me the changes" asks to see something: a control whose label begins with a verb that
@@ -3668,6 +3702,29 @@ mod tests {
             elements,
             ..Observation::default()
         }
+    }
+
+    /// "delete this" names no object: "Delete account" names its own and may be another thing
+    /// than the one meant, so it is asked about; a control that is the verb alone is clicked.
+    #[test]
+    fn a_verb_said_of_this_clicks_only_its_own_control() {
+        let mut obs = Observation {
+            elements: vec![
+                el("a", "button", "Delete account", "Settings"),
+                el("o", "link", "Hide Obsolete", "Attachments"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "delete this"), None);
+        assert_eq!(clicked(&obs, "hide that"), None);
+        assert_eq!(clicked(&obs, "delete my account").as_deref(), Some("a"));
+        obs.elements
+            .push(el("h", "button", "Hide", "Comment by Ana"));
+        assert_eq!(clicked(&obs, "hide that").as_deref(), Some("h"));
+        // "it" is the page's own thing: "Print Recipe" on a recipe.
+        obs.elements
+            .push(el("p", "button", "Print Recipe", "Lentil soup"));
+        assert_eq!(clicked(&obs, "print it").as_deref(), Some("p"));
     }
 
     /// "go back to the search results" is the way back to them: a control that names them,
