@@ -1425,47 +1425,34 @@ pub const ACTIVATE_VERBS: &[&str] = &[
 /// Verbs that ask to see something: "show me the changes", "view the log".
 pub const VIEW_VERBS: &[&str] = &["show", "view", "see", "display", "read", "list", "browse"];
 
-/// A label's first word that changes, sends or removes something ("Save Changes", "Delete
-/// comment", "Absenden"): such a control shows nothing (English, German, French, Spanish;
-/// folded).
-pub const CHANGE_VERBS: &[&str] = &[
+/// A label's first word that changes something without being past undoing ("Save Changes",
+/// "Remove filter", "Speichern"; English, German, French, Spanish; folded). With
+/// [`CANNOT_BE_UNDONE`]'s words these are the controls [`changes_something`] names.
+const CHANGE_VERBS: &[&str] = &[
     "save",
     "submit",
-    "send",
     "post",
     "publish",
-    "delete",
     "remove",
-    "buy",
-    "purchase",
-    "pay",
-    "donate",
     "confirm",
     "apply",
     "discard",
     "reset",
     "speichern",
     "absenden",
-    "senden",
-    "loschen",
     "entfernen",
-    "kaufen",
-    "bezahlen",
     "bestatigen",
     "enregistrer",
-    "envoyer",
-    "supprimer",
-    "acheter",
-    "payer",
     "confirmer",
     "guardar",
-    "enviar",
-    "eliminar",
-    "borrar",
-    "comprar",
-    "pagar",
     "confirmar",
 ];
+
+/// A label that begins with `first` changes, sends or removes something ("Save Changes",
+/// "Delete comment", "Absenden"): such a control shows nothing.
+pub fn changes_something(first: &str) -> bool {
+    is_in(CHANGE_VERBS, first) || is_in(CANNOT_BE_UNDONE, first)
+}
 
 /// Verbs that set an on/off state: they prefer checkboxes, switches, radios.
 pub const TOGGLE_VERBS: &[&str] = &[

@@ -202,22 +202,12 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                     return ActionKind::Reason;
                 }
                 // "where's the privacy policy": shown when the screen has it, else reasoned.
-                if reading.locates {
-                    let top = score_elements(reading, screen, ActionKind::Click)
-                        .into_iter()
-                        .fold(0.0f32, f32::max);
-                    if top < 0.5 {
-                        return ActionKind::Reason;
-                    }
+                if reading.locates && best_click(reading, screen) < 0.5 {
+                    return ActionKind::Reason;
                 }
                 // "go back to the search results": a control that names them, or else back.
-                if reading.returns {
-                    let top = score_elements(reading, screen, ActionKind::Click)
-                        .into_iter()
-                        .fold(0.0f32, f32::max);
-                    if top < 0.5 {
-                        return ActionKind::Back;
-                    }
+                if reading.returns && best_click(reading, screen) < 0.5 {
+                    return ActionKind::Back;
                 }
                 // "how do I contact customs": the link the rest names is where the answer is;
                 // a button that acts is not, and a weak match is no answer.
@@ -240,6 +230,13 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
             ActionKind::Click
         }
     }
+}
+
+/// The best score any element has as the target of a click.
+fn best_click(reading: &Reading<'_>, screen: Screen<'_>) -> f32 {
+    score_elements(reading, screen, ActionKind::Click)
+        .into_iter()
+        .fold(0.0f32, f32::max)
 }
 
 /// Words ending in "est" that are not superlatives.
@@ -1881,7 +1878,7 @@ fn sees_no_change(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
         let Some(first) = f.label.first() else {
             continue;
         };
-        let changes = lexicon::is_in(lexicon::CHANGE_VERBS, &first.norm)
+        let changes = lexicon::changes_something(&first.norm)
             && !reading.tokens.iter().any(|t| t.stem == first.stem);
         if changes {
             *score *= 0.3;
@@ -3731,16 +3728,6 @@ mod tests {
     /// else the browser's back, never a control that only mentions searching in its help text.
     #[test]
     fn going_back_to_a_page_is_its_link_or_back() {
-        let decided = |obs: &Observation, text: &str| {
-            let snapshot = crate::director::Snapshot {
-                observation: Some(obs.clone()),
-                ..Default::default()
-            };
-            match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
-                crate::director::Decision::Execute(plan) => Some(plan.action),
-                _ => None,
-            }
-        };
         let mut help = el("h", "link", "Hardware:", "Hardware: x86 Windows");
         help.description = "The hardware platform the bug was observed on. Note: When searching, \
             selecting the option All only finds bugs whose value for this field is literally \
@@ -3752,8 +3739,8 @@ mod tests {
             ..Observation::default()
         };
         let back = Some(crate::director::Action::Back);
-        assert_eq!(decided(&obs, "go back to the search results"), back);
-        assert_eq!(decided(&obs, "take me back to the results"), back);
+        assert_eq!(executed(&obs, "go back to the search results"), back);
+        assert_eq!(executed(&obs, "take me back to the results"), back);
         obs.elements
             .push(el("r", "link", "Back to search results", "Bug 14414"));
         assert_eq!(
@@ -6017,16 +6004,21 @@ mod tests {
     }
 
     /// The element a typed request clicks, through the whole Director (`None` for anything else).
-    fn clicked(obs: &Observation, text: &str) -> Option<String> {
+    /// The action a typed request executes through the whole Director, if it executes one.
+    fn executed(obs: &Observation, text: &str) -> Option<crate::director::Action> {
         let snapshot = crate::director::Snapshot {
             observation: Some(obs.clone()),
             ..Default::default()
         };
         match crate::director::decide(&Envelope::typed("t", text), &snapshot, &LocalDecider) {
-            crate::director::Decision::Execute(plan) => match plan.action {
-                crate::director::Action::Click { target } => Some(target),
-                _ => None,
-            },
+            crate::director::Decision::Execute(plan) => Some(plan.action),
+            _ => None,
+        }
+    }
+
+    fn clicked(obs: &Observation, text: &str) -> Option<String> {
+        match executed(obs, text)? {
+            crate::director::Action::Click { target } => Some(target),
             _ => None,
         }
     }
