@@ -92,6 +92,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // the Korean says); "find me a dentist" types into the search field.
     "socialcommerce-tmon.jsonl",
     "healthservices-eklinika.jsonl",
+    // Batch 42 (docs/batch42-first-run.md): first run, nothing changed for it yet.
+    "factcheck-politifact.jsonl",
+    "ipfirm-lhpat.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -251,6 +254,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("bugtracker-rproject.jsonl", 6, 0, 0),
     ("appointment-dgt.jsonl", 4, 0, 0),
     ("newsportal-xinhua.jsonl", 4, 0, 0),
+    // Batch 42 (docs/batch42-first-run.md): first run.
+    ("factcheck-politifact.jsonl", 6, 0, 1),
+    ("ipfirm-lhpat.jsonl", 4, 1, 0),
+    ("parenting-comoeducarseusfilhos.jsonl", 5, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
