@@ -205,8 +205,12 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                 if reading.locates && best_click(reading, screen) < 0.5 {
                     return ActionKind::Reason;
                 }
-                // "go back to the search results": a control that names them, or else back.
-                if reading.returns && best_click(reading, screen) < 0.5 {
+                // "go back to the search results": a control that names them, or else back;
+                // not while a control's name is unread (it may be the page said).
+                if reading.returns
+                    && best_click(reading, screen) < 0.5
+                    && !screen.structure.facts.iter().any(unread)
+                {
                     return ActionKind::Back;
                 }
                 // "how do I contact customs": the link the rest names is where the answer is;
@@ -230,6 +234,16 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
             ActionKind::Click
         }
     }
+}
+
+/// A control whose name the words said cannot meet: written only in another script (no Latin
+/// letter or digit in it) and not glossed ("ブログ" without a Japanese glossary).
+fn unread(f: &observation::ElementFacts) -> bool {
+    f.class != RoleClass::Static
+        && f.glosses.is_empty()
+        && f.label.iter().any(|t| t.norm.chars().any(char::is_alphabetic))
+        // Labels are folded: a Latin letter is an ASCII one.
+        && f.label.iter().all(|t| !t.norm.chars().any(|c| c.is_ascii_alphanumeric()))
 }
 
 /// The best score any element has as the target of a click.
@@ -3747,6 +3761,51 @@ mod tests {
             clicked(&obs, "go back to the search results").as_deref(),
             Some("r")
         );
+        // A link named in a script the words cannot meet may be the page said: not back.
+        let mut menu = Observation {
+            elements: vec![
+                el("h", "link", "HOME", "HOME ブログ"),
+                el("b", "link", "ブログ", "HOME ブログ"),
+            ],
+            ..Observation::default()
+        };
+        assert_ne!(executed(&menu, "back to the blog"), back);
+        // Glossed, it is read: "blog" is its name.
+        menu.glosses = glossed("ja", &[("ブログ", "blog")]);
+        assert_eq!(clicked(&menu, "back to the blog").as_deref(), Some("b"));
+        menu.glosses = glossed("ja", &[("ブログ", "weblog")]);
+        assert_eq!(executed(&menu, "back to the blog"), back);
+    }
+
+    /// A control drawn as a phone number calls it; a button drawn as the letter X closes. A
+    /// date is no phone number, and a link "X" is the network.
+    #[test]
+    fn a_phone_number_calls_and_an_x_button_closes() {
+        let obs = Observation {
+            elements: vec![
+                el("p", "link", "03-5829-8082", "受付時間 03-5829-8082"),
+                el("d", "link", "2016-12-01", "by Lighthouse 2016-12-01"),
+                el(
+                    "x",
+                    "button",
+                    "X",
+                    "X Notice Your privacy is important to us.",
+                ),
+                el("t", "link", "X", "Follow us: Facebook X"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&obs, "call the office").as_deref(), Some("p"));
+        let dated = Observation {
+            elements: obs.elements[1..].to_vec(),
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&dated, "call the office"), None);
+        assert_eq!(
+            clicked(&obs, "close the privacy notice").as_deref(),
+            Some("x")
+        );
+        assert_eq!(clicked(&obs, "dismiss this").as_deref(), Some("x"));
     }
 
     /// "show me the changes" asks to see them: "Save Changes" saves and shows nothing, whatever

@@ -153,7 +153,40 @@ fn label_concepts(e: &Element, label: &[Token]) -> Vec<(usize, std::ops::Range<u
             }
         }
     }
+    // A link or button that says only a phone number calls it ("call the office" on
+    // *03-5829-8082*).
+    if matches!(e.role.as_str(), "link" | "button") && !label.is_empty() && phone_number(&e.label) {
+        if let Some(c) = super::lexicon::concept_named("phone") {
+            concepts.push((c, 0..label.len()));
+        }
+    }
+    // A button drawn as the letter X is a close button (a link "X" may be the network X).
+    if e.role == "button" && label.len() == 1 && label[0].norm == "x" {
+        if let Some(c) = super::lexicon::concept_named("close") {
+            concepts.push((c, 0..1));
+        }
+    }
     concepts
+}
+
+/// Text that is a telephone number as written: digits (seven to fifteen) with only the signs
+/// numbers are grouped by ("+49 30 1234567", "(03) 5829-8082"); not a date ("12/05/2020") or a
+/// price.
+fn phone_number(text: &str) -> bool {
+    let digits = text.chars().filter(char::is_ascii_digit).count();
+    let groups: Vec<usize> = text
+        .split([' ', '-'])
+        .filter(|g| !g.is_empty())
+        .map(str::len)
+        .collect();
+    let date = matches!(groups.as_slice(), [4, 2, 2] | [2, 2, 4]);
+    !date
+        && (7..=15).contains(&digits)
+        && text
+            .trim()
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '+' | '-' | '(' | ')'))
+        && text.trim().chars().any(|c| matches!(c, ' ' | '-'))
 }
 
 impl Structure {

@@ -891,21 +891,30 @@ pub fn text_to_type(reading: &Reading<'_>, structure: &Structure, index: usize) 
     let span = match (&typing.text, &typing.rest) {
         (Some(span), _) => span.clone(),
         (None, Some(rest)) => {
-            let label = &structure.facts[index].label;
+            // The field's own words said first name it, in any order ("enter my email, ana@…"
+            // into *Insira seu email aqui*; "the username karl" into *Username*), a word said
+            // as two ("user name") too; the text is what follows.
+            let facts = &structure.facts[index];
+            // A small word only after a word of the name ("going to" lisbon).
+            let names = |t: &text::Token, after_name: bool| {
+                facts.label.iter().any(|l| {
+                    l.stem == t.stem
+                        && (after_name
+                            || !super::lexicon::is_in(super::lexicon::STOPWORDS, &l.norm))
+                })
+            };
             let mut start = rest.start;
-            let mut k = 0;
-            while start < rest.end && k < label.len() {
+            while start < rest.end {
                 let t = &reading.tokens[start];
+                let names = |t: &text::Token| names(t, start > rest.start);
                 let joined_next = reading
                     .tokens
                     .get(start + 1)
-                    .map(|n| format!("{}{}", t.norm, n.norm));
-                if t.stem == label[k].stem {
+                    .map(|n| text::Token::synthetic(&format!("{}{}", t.norm, n.norm)));
+                if names(t) {
                     start += 1;
-                    k += 1;
-                } else if joined_next.as_deref() == Some(label[k].norm.as_str()) {
+                } else if joined_next.as_ref().is_some_and(names) && start + 1 < rest.end {
                     start += 2;
-                    k += 1;
                 } else {
                     break;
                 }
@@ -2107,13 +2116,24 @@ mod tests {
         user.states = vec!["editable".into()];
         let mut pass = el("e2", "textbox", "Password", "Login");
         pass.states = vec!["editable".into()];
+        // A field named by one word of its label, out of its order: *Insira seu email aqui*.
+        let mut mail = el("e3", "textbox", "Insira seu email aqui", "Ebook grátis");
+        mail.states = vec!["editable".into()];
+        let mut to = el("e4", "combobox", "Going to", "Leaving from Going to");
+        to.states = vec!["editable".into()];
         let table = [
             ("enter the username karl", "e1", "karl"),
             ("user name is darcy", "e1", "darcy"),
             ("the password is h7q2", "e2", "h7q2"),
+            ("enter my email, ana@example.com", "e3", "ana@example.com"),
+            ("put in my email, ana@example.com", "e3", "ana@example.com"),
+            ("I'm going to lisbon", "e4", "lisbon"),
         ];
         for (text, target, typed) in table {
-            let d = decide(vec![user.clone(), pass.clone()], text);
+            let d = decide(
+                vec![user.clone(), pass.clone(), mail.clone(), to.clone()],
+                text,
+            );
             let want = Action::Type {
                 target: target.into(),
                 text: typed.into(),

@@ -1260,9 +1260,11 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
     if let Some(typing) = as_a_value(reading) {
         return Some(typing);
     }
-    if is_in(lexicon::TYPE_VERBS, first) && !composes {
+    // "put in my email, ana@…", "put down my name as …": putting a value in or down types it.
+    let puts_in = first == "put" && matches!(w.get(1), Some(&"in") | Some(&"down"));
+    if (is_in(lexicon::TYPE_VERBS, first) || puts_in) && !composes {
         let mut start = b + 1;
-        if first == "fill" && w.get(1) == Some(&"in") {
+        if (first == "fill" && w.get(1) == Some(&"in")) || puts_in {
             start += 1;
         }
         if let Some(m) = (start..n).find(|&i| marks_text(&reading.tokens, i)) {
