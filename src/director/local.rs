@@ -171,6 +171,11 @@ pub fn action_of(reading: &Reading<'_>, screen: Option<Screen<'_>>) -> ActionKin
                 ActionKind::Click
             }
             Some(screen) if question_topic(reading, screen).is_some() => ActionKind::Click,
+            // "what about those chain emails" beside *Chain E-mails*: a turn to a thing the
+            // screen names, not a question.
+            Some(screen) if turns_to(reading) && best_click(reading, screen) >= 0.5 => {
+                ActionKind::Click
+            }
             _ => ActionKind::Reason,
         },
         // "leave a comment saying delicious": the words before the marker
@@ -478,6 +483,13 @@ fn names_a_control(reading: &Reading<'_>, screen: Screen<'_>) -> bool {
                 .count()
                 <= 1
     })
+}
+
+/// "what about X", "how about X": the words turn to X.
+fn turns_to(reading: &Reading<'_>) -> bool {
+    let norm = |k: usize| reading.tokens.get(k).map(|t| t.norm.as_str());
+    let b = reading.begin;
+    matches!(norm(b), Some("what" | "how")) && norm(b + 1) == Some("about") && norm(b + 2).is_some()
 }
 
 /// "who sits on the board of directors" beside *Board of Directors*: a question that says every
@@ -3775,6 +3787,37 @@ mod tests {
         assert_eq!(clicked(&menu, "back to the blog").as_deref(), Some("b"));
         menu.glosses = glossed("ja", &[("ブログ", "weblog")]);
         assert_eq!(executed(&menu, "back to the blog"), back);
+    }
+
+    /// "what about X" turns to X: the control that names it, else a question for the planner.
+    #[test]
+    fn what_about_a_thing_on_screen_opens_it() {
+        let obs = Observation {
+            elements: vec![
+                el(
+                    "p",
+                    "link",
+                    "Mike Pence",
+                    "People Donald Trump Mike Pence Chain E-mails",
+                ),
+                el(
+                    "c",
+                    "link",
+                    "Chain E-mails",
+                    "People Donald Trump Mike Pence Chain E-mails",
+                ),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            clicked(&obs, "what about those chain emails").as_deref(),
+            Some("c")
+        );
+        assert_eq!(clicked(&obs, "how about Mike Pence").as_deref(), Some("p"));
+        assert_eq!(
+            executed(&obs, "what about the weather tomorrow"),
+            Some(crate::director::Action::Planner)
+        );
     }
 
     /// A control drawn as a phone number calls it; a button drawn as the letter X closes. A
