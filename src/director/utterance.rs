@@ -383,16 +383,26 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         {
             (&rest[1..], &[][..])
         }
-        // "more from The Office", "more by Prince": the source to see more of is named after
-        // the preposition ("more about the rates" keeps "More" as the control's word).
+        // "more from The Office", "more by Prince", "more posts by this author": the source
+        // to see more of is named after the preposition ("more about the rates" keeps "More"
+        // as the control's word). When it is the author, what there is more of (one word)
+        // says nothing more: the author's page lists it ("more news from the park" is the
+        // news). "More by this" points at no source; "this author" is one.
         Some(p)
             if p + 1 < rest.len()
-                && rest[..p].iter().all(|&i| {
-                    matches!(reading.tokens[i].norm.as_str(), "more" | "some" | "the")
-                })
                 && rest[..p].iter().any(|&i| reading.tokens[i].norm == "more")
                 && matches!(reading.tokens[rest[p]].norm.as_str(), "from" | "by")
-                && !is_in(lexicon::POINTING, &reading.tokens[rest[p + 1]].norm) =>
+                && {
+                    let author = phrase(&reading.tokens, &rest[p + 1..]).kind == Kind::Author;
+                    let other = rest[..p]
+                        .iter()
+                        .filter(|&&i| {
+                            !matches!(reading.tokens[i].norm.as_str(), "more" | "some" | "the")
+                        })
+                        .count();
+                    (other == 0 || (other == 1 && author))
+                        && (author || !is_in(lexicon::POINTING, &reading.tokens[rest[p + 1]].norm))
+                } =>
         {
             (&rest[p + 1..], &[][..])
         }
@@ -2008,6 +2018,15 @@ mod tests {
         assert_eq!(words(&r, &r.head), ["more"]);
         let r = read("load more of these");
         assert!(!words(&r, &r.head).contains(&"these".to_string()));
+        // The author is a source; what there is more of, the author's page lists.
+        for said in ["more posts by this author", "more articles by the author"] {
+            let r = read(said);
+            assert_eq!(r.head.kind, Kind::Author, "{said}");
+            assert!(r.head.content.is_empty(), "{said}");
+        }
+        // A source that is no author: what there is more of is named.
+        let r = read("show me more news from the park");
+        assert!(words(&r, &r.head).contains(&"news".to_string()));
     }
 
     /// "stuff that has subtitles": the relative clause's having or being says nothing; the
