@@ -92,9 +92,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // the Korean says); "find me a dentist" types into the search field.
     "socialcommerce-tmon.jsonl",
     "healthservices-eklinika.jsonl",
-    // Batch 42 (docs/batch42-first-run.md): first run, nothing changed for it yet.
+    // Batch 42 (docs/batch42-first-run.md): "show me the flip flops" clicks *Full Flop* (the
+    // batch asks among No Flip, Half Flip and Full Flop).
     "factcheck-politifact.jsonl",
-    "ipfirm-lhpat.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -254,10 +254,11 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("bugtracker-rproject.jsonl", 6, 0, 0),
     ("appointment-dgt.jsonl", 4, 0, 0),
     ("newsportal-xinhua.jsonl", 4, 0, 0),
-    // Batch 42 (docs/batch42-first-run.md): first run.
-    ("factcheck-politifact.jsonl", 6, 0, 1),
-    ("ipfirm-lhpat.jsonl", 4, 1, 0),
-    ("parenting-comoeducarseusfilhos.jsonl", 5, 0, 0),
+    // Batch 42 (docs/batch42-first-run.md): first scored 6/0/1, 4/1/0, 5/0/0; stop 41 cleared
+    // the Japanese page's wrong target ("back to the blog" went Back beside the unread ブログ).
+    ("factcheck-politifact.jsonl", 8, 0, 1),
+    ("ipfirm-lhpat.jsonl", 6, 0, 0),
+    ("parenting-comoeducarseusfilhos.jsonl", 7, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
