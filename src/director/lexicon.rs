@@ -591,6 +591,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         ],
     ),
     ("email", &["email", "e mail", "mail", "courriel", "correo"]),
+    // What a list is sorted or filtered by ("browse by topic" / *By subject*).
+    (
+        "subject",
+        &["subject", "subjects", "topic", "topics", "theme", "themes"],
+    ),
     (
         "phone",
         &[
@@ -2128,6 +2133,8 @@ mod tests {
             ("Zarejestruj się", "signup"),
             ("Cerca", "search"),
             ("Prezzo", "price"),
+            ("By subject", "subject"),
+            ("Browse topics", "subject"),
         ];
         for (label, concept) in table {
             let id = concept_named(concept).expect(concept);
