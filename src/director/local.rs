@@ -3849,6 +3849,12 @@ mod tests {
             Some("x")
         );
         assert_eq!(clicked(&obs, "dismiss this").as_deref(), Some("x"));
+        // Without the button, the link X (the network) closes nothing.
+        let network = Observation {
+            elements: vec![obs.elements[3].clone()],
+            ..Observation::default()
+        };
+        assert_eq!(clicked(&network, "close the privacy notice"), None);
     }
 
     /// "show me the changes" asks to see them: "Save Changes" saves and shows nothing, whatever

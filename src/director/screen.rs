@@ -906,14 +906,15 @@ pub fn text_to_type(reading: &Reading<'_>, structure: &Structure, index: usize) 
             let mut start = rest.start;
             while start < rest.end {
                 let t = &reading.tokens[start];
-                let names = |t: &text::Token| names(t, start > rest.start);
+                let after_name = start > rest.start;
                 let joined_next = reading
                     .tokens
                     .get(start + 1)
                     .map(|n| text::Token::synthetic(&format!("{}{}", t.norm, n.norm)));
-                if names(t) {
+                if names(t, after_name) {
                     start += 1;
-                } else if joined_next.as_ref().is_some_and(names) && start + 1 < rest.end {
+                } else if joined_next.is_some_and(|j| names(&j, after_name)) && start + 1 < rest.end
+                {
                     start += 2;
                 } else {
                     break;

@@ -383,29 +383,7 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         {
             (&rest[1..], &[][..])
         }
-        // "more from The Office", "more by Prince", "more posts by this author": the source
-        // to see more of is named after the preposition ("more about the rates" keeps "More"
-        // as the control's word). When it is the author, what there is more of (one word)
-        // says nothing more: the author's page lists it ("more news from the park" is the
-        // news). "More by this" points at no source; "this author" is one.
-        Some(p)
-            if p + 1 < rest.len()
-                && rest[..p].iter().any(|&i| reading.tokens[i].norm == "more")
-                && matches!(reading.tokens[rest[p]].norm.as_str(), "from" | "by")
-                && {
-                    let author = phrase(&reading.tokens, &rest[p + 1..]).kind == Kind::Author;
-                    let other = rest[..p]
-                        .iter()
-                        .filter(|&&i| {
-                            !matches!(reading.tokens[i].norm.as_str(), "more" | "some" | "the")
-                        })
-                        .count();
-                    (other == 0 || (other == 1 && author))
-                        && (author || !is_in(lexicon::POINTING, &reading.tokens[rest[p + 1]].norm))
-                } =>
-        {
-            (&rest[p + 1..], &[][..])
-        }
+        Some(p) if names_more_of_a_source(&reading.tokens, &rest, p) => (&rest[p + 1..], &[][..]),
         Some(p) => {
             // "stuff that has subtitles", "the ones which are free": after a relative word,
             // having or being says nothing of the thing; what follows does.
@@ -445,6 +423,28 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
     reading.qualifier = phrase(&reading.tokens, &qualifier);
     reading.relation = relation(&reading.tokens, &rest);
     reading
+}
+
+/// "more from The Office", "more by Prince", "more posts by this author": the source to see
+/// more of is named after the preposition at `p` of `rest` ("more about the rates" keeps "More"
+/// as the control's word). When it is the author, what there is more of (one word) says
+/// nothing more: the author's page lists it ("more news from the park" is the news). "More by
+/// this" points at no source; "this author" is one.
+fn names_more_of_a_source(tokens: &[Token], rest: &[usize], p: usize) -> bool {
+    let norm = |i: usize| tokens[i].norm.as_str();
+    if p + 1 >= rest.len()
+        || !rest[..p].iter().any(|&i| norm(i) == "more")
+        || !matches!(norm(rest[p]), "from" | "by")
+    {
+        return false;
+    }
+    let author = phrase(tokens, &rest[p + 1..]).kind == Kind::Author;
+    let other = rest[..p]
+        .iter()
+        .filter(|&&i| !matches!(norm(i), "more" | "some" | "the"))
+        .count();
+    (other == 0 || (other == 1 && author))
+        && (author || !is_in(lexicon::POINTING, norm(rest[p + 1])))
 }
 
 /// "the link next to print", "the word right after maudlin", "the button to the left of
