@@ -2436,7 +2436,21 @@ fn score_element<'s>(
                 })
         });
     let noun_missed = noun_missed && (!said_in_full || noun_named_elsewhere) && noun_k.is_some();
-    if (!head_hit || noun_missed) && !specific {
+    // "fact checks of Mike Pence": the qualifier says a name of two words or more in full, and
+    // the head says what of it is wanted, which its link leads to; the head meeting nothing in
+    // that label does not make it the wrong kind.
+    let qualifier_names_label = !head_hit && {
+        let meaningful: Vec<&Token> = f
+            .label
+            .iter()
+            .filter(|w| !lexicon::is_in(lexicon::STOPWORDS, &w.norm))
+            .collect();
+        meaningful.len() >= 2
+            && meaningful
+                .iter()
+                .all(|w| qual.iter().any(|q| pair_match(q, w) >= 0.7))
+    };
+    if (!head_hit || noun_missed) && !specific && !qualifier_names_label {
         factor *= 0.5;
     }
     let qual_desc = phrase_match(qual_q, &f.description);
@@ -6393,5 +6407,42 @@ mod tests {
             label: vec![0.5, 0.4],
         });
         assert!(planner(&obs));
+    }
+
+    /// "fact checks of Mike Pence": the qualifier names a link of two words in full, so the
+    /// head ("fact checks", what the link leads to) meeting nothing in it does not rule the link
+    /// out, though "fact checks" half-meets *Health Check*. One word of the name ("fact checks of
+    /// Pence") is not enough.
+    #[test]
+    fn a_qualifier_that_names_a_label_in_full_keeps_it() {
+        let menu = "People Donald Trump Mike Pence Barack Obama Chain E-mails";
+        let obs = Observation {
+            elements: vec![
+                el("t", "link", "Donald Trump", menu),
+                el("p", "link", "Mike Pence", menu),
+                el("o", "link", "Barack Obama", menu),
+                el("c", "link", "Chain E-mails", menu),
+                el("h", "link", "Health Check", "Health Check Facebook Hoaxes"),
+            ],
+            ..Observation::default()
+        };
+        let candidates = asked(&obs, "show me fact checks of Mike Pence");
+        assert_eq!(
+            candidates.first().map(String::as_str),
+            Some("p"),
+            "{candidates:?}"
+        );
+        let one = Screen {
+            observation: &obs,
+            structure: &Structure::of(&obs),
+        };
+        let full = utterance::read("show me fact checks of Mike Pence");
+        let part = utterance::read("show me fact checks of Pence");
+        let full_score = score_elements(&full, one, action_of(&full, None))[1];
+        let part_score = score_elements(&part, one, action_of(&part, None))[1];
+        assert!(
+            full_score > part_score * 1.5,
+            "{full_score} vs {part_score}"
+        );
     }
 }
