@@ -2381,10 +2381,19 @@ fn score_element<'s>(
                 .iter()
                 .any(|&j| j != i && same_row(screen.observation, i, j));
         let head_ctx_k = if neighbours_name { 0.0 } else { head_ctx[k] };
-        let m = own.max(head_ctx_k * head_around);
+        // "the points shopping": Earn points and Use points in the menu the Shopping button
+        // heads; the noun names the menu they are part of.
+        let in_named_menu = k + 1 == head.len()
+            && reading.head.kind == Kind::Plain
+            && scene.head_named[k]
+                .iter()
+                .any(|&j| observation::menu_under(screen.observation, i, j));
+        let menu = if in_named_menu { 0.8 } else { 0.0 };
+        let m = own.max(head_ctx_k * head_around).max(menu);
         head_best[k] = head_best[k].max(m);
         label_content_hit |= own >= 0.7;
-        let fits = own >= 0.7 || head_ctx_k * head_around >= 0.63 && head_around > 0.5;
+        let fits =
+            own >= 0.7 || in_named_menu || head_ctx_k * head_around >= 0.63 && head_around > 0.5;
         if fits {
             head_hit = true;
         }
@@ -6444,5 +6453,53 @@ mod tests {
             full_score > part_score * 1.5,
             "{full_score} vs {part_score}"
         );
+    }
+
+    /// "the points shopping": the items of the menu the Shopping button heads that say
+    /// "points" are what is meant, as much as the button; the noun names their menu. A link
+    /// outside the menu ("Points calculator" under no button) gains nothing.
+    #[test]
+    fn a_menu_named_by_the_noun_holds_its_items() {
+        let menu = "Shopping Earn points Use points";
+        let obs = Observation {
+            elements: vec![
+                el("f", "link", "Flights", "Flights Hotels Shopping"),
+                el("s", "button", "Shopping", menu),
+                el("e", "link", "Earn points", menu),
+                el("u", "link", "Use points", menu),
+                el("c", "link", "Points calculator", "Tools Points calculator"),
+            ],
+            ..Observation::default()
+        };
+        let candidates = sorted(asked(&obs, "take me to the points shopping"));
+        assert!(
+            candidates.contains(&"e".to_string()) && candidates.contains(&"u".to_string()),
+            "{candidates:?}"
+        );
+        assert!(!candidates.contains(&"c".to_string()), "{candidates:?}");
+        // The button's own items are still its own: "the shopping menu" is the button.
+        assert_eq!(
+            clicked(&obs, "open the shopping menu").as_deref(),
+            Some("s")
+        );
+    }
+
+    /// "check in for my flight" is the traveller's check-in, which a control must offer: beside
+    /// only a Flights link it fits nothing; a "Check-in" link takes it.
+    #[test]
+    fn check_in_needs_a_control_that_checks_in() {
+        let bar = "Flights Hotels Holidays";
+        let mut obs = Observation {
+            elements: vec![
+                el("f", "link", "Flights", bar),
+                el("h", "link", "Hotels", bar),
+            ],
+            ..Observation::default()
+        };
+        let said = "check in for my flight to Sydney";
+        assert_eq!(clicked(&obs, said), None);
+        assert!(asked(&obs, said).is_empty());
+        obs.elements.push(el("c", "link", "Check-in", bar));
+        assert_eq!(clicked(&obs, said).as_deref(), Some("c"));
     }
 }

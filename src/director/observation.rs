@@ -735,6 +735,23 @@ pub fn section_under(child: &str, parent: &str) -> bool {
     }
 }
 
+/// An item of the menu a button heads: the button's label opens the group's text (the
+/// "Shopping" button of "Shopping Earn points Use points") and the item, after it, is not a
+/// button itself ("Earn points"). What the menu's name says is what the item is part of.
+pub fn menu_under(observation: &Observation, item: usize, heading: usize) -> bool {
+    let (e, h) = (&observation.elements[item], &observation.elements[heading]);
+    let label = h.label.trim();
+    heading < item
+        && h.role == "button"
+        && e.role != "button"
+        && !label.is_empty()
+        && !e.context.is_empty()
+        && e.context == h.context
+        && e.context
+            .get(..label.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(label))
+}
+
 fn has_dotted_number(context: &str) -> bool {
     let b = context.as_bytes();
     (1..b.len().saturating_sub(1))

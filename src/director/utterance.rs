@@ -1111,7 +1111,11 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
         }
         return used;
     }
-    if is_in(lexicon::ACTIVATE_VERBS, first) || is_in(lexicon::TOGGLE_VERBS, first) {
+    // "check in for my flight", "check in online": the traveller's check-in, a verb of its own
+    // that a control must offer, not a box to tick.
+    let checks_in = first == "check" && w.get(1) == Some(&"in");
+    if (is_in(lexicon::ACTIVATE_VERBS, first) || is_in(lexicon::TOGGLE_VERBS, first)) && !checks_in
+    {
         // "switch to hotels", "switch back to the article" navigate; "switch on dark mode"
         // toggles.
         let navigates = w.get(1) == Some(&"to") || w.get(1..3) == Some(&["back", "to"][..]);
@@ -1147,7 +1151,7 @@ fn verb(reading: &mut Reading<'_>, w: &[&str]) -> usize {
         }
         return used;
     }
-    if !is_in(UI_VERBS, first) {
+    if !is_in(UI_VERBS, first) && !checks_in {
         // A misheard verb is followed by its object ("hyde the story", "upboat this"); a noun
         // that sounds like one is not ("rider number 13").
         let object_follows = w.get(1).is_none_or(|x| {
