@@ -53,13 +53,16 @@ impl Token {
 /// Folds accented Latin letters to their base letter ("Économie" ->
 /// "economie", Polish "Składy" -> "sklady", Czech "řeč" -> "rec", Danish
 /// "kø" -> "ko", Hungarian "több" -> "tobb", Turkish "şimdi" -> "simdi", "ı" -> "i"), so
-/// speech, typing and labels meet; "ß" becomes "ss", "æ" "ae".
+/// speech, typing and labels meet; "ß" becomes "ss", "æ" "ae", Azerbaijani "ə" "e". A
+/// combining accent is dropped: a decomposed "é" (e and U+0301) is "e", and Turkish and
+/// Azerbaijani "İ", which lowercases to "i" and a combining dot, is "i".
 pub fn fold(word: &str) -> String {
     if word.is_ascii() {
         return word.to_string();
     }
+    let combining = |c: char| ('\u{300}'..='\u{36f}').contains(&c);
     let mut out = String::with_capacity(word.len());
-    for c in word.chars().filter(|&c| !is_invisible(c)) {
+    for c in word.chars().filter(|&c| !is_invisible(c) && !combining(c)) {
         match c {
             'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ą' => out.push('a'),
             'ă' | 'ā' => out.push('a'),
@@ -79,7 +82,7 @@ pub fn fold(word: &str) -> String {
             'ς' => out.push('σ'),
             'ğ' => out.push('g'),
             'ď' => out.push('d'),
-            'è' | 'é' | 'ê' | 'ë' | 'ę' | 'ě' => out.push('e'),
+            'è' | 'é' | 'ê' | 'ë' | 'ę' | 'ě' | 'ə' => out.push('e'),
             'ì' | 'í' | 'î' | 'ï' | 'ı' => out.push('i'),
             'ł' => out.push('l'),
             'ñ' | 'ń' | 'ň' => out.push('n'),
@@ -794,6 +797,12 @@ mod tests {
             ("Köp", "kop"),
             ("søg", "sog"),
             ("Æble", "aeble"),
+            // Turkish and Azerbaijani capital dotted I lowercases with a combining dot.
+            ("İmza", "imza"),
+            ("DAXİL", "daxil"),
+            ("xəritəsi", "xeritesi"),
+            // A decomposed accent (e and U+0301), as some keyboards and files write it.
+            ("Cafe\u{301}", "cafe"),
         ];
         for (word, want) in table {
             let t = tokens(word);
