@@ -1622,6 +1622,32 @@ fn says_the_label(f: &crate::director::observation::ElementFacts) -> bool {
             .all(|q| f.description.iter().any(|d| pair_match(q, d) >= 0.9))
 }
 
+/// The words that say the means: a qualifier opened by "with" ("sign in with my ID card"), or
+/// a head opened by "using", "via" or "through" ("log in using Google"); empty otherwise.
+fn means_said<'r>(reading: &'r Reading<'_>) -> Vec<&'r Token> {
+    let means = |t: &Token| matches!(t.norm.as_str(), "with" | "using" | "via" | "through");
+    let small = |t: &Token| matches!(t.norm.as_str(), "my" | "the" | "a" | "an" | "your" | "our");
+    let words = |ids: &[usize]| ids.iter().map(|&i| &reading.tokens[i]).collect::<Vec<_>>();
+    if let Some(&first) = reading.qualifier.content.first() {
+        let opened = reading.tokens[reading.begin..first]
+            .iter()
+            .rev()
+            .find(|t| !small(t))
+            .is_some_and(means);
+        return if opened {
+            words(&reading.qualifier.content)
+        } else {
+            Vec::new()
+        };
+    }
+    match reading.head.content.split_first() {
+        Some((&first, rest)) if means(&reading.tokens[first]) => {
+            words(rest).into_iter().filter(|t| !small(t)).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// Two elements sit in one row: the same context, or one's context holds the other's (a
 /// paste's syntax link before its toolbar: "text 14 KB copy raw …" and "copy raw …").
 fn same_row(observation: &crate::director::observation::Observation, a: usize, b: usize) -> bool {
@@ -2165,8 +2191,24 @@ fn score_element<'s>(
                             "login" | "logout" | "signup" | "contact"
                         )
                 });
+        // "sign in with Asan Imza", "log in using Google": the means said after a sign-in verb
+        // names the control that signs in that way (a method's tab, a provider's button) when
+        // it names all of its label.
+        let by_means = verb_concepts
+            .iter()
+            .any(|c| matches!(lexicon::concept_name(*c), "login" | "signup"))
+            && !unnamed
+            && {
+                let means = means_said(reading);
+                let label = lexicon::content_words(&f.label);
+                !label.is_empty()
+                    && label
+                        .iter()
+                        .all(|w| means.iter().any(|q| pair_match(q, w) >= 0.9))
+            };
         let m = by_word
             .max(by_concept)
+            .max(if by_means { 0.85 } else { 0.0 })
             .max(if goes_to_verb { 0.8 } else { 0.0 })
             .max(if follows_there { 0.85 } else { 0.0 })
             .max(fuller)
@@ -6501,5 +6543,32 @@ mod tests {
         assert!(asked(&obs, said).is_empty());
         obs.elements.push(el("c", "link", "Check-in", bar));
         assert_eq!(clicked(&obs, said).as_deref(), Some("c"));
+    }
+
+    /// "sign in with Asan Imza": the means said after a sign-in verb names the method's tab,
+    /// which says no "sign in" itself. Only a sign-in verb's means: "share it with Anna" does
+    /// not click the link Anna, and the means must name the whole label.
+    #[test]
+    fn a_sign_in_means_names_its_control() {
+        let tabs = "Asan Imza E-Imza Kod Parol";
+        let obs = Observation {
+            elements: vec![
+                el("a", "tab", "Asan Imza", tabs),
+                el("e", "tab", "E-Imza", tabs),
+                el("k", "tab", "Kod Parol", tabs),
+                el("n", "link", "Anna", "Friends Anna"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            clicked(&obs, "I want to sign in with Asan Imza").as_deref(),
+            Some("a")
+        );
+        assert_eq!(
+            clicked(&obs, "log in using kod parol").as_deref(),
+            Some("k")
+        );
+        assert_eq!(clicked(&obs, "share it with Anna"), None);
+        assert_eq!(clicked(&obs, "sign in with asan"), None);
     }
 }
