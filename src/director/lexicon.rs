@@ -596,6 +596,56 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
         "subject",
         &["subject", "subjects", "topic", "topics", "theme", "themes"],
     ),
+    // What a shop or bank advertises as cheaper for now ("current promotions" / *Special
+    // Offers*).
+    (
+        "offers",
+        &[
+            "offer",
+            "offers",
+            "special offers",
+            "deal",
+            "deals",
+            "promotion",
+            "promotions",
+            "promo",
+            "promos",
+            "angebote",
+            "aktionen",
+            "offres",
+            "ofertas",
+            "promociones",
+            "offerte",
+            "promozioni",
+            "aanbiedingen",
+            "promocje",
+            "акции",
+        ],
+    ),
+    // Working for the site's owner ("are they hiring", "jobs" / *Careers*).
+    (
+        "jobs",
+        &[
+            "job",
+            "jobs",
+            "career",
+            "careers",
+            "vacancy",
+            "vacancies",
+            "hiring",
+            "work with us",
+            "work for us",
+            "karriere",
+            "stellenangebote",
+            "emplois",
+            "carrières",
+            "empleo",
+            "empleos",
+            "lavora con noi",
+            "vacatures",
+            "kariera",
+        ],
+    ),
     (
         "phone",
         &[
@@ -2135,6 +2185,13 @@ mod tests {
             ("Prezzo", "price"),
             ("By subject", "subject"),
             ("Browse topics", "subject"),
+            ("Special Offers", "offers"),
+            ("current promotions", "offers"),
+            ("Angebote", "offers"),
+            ("Careers", "jobs"),
+            ("are they hiring", "jobs"),
+            ("Work with us", "jobs"),
+            ("Stellenangebote", "jobs"),
         ];
         for (label, concept) in table {
             let id = concept_named(concept).expect(concept);
