@@ -1382,8 +1382,9 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
             ..Typing::default()
         });
     }
-    // "the password is h7q2", "user name is darcy"
-    let is = (b + 1..n.min(b + 4)).find(|&i| reading.tokens[i].norm == "is")?;
+    // "the password is h7q2", "user name is darcy", "my frequent flyer number is 1923…": a
+    // field's name of up to four words before "is".
+    let is = (b + 1..n.min(b + 5)).find(|&i| reading.tokens[i].norm == "is")?;
     if is + 1 >= n || is_in(UI_VERBS, first) || is_in(lexicon::ACTIVATE_VERBS, first) {
         return None;
     }
@@ -1928,6 +1929,8 @@ mod tests {
             ("look up asyncio here", "asyncio"),
             ("type pyproject.toml in the search box", "pyproject.toml"),
             ("the password is h7q2", "h7q2"),
+            // A field named in four words: "my frequent flyer number is …".
+            ("my frequent flyer number is 1923456789", "1923456789"),
             ("replace oD with done", "done"),
             ("type \"lo-fi beats\" into search", "lo-fi beats"),
             (
