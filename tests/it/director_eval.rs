@@ -95,8 +95,6 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 42 (docs/batch42-first-run.md): "show me the flip flops" clicks *Full Flop* (the
     // batch asks among No Flip, Half Flip and Full Flop).
     "factcheck-politifact.jsonl",
-    // Batch 43 (docs/batch43-first-run.md): first run, nothing changed for it yet.
-    "airline-qantas.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -261,10 +259,12 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("factcheck-politifact.jsonl", 8, 0, 1),
     ("ipfirm-lhpat.jsonl", 6, 0, 0),
     ("parenting-comoeducarseusfilhos.jsonl", 7, 0, 0),
-    // Batch 43 (docs/batch43-first-run.md): first run.
+    // Batch 43 (docs/batch43-first-run.md): first scored 6/0/0, 3/0/0, 8/0/2; stop 42 cleared
+    // the airline page's two acted-instead cases (check-in, the points items of the Shopping
+    // menu), so it is not pending.
     ("bank-cibc.jsonl", 6, 0, 0),
-    ("tax-etaxes.jsonl", 3, 0, 0),
-    ("airline-qantas.jsonl", 8, 0, 2),
+    ("tax-etaxes.jsonl", 4, 0, 0),
+    ("airline-qantas.jsonl", 10, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
