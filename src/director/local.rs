@@ -1622,6 +1622,16 @@ fn says_the_label(f: &crate::director::observation::ElementFacts) -> bool {
             .all(|q| f.description.iter().any(|d| pair_match(q, d) >= 0.9))
 }
 
+/// Every content word of `label` is one of `words` ("Vote" in "submit my vote", "Asan Imza"
+/// in "sign in with Asan Imza"); a label of small words only is named by nothing.
+fn names_in_full(words: &[&Token], label: &[Token]) -> bool {
+    let label = lexicon::content_words(label);
+    !label.is_empty()
+        && label
+            .iter()
+            .all(|w| words.iter().any(|q| pair_match(q, w) >= 0.9))
+}
+
 /// The words that say the means: a qualifier opened by "with" ("sign in with my ID card"), or
 /// a head opened by "using", "via" or "through" ("log in using Google"); empty otherwise.
 fn means_said<'r>(reading: &'r Reading<'_>) -> Vec<&'r Token> {
@@ -2153,13 +2163,7 @@ fn score_element<'s>(
                 .span
                 .iter()
                 .any(|&t| lexicon::is_in(lexicon::POINTING, &reading.tokens[t].norm))
-            && {
-                let label = lexicon::content_words(&f.label);
-                !label.is_empty()
-                    && label
-                        .iter()
-                        .all(|w| head.iter().any(|q| pair_match(q, w) >= 0.9))
-            };
+            && names_in_full(head, &f.label);
         // "follow them on social media", "follow Firefox on Twitter": a link to a social
         // network's page is how one follows there; not one that shares this page.
         let follows_there = verb_concepts
@@ -2198,14 +2202,7 @@ fn score_element<'s>(
             .iter()
             .any(|c| matches!(lexicon::concept_name(*c), "login" | "signup"))
             && !unnamed
-            && {
-                let means = means_said(reading);
-                let label = lexicon::content_words(&f.label);
-                !label.is_empty()
-                    && label
-                        .iter()
-                        .all(|w| means.iter().any(|q| pair_match(q, w) >= 0.9))
-            };
+            && names_in_full(&means_said(reading), &f.label);
         let m = by_word
             .max(by_concept)
             .max(if by_means { 0.85 } else { 0.0 })
