@@ -265,6 +265,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("bank-cibc.jsonl", 6, 0, 0),
     ("tax-etaxes.jsonl", 4, 0, 0),
     ("airline-qantas.jsonl", 10, 0, 0),
+    // Batch 44 (docs/batch44-first-run.md): first run without the glossary.
+    ("library-smartbib.jsonl", 6, 0, 0),
+    ("course-edx.jsonl", 8, 0, 0),
+    ("dating-mingle2.jsonl", 6, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
