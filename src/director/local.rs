@@ -403,6 +403,9 @@ pub fn named_option(reading: &Reading<'_>, screen: Screen<'_>, i: usize) -> Opti
         let rank = (met, at.windows(2).all(|w| w[0] < w[1]));
         match best {
             Some((_, r)) if r > rank => {}
+            // A choice listed twice ("Canada" among the first few and again in its place in
+            // the alphabet) is one choice, not a tie.
+            Some((b, r)) if r == rank && same_words(&options[b], option) => {}
             Some((_, r)) if r == rank => tie = true,
             _ => {
                 best = Some((k, rank));
@@ -415,6 +418,11 @@ pub fn named_option(reading: &Reading<'_>, screen: Screen<'_>, i: usize) -> Opti
             .then(|| said_in_order(reading, screen, from, options))
             .flatten()
     })
+}
+
+/// Two choices that say the same words (folded).
+fn same_words(a: &[Token], b: &[Token]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.norm == y.norm)
 }
 
 /// The one choice whose words, small ones too, were said in its own order after a verb that

@@ -1497,6 +1497,13 @@ mod tests {
                 "Yesterday's Word",
                 "Today's Word Yesterday's Word",
             ),
+            // The common choices first, then all of them: "Canada" is listed twice.
+            list(
+                "country",
+                "Country",
+                "United States",
+                &["United States", "Canada", "Afghanistan", "Canada"],
+            ),
         ];
         let chosen = |text: &str| match decide(wiki.clone(), text) {
             Decision::Execute(p) => match p.action {
@@ -1543,6 +1550,8 @@ mod tests {
             ("sort it from A to Z", Some(("order", "A bis Z"))),
             // "set … to …" names a choice as well as a field to type into.
             ("set the audience to senioren", Some(("group", "Senioren"))),
+            // A choice listed twice is one choice.
+            ("set the country to canada", Some(("country", "Canada"))),
             ("the word from the day before", None),
             ("open the more services dropdown", None),
             ("open the info page", None),
