@@ -341,7 +341,31 @@
       text: (tag === 'IFRAME' || tag === 'FRAME') ? '' : text,
       placeholder: el.getAttribute('placeholder'),
       title: el.getAttribute('title'),
+      beside: besideLabel(el, tag, type),
     });
+  }
+
+  const FIELD_TAGS = ['INPUT', 'SELECT', 'TEXTAREA'];
+
+  /**
+   * The words a person reads as a form field's label when the page's own label points nowhere
+   * (a `<label for>` naming an id no element has, so `label.control` is null and the field has no
+   * accessible name): the broken label right after a radio button or checkbox, or the nearest
+   * broken label before any other field with only fields between ("Date of Birth" before the
+   * month, day and year). A label that labels another control is never taken.
+   */
+  function besideLabel(el, tag, type) {
+    if (!FIELD_TAGS.includes(tag)) return '';
+    const broken = (n) => n && n.tagName === 'LABEL' && !n.control;
+    if (tag === 'INPUT' && (type === 'checkbox' || type === 'radio')) {
+      const next = el.nextElementSibling;
+      return broken(next) ? textOf(next) : '';
+    }
+    for (let n = el.previousElementSibling; n; n = n.previousElementSibling) {
+      if (broken(n)) return textOf(n);
+      if (!FIELD_TAGS.includes(n.tagName)) return '';
+    }
+    return '';
   }
 
   const TEXTLIKE = new Set(['', 'text', 'email', 'url', 'tel', 'search', 'number', 'date', 'datetime-local', 'month', 'week', 'time', 'password']);

@@ -100,6 +100,8 @@
     if (src.nameFromContent) order.push(src.text);
     order.push(src.placeholder, src.title);
     if (!src.nameFromContent) order.push(src.text);
+    // Last: the text of a broken label beside the field (content's besideLabel).
+    order.push(src.beside);
     for (const v of order) {
       const t = pick(v);
       if (t) return truncate(t, LABEL_MAX);

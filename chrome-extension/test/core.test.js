@@ -15,6 +15,10 @@ test('label follows the accessible-name order', () => {
   assert.equal(C.chooseLabel({ text: '  Add  to\ncart ', nameFromContent: true, title: 't' }), 'Add to cart');
   assert.equal(C.chooseLabel({ placeholder: 'Search', text: '' }), 'Search');
   assert.equal(C.chooseLabel({ labelFor: 'Email', placeholder: 'you@example.com' }), 'Email');
+  // A broken label beside the field names it only when nothing else does.
+  assert.equal(C.chooseLabel({ beside: ' Date of  Birth ' }), 'Date of Birth');
+  assert.equal(C.chooseLabel({ placeholder: 'Year', beside: 'Date of Birth' }), 'Year');
+  assert.equal(C.chooseLabel({ labelFor: 'Country', beside: 'Region' }), 'Country');
   assert.equal(C.chooseLabel({ title: 'Close', text: '' , nameFromContent: true}), 'Close');
   assert.equal(C.chooseLabel({}), '');
   assert.ok(C.chooseLabel({ text: 'x'.repeat(500), nameFromContent: true }).length <= C.LABEL_MAX);

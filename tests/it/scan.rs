@@ -424,3 +424,40 @@ fn a_link_is_seen_and_clicked_where_it_shows_not_only_at_its_centre() {
         "{gets:?}"
     );
 }
+
+/// A sign-up form whose `<label for>` attributes name ids its fields do not have (as real ones
+/// do): the accessibility tree names none of the fields, and the scan takes the broken label a
+/// person reads beside each one (after a radio button, before the other fields), never a label
+/// that names another control.
+#[test]
+fn fields_whose_labels_point_nowhere_are_named_by_the_label_beside_them() {
+    let (_sites, d, _b) = setup("/scan/signup.html");
+    let v = seen(&d, say(&d, "type 33101 into the zip code"));
+    assert_eq!(status(&v), "completed", "{v:#}");
+    let named = |role: &str| -> Vec<String> {
+        elements(&v)
+            .into_iter()
+            .filter(|e| e["role"] == role)
+            .map(|e| e["label"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(
+        named("combobox"),
+        ["Date of Birth", "Date of Birth", "Country"],
+        "{v:#}"
+    );
+    assert_eq!(named("radio"), ["Man", "Woman", "Man", "Woman"], "{v:#}");
+    assert_eq!(
+        named("textbox"),
+        // The year field follows the two selects; the field after the zip code has no name of
+        // its own, and the working label before it is the zip code's.
+        ["Email Address", "Date of Birth", "Zip / Postal Code", ""],
+        "{v:#}"
+    );
+    assert_eq!(named("checkbox"), ["I accept the terms"], "{v:#}");
+    let summary = v["operation"]["outcome"]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("Typed \"33101\" into \"Zip / Postal Code\""),
+        "{summary}"
+    );
+}
