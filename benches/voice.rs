@@ -7,11 +7,14 @@
 //!   the machine's load falls on each alike: the encoder window sized to the utterance
 //!   (`audio_ctx`, with the redo on the whole window when it loops), threads, flash attention;
 //!   time per utterance and word error rate for each;
+//! - `prompt`: the initial prompt with no screen (`session::prompt(&[])`, the vocabulary) against
+//!   no prompt: word error over desktop requests and browser commands said by four voices at
+//!   three speeds, half with noise (`CIRCE_BENCH_PROMPT` adds one more prompt to compare);
 //! - `stop`: "stop" said into a live stream (`listen --from`, played in real time) while an
 //!   operation runs → the operation confirmed stopped, through the stop spotter, measured from
 //!   the end of the word in the stream to the hearing that reports the confirmed stop.
 //!
-//! Run with `cargo bench --bench voice [rtf|admission|stop]`. Needs flite, sox, pocketsphinx's
+//! Run with `cargo bench --bench voice [rtf|admission|levers|prompt|stop]`. Needs flite, sox, pocketsphinx's
 //! packages and the Whisper model (scripts/install-whisper; `CIRCE_WHISPER_DIR` or
 //! .models/whisper-tiny.en). `CIRCE_BENCH_VOICE_N` sets the number of utterances or rounds
 //! (default 20). Results: docs/BENCHMARKS.md.
@@ -76,7 +79,7 @@ fn main() {
         .skip(1)
         .find(|a| !a.starts_with('-'))
         .filter(|a| {
-            ["rtf", "admission", "levers", "stop"]
+            ["rtf", "admission", "levers", "prompt", "stop"]
                 .iter()
                 .any(|k| k.contains(a.as_str()))
         });
@@ -97,6 +100,9 @@ fn main() {
     }
     if run("levers") {
         levers(&clips(&COMMANDS, "w"), &COMMANDS);
+    }
+    if run("prompt") {
+        prompt_lever(dir.path());
     }
     if run("admission") {
         admission(
@@ -376,6 +382,145 @@ fn stop(dir: &Path, n: usize) {
         "daemon metrics (cessation: detection -> confirmed): {}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+/// Desktop requests (the seed's sentence and others of its kind, none of them used to choose the
+/// prompt's words) and the browser commands: what the prompt must not make worse.
+const SPOKEN_REQUESTS: [&str; 8] = [
+    "On my desktop, open the notes file I selected, change its heading to Meeting notes, save it, and show it in the file manager.",
+    "Open the report I selected and set its heading to Budget review, then save it.",
+    "On my desktop, change the heading of todo.md to Groceries and show it in the file manager.",
+    "Open the selected file, change its heading to Weekly plan and save it.",
+    "Rename the heading to Project ideas, save the file and reveal it in the file manager.",
+    "On the desktop, open plan.md, change its heading to Launch checklist, and save it.",
+    "search youtube for lo-fi beats",
+    "what's the weather in Ahmedabad",
+];
+
+/// The initial prompt with no screen against the prompt `session::prompt` gives: word error
+/// over the requests and the browser commands, said by flite's voices and espeak-ng, at three
+/// speeds, clean and with noise (the live microphone path's variations, offline).
+fn prompt_lever(dir: &Path) {
+    use circe::voice::session::prompt;
+    let mut prompts = vec![
+        ("no prompt", String::new()),
+        ("session::prompt(no labels)", prompt(&[])),
+    ];
+    // `CIRCE_BENCH_PROMPT`: one more prompt to compare.
+    if let Ok(p) = std::env::var("CIRCE_BENCH_PROMPT") {
+        prompts.push(("CIRCE_BENCH_PROMPT", p));
+    }
+    let mut w = whisper::Whisper::load(&model_dir()).expect("the Whisper model");
+    let said: Vec<&str> = SPOKEN_REQUESTS
+        .iter()
+        .chain(COMMANDS.iter())
+        .copied()
+        .collect();
+    let mut errors = vec![0usize; prompts.len()];
+    let mut desk_errors = vec![0usize; prompts.len()];
+    let (mut words, mut desk_words) = (0, 0);
+    let mut n = 0;
+    for (k, text) in said.iter().enumerate() {
+        for (v, voice) in ["flite:slt", "flite:kal", "flite:awb", "espeak"]
+            .iter()
+            .enumerate()
+        {
+            for (t, tempo) in ["0.9", "1.0", "1.12"].iter().enumerate() {
+                let noisy = (k + v + t) % 2 == 1;
+                let clip = variant(dir, &format!("p{k}-{v}-{t}"), voice, text, tempo, noisy);
+                let samples = audio::parse_wav(&std::fs::read(&clip).unwrap()).unwrap();
+                let segments = vad::segments(&samples, vad::Config::default());
+                let reference = norm(text);
+                words += reference.len();
+                let desk = k < 6;
+                if desk {
+                    desk_words += reference.len();
+                }
+                n += 1;
+                for (i, (name, p)) in prompts.iter().enumerate() {
+                    let mut heard = String::new();
+                    for seg in &segments {
+                        heard.push_str(&w.transcribe(&seg.samples, p).unwrap().text);
+                        heard.push(' ');
+                    }
+                    let e = edits(&reference, &norm(&heard));
+                    errors[i] += e;
+                    if desk {
+                        desk_errors[i] += e;
+                    }
+                    if e > 0 {
+                        println!(
+                            "  {name} [{voice} x{tempo}{}]: {e} | {heard}",
+                            if noisy { " noise" } else { "" }
+                        );
+                    }
+                }
+            }
+        }
+    }
+    for (i, (name, p)) in prompts.iter().enumerate() {
+        println!(
+            "{name} ({p:?}): WER {:.1} % ({}/{words}) over {n} clips; desktop requests {:.1} % ({}/{desk_words})",
+            100.0 * errors[i] as f64 / words as f64,
+            errors[i],
+            100.0 * desk_errors[i] as f64 / desk_words as f64,
+            desk_errors[i],
+        );
+    }
+}
+
+/// `text` said by `voice` ("flite:<voice>" or "espeak"), at `tempo`, 16 kHz, with low white
+/// noise mixed in when `noisy`.
+fn variant(dir: &Path, name: &str, voice: &str, text: &str, tempo: &str, noisy: bool) -> PathBuf {
+    let raw = dir.join(format!("{name}.raw.wav"));
+    let out = dir.join(format!("{name}.wav"));
+    let ok = match voice.strip_prefix("flite:") {
+        Some(v) => Command::new("flite")
+            .args(["-voice", v, "-t", text, "-o"])
+            .arg(&raw)
+            .status(),
+        None => Command::new("espeak-ng")
+            .args(["-v", "en-us", "-s", "160", "-w"])
+            .arg(&raw)
+            .arg(text)
+            .status(),
+    }
+    .expect("flite and espeak-ng");
+    assert!(ok.success());
+    let clean = dir.join(format!("{name}.clean.wav"));
+    let ok = Command::new("sox")
+        .arg(&raw)
+        .args(["-r", "16000", "-c", "1", "-b", "16"])
+        .arg(&clean)
+        .args(["tempo", tempo, "pad", "0.4", "0.6"])
+        .status()
+        .expect("sox");
+    assert!(ok.success());
+    if !noisy {
+        std::fs::rename(&clean, &out).unwrap();
+        return out;
+    }
+    let noise = dir.join(format!("{name}.noise.wav"));
+    let secs = audio::parse_wav(&std::fs::read(&clean).unwrap())
+        .unwrap()
+        .len() as f64
+        / 16_000.0;
+    let ok = Command::new("sox")
+        .args(["-n", "-r", "16000", "-c", "1", "-b", "16"])
+        .arg(&noise)
+        .args(["synth", &format!("{secs:.3}"), "whitenoise", "vol", "0.02"])
+        .status()
+        .expect("sox");
+    assert!(ok.success());
+    let ok = Command::new("sox")
+        .arg("-m")
+        .arg(&clean)
+        .arg(&noise)
+        .arg(&out)
+        .status()
+        .expect("sox");
+    assert!(ok.success());
+    out
 }
 
 /// Words for scoring: lower case, punctuation dropped, hyphens as spaces.

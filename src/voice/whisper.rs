@@ -199,20 +199,27 @@ fn quiet_logs() {
 
 impl Recognizer for Whisper {
     fn recognize(&mut self, samples: &[i16], labels: &[String]) -> anyhow::Result<Recognition> {
-        let prompt = super::session::prompt(labels);
+        self.transcribe(samples, &super::session::prompt(labels))
+    }
+}
+
+impl Whisper {
+    /// Recognise `samples` (16 kHz) with `prompt` as the initial prompt (the session's
+    /// `prompt` of the screen's labels; the voice bench compares prompts through this).
+    pub fn transcribe(&mut self, samples: &[i16], prompt: &str) -> anyhow::Result<Recognition> {
         let mut audio = super::audio::to_f32(samples);
         if audio.len() < MIN_SAMPLES {
             audio.resize(MIN_SAMPLES, 0.0);
         }
         if let Some(margin) = self.options.sized_context {
-            let r = self.decode(&audio, &prompt, audio_ctx(audio.len(), margin))?;
+            let r = self.decode(&audio, prompt, audio_ctx(audio.len(), margin))?;
             if !redo_on_the_whole_window(&r) {
                 return Ok(r);
             }
             self.redone += 1;
             tracing::debug!(text = %r.text, "whisper: the shortened window went wrong; decoding the whole window");
         }
-        self.decode(&audio, &prompt, 0)
+        self.decode(&audio, prompt, 0)
     }
 }
 

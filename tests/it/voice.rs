@@ -333,7 +333,8 @@ fn a_proper_noun_on_screen_is_heard_only_with_the_screens_bias_and_acted_on() {
         !norm(&text(&plain[0])).contains(&"linnmon".to_string()),
         "unbiased recognition already got it: {plain:#?}"
     );
-    assert_eq!(plain[0]["prompt"], "");
+    // No screen: only the words of what Circe does.
+    assert_eq!(plain[0]["prompt"], circe::voice::session::VOCABULARY);
     assert!(sites.actions().is_empty());
     // With the screen's labels as the prompt it does, and the request acts on that product.
     let biased = hear(&d, &said, &["--wait"]);
