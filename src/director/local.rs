@@ -420,6 +420,52 @@ pub fn named_option(reading: &Reading<'_>, screen: Screen<'_>, i: usize) -> Opti
     })
 }
 
+/// The text the grammar fixed as typed ("the password is h7q2": "h7q2").
+fn typed_text<'r>(reading: &'r Reading<'_>) -> Option<&'r str> {
+    reading
+        .typing
+        .as_ref()
+        .and_then(|t| t.text.as_ref())
+        .map(|span| reading.slice(span))
+}
+
+/// The choice of a closed list that typed text is, in full: folded, small words before it left
+/// out ("on the 14th"), a number's ordinal ending too ("14th" is "14"). None when no choice
+/// or two different ones are.
+pub fn typed_choice(typed: Option<&str>, options: &[String]) -> Option<usize> {
+    let typed = typed?;
+    let mut words: Vec<String> = text::tokens(typed).into_iter().map(|t| t.norm).collect();
+    let lead = words
+        .iter()
+        .take_while(|w| lexicon::is_in(lexicon::STOPWORDS, w) && words.len() > 1)
+        .count();
+    words.drain(..lead.min(words.len().saturating_sub(1)));
+    if let [w] = words.as_mut_slice() {
+        for end in ["st", "nd", "rd", "th"] {
+            if let Some(n) = w
+                .strip_suffix(end)
+                .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            {
+                *w = n.to_string();
+            }
+        }
+    }
+    let fold = |o: &str| -> Vec<String> { text::tokens(o).into_iter().map(|t| t.norm).collect() };
+    let mut found: Option<(usize, Vec<String>)> = None;
+    for (k, o) in options.iter().enumerate() {
+        let o = fold(o);
+        if o.is_empty() || o != words {
+            continue;
+        }
+        match &found {
+            Some((_, seen)) if *seen == o => {}
+            Some(_) => return None,
+            None => found = Some((k, o)),
+        }
+    }
+    found.map(|(k, _)| k)
+}
+
 /// Two choices that say the same words (folded).
 fn same_words(a: &[Token], b: &[Token]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.norm == y.norm)
@@ -2014,8 +2060,14 @@ fn score_element<'s>(
     match action {
         ActionKind::Type if f.class != RoleClass::Editable => return 0.0,
         // A closed list (a <select>) takes a choice and a read-only field nothing: never
-        // typed text.
-        ActionKind::Type if !element.accepts_text() => return 0.0,
+        // typed text, unless the text is one of the list's choices ("my birthday is on the
+        // 14th" beside a day list of 1 to 31).
+        ActionKind::Type
+            if !element.accepts_text()
+                && typed_choice(typed_text(reading), &element.options).is_none() =>
+        {
+            return 0.0
+        }
         // Clicking a field is rarely meant, unless the words call it one ("the name field").
         ActionKind::Click
             if f.class == RoleClass::Editable
@@ -2590,6 +2642,12 @@ fn score_element<'s>(
                 explained += 1.0;
                 total += 1.0;
             }
+        }
+        // A value one of a closed list's choices says goes to that list, before any field of
+        // the same name that would take it as free text.
+        if element.is_closed_list() && typed_choice(typed, &element.options).is_some() {
+            explained += 1.0;
+            total += 1.0;
         }
         if !replace.is_empty() {
             let value = text::tokens(f.value.as_deref().unwrap_or(""));
@@ -4279,6 +4337,30 @@ mod tests {
     /// "Option" names radio buttons, check boxes and a list's options ("radio" the first):
     /// "the third search option" counts the radios that say search; on a screen without any,
     /// "options" is a word.
+    #[test]
+    fn typed_text_is_a_choice_only_in_full() {
+        let options: Vec<String> = ["1", "2", "14", "March", "United States", "Canada", "Canada"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let table = [
+            (Some("14"), Some(2)),
+            (Some("on the 14th"), Some(2)),
+            (Some("the 2nd"), Some(1)),
+            (Some("march"), Some(3)),
+            (Some("the United States"), Some(4)),
+            // A choice listed twice is one choice.
+            (Some("Canada"), Some(5)),
+            (Some("United"), None),
+            (Some("14 March"), None),
+            (Some("the"), None),
+            (None, None),
+        ];
+        for (typed, want) in table {
+            assert_eq!(typed_choice(typed, &options), want, "{typed:?}");
+        }
+    }
+
     #[test]
     fn an_option_is_a_radio_button() {
         let scope = "Search this site Search all Rutgers Search People";

@@ -379,6 +379,12 @@ impl Structure {
         if !same_label {
             return false;
         }
+        // A field holds a value of its own: the month, the day and the year under one "Date of
+        // Birth" are three things. (A toggle of one name in one row may be a copy: an
+        // ingredient list drawn twice.)
+        if fa.class == RoleClass::Editable || fb.class == RoleClass::Editable {
+            return false;
+        }
         // Where each goes, when the scan says: the same place is the same thing, whatever
         // row it sits in; two places are two things, whatever their names.
         if ea.destination.is_some() && eb.destination.is_some() {
@@ -1452,6 +1458,18 @@ mod tests {
             ..Observation::default()
         };
         assert!(!Structure::of(&obs).interchangeable(&obs, 0, 1));
+        // Fields of one name in one row hold a value each.
+        let obs = Observation {
+            elements: vec![
+                el("m", "combobox", "Date of Birth", "Date of Birth"),
+                el("d", "combobox", "Date of Birth", "Date of Birth"),
+                el("y", "textbox", "Date of Birth", "Date of Birth"),
+            ],
+            ..Observation::default()
+        };
+        let s = Structure::of(&obs);
+        assert!(!s.interchangeable(&obs, 0, 1));
+        assert!(!s.interchangeable(&obs, 1, 2));
         // Where each goes decides when the scan says it: two "Instagram" links in one row to
         // two accounts are two things; two "Home" links in two rows to one page are one.
         let to = |id: &str, label: &str, context: &str, destination: &str| Element {

@@ -346,6 +346,11 @@ pub fn conclude(
                         }
                         _ => text,
                     };
+                    // A closed list takes the choice the text is, as the list writes it.
+                    let text = match super::local::typed_choice(Some(&text), &element.options) {
+                        Some(k) if element.is_closed_list() => element.options[k].clone(),
+                        _ => text,
+                    };
                     evidence.push(Evidence {
                         heard: text.clone(),
                         role: SpanRole::Text,
@@ -1422,6 +1427,50 @@ mod tests {
             typed(vec![note], "type four into the note").as_deref(),
             Some("four")
         );
+    }
+
+    /// A closed list whose choice the words name is set to that choice (typed, the way a
+    /// A stated value that is one of a closed list's choices is chosen there, as the list writes
+    /// it, before a free field of the same name; the three fields under one "Date of Birth" are
+    /// three things, never merged into one.
+    #[test]
+    fn a_stated_value_that_is_a_choice_goes_to_its_list() {
+        let list = |id: &str, options: &[&str]| {
+            let mut e = el(id, "combobox", "Date of Birth", "Date of Birth");
+            e.value = Some(options[0].into());
+            e.options = options.iter().map(|o| o.to_string()).collect();
+            e
+        };
+        let days: Vec<String> = (1..=31).map(|d| d.to_string()).collect();
+        let days: Vec<&str> = days.iter().map(String::as_str).collect();
+        let mut year = el("y", "textbox", "Date of Birth", "Date of Birth");
+        year.value = Some("1978".into());
+        let form = vec![
+            el("mail", "textbox", "Email Address", ""),
+            list("m", &["January", "February", "March"]),
+            list("d", &days),
+            year,
+            el("join", "button", "Join Now - FREE", ""),
+        ];
+        let typed = |text: &str| match decide(form.clone(), text) {
+            Decision::Execute(p) => match p.action {
+                Action::Type { target, text } => Some((target, text)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let table = [
+            ("my birthday is on the 14th", Some(("d", "14"))),
+            ("my birthday is March", Some(("m", "March"))),
+        ];
+        for (text, want) in table {
+            let got = typed(text);
+            assert_eq!(
+                got.as_ref().map(|(t, x)| (t.as_str(), x.as_str())),
+                want,
+                "{text}"
+            );
+        }
     }
 
     /// A closed list whose choice the words name is set to that choice (typed, the way a

@@ -262,13 +262,17 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     // Batch 43 (docs/batch43-first-run.md): first scored 6/0/0, 3/0/0, 8/0/2; stop 42 cleared
     // the airline page's two acted-instead cases (check-in, the points items of the Shopping
     // menu), so it is not pending.
-    ("bank-cibc.jsonl", 6, 0, 0),
+    // Stop 43: "click on card number" asked between two links where it was counted correct
+    // while the card-number field and the saved-card list of one name were merged as one
+    // thing; fields of one name are now two things (a field holds a value of its own).
+    ("bank-cibc.jsonl", 5, 0, 0),
     ("tax-etaxes.jsonl", 4, 0, 0),
     ("airline-qantas.jsonl", 10, 0, 0),
     // Batch 44 (docs/batch44-first-run.md): first run without the glossary.
     ("library-smartbib.jsonl", 6, 0, 0),
     ("course-edx.jsonl", 8, 0, 0),
-    ("dating-mingle2.jsonl", 6, 0, 0),
+    // Re-captured in stop 43 with the scan that names a field by a broken label beside it.
+    ("dating-mingle2.jsonl", 8, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
