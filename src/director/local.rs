@@ -327,9 +327,22 @@ fn field_at_start(reading: &Reading<'_>, screen: Screen<'_>) -> Option<usize> {
     screen.structure.facts.iter().position(|f| {
         f.class == RoleClass::Editable
             && !f.label.is_empty()
-            && words.len() > f.label.len()
-            && words.iter().zip(&f.label).all(|(a, b)| a.stem == b.stem)
+            && ((words.len() > f.label.len()
+                && words.iter().zip(&f.label).all(|(a, b)| a.stem == b.stem))
+                || names_before_a_number(words, &f.label))
     })
+}
+
+/// "zip code 33101" beside *Zip / Postal Code*: two words or more, each a meaningful word of
+/// the field's label, then a number, the value.
+fn names_before_a_number(words: &[Token], label: &[Token]) -> bool {
+    let Some(value) = words.iter().position(Token::is_number) else {
+        return false;
+    };
+    value >= 2
+        && words[..value].iter().all(|w| {
+            !lexicon::is_in(lexicon::STOPWORDS, &w.norm) && label.iter().any(|l| l.stem == w.stem)
+        })
 }
 
 /// A verbless turn that is a field's label and a value.

@@ -2180,7 +2180,18 @@ mod tests {
         mail.states = vec!["editable".into()];
         let mut to = el("e4", "combobox", "Going to", "Leaving from Going to");
         to.states = vec!["editable".into()];
+        // Named by two of its words, then the number: "zip code 33101".
+        let mut zip = el(
+            "e5",
+            "textbox",
+            "Zip / Postal Code",
+            "Country Zip / Postal Code",
+        );
+        zip.states = vec!["editable".into()];
+        zip.value = Some("".into());
         let table = [
+            ("zip code 33101", "e5", "33101"),
+            ("postal code 33101", "e5", "33101"),
             ("enter the username karl", "e1", "karl"),
             ("user name is darcy", "e1", "darcy"),
             ("the password is h7q2", "e2", "h7q2"),
@@ -2190,7 +2201,13 @@ mod tests {
         ];
         for (text, target, typed) in table {
             let d = decide(
-                vec![user.clone(), pass.clone(), mail.clone(), to.clone()],
+                vec![
+                    user.clone(),
+                    pass.clone(),
+                    mail.clone(),
+                    to.clone(),
+                    zip.clone(),
+                ],
                 text,
             );
             let want = Action::Type {
