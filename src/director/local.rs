@@ -560,12 +560,14 @@ fn turns_to(reading: &Reading<'_>) -> bool {
 }
 
 /// "who sits on the board of directors" beside *Board of Directors*: a question that says every
-/// word of a link's label, two at least, is answered on the page the link opens. Its words that
+/// word of a link's label, two at least, is answered on the page the link opens (a link that
+/// offers more about a topic, by the topic: `more_about`). The whole utterance counts, so
+/// "what is a verified certificate? tell me more" asks about the certificate. Its words that
 /// name such links ("board of directors"), read as a reference; the rest asks about the page
 /// and names nothing. A question about what is shown ("how many likes does this tweet have")
 /// has none.
 fn question_topic<'a>(reading: &Reading<'a>, screen: Screen<'_>) -> Option<Reading<'a>> {
-    let asked = reading.begin..reading.tokens.len();
+    let asked = 0..reading.tokens.len();
     if reading.tokens[asked.clone()]
         .iter()
         .any(|t| lexicon::is_in(lexicon::POINTING, &t.norm))
@@ -574,7 +576,11 @@ fn question_topic<'a>(reading: &Reading<'a>, screen: Screen<'_>) -> Option<Readi
     }
     let mut span: Option<(usize, usize)> = None;
     for f in &screen.structure.facts {
-        let label = lexicon::content_words(&f.label);
+        // "Learn more about the verified Certificate of Achievement" is about its topic: the
+        // words after "about", of which one of three or more may go unsaid.
+        let topic = more_about(&f.label);
+        let label = lexicon::content_words(topic.unwrap_or(&f.label));
+        let may_miss = usize::from(topic.is_some() && label.len() >= 3);
         let meets = |i: usize| {
             label
                 .iter()
@@ -585,12 +591,17 @@ fn question_topic<'a>(reading: &Reading<'a>, screen: Screen<'_>) -> Option<Readi
             .filter(|&i| !lexicon::is_in(lexicon::STOPWORDS, &reading.tokens[i].norm))
             .filter(|&i| meets(i))
             .collect();
+        let unsaid = label
+            .iter()
+            .filter(|w| {
+                !said
+                    .iter()
+                    .any(|&i| says_word(screen, &reading.tokens[i], w))
+            })
+            .count();
         let named = screen.observation.elements[f.index].role == "link"
             && label.len() >= 2
-            && label.iter().all(|w| {
-                said.iter()
-                    .any(|&i| says_word(screen, &reading.tokens[i], w))
-            });
+            && unsaid <= may_miss;
         if let (true, Some(&first), Some(&last)) = (named, said.first(), said.last()) {
             span = Some(span.map_or((first, last), |(a, b)| (a.min(first), b.max(last))));
         }
@@ -600,6 +611,18 @@ fn question_topic<'a>(reading: &Reading<'a>, screen: Screen<'_>) -> Option<Readi
     Some(utterance::read_as_reference(
         &source[reading.tokens[first].start..reading.tokens[last].end],
     ))
+}
+
+/// The topic of a label that offers more about it: "Learn more about X", "Read more about X",
+/// "Find out more about X", "More about X" give X.
+fn more_about(label: &[Token]) -> Option<&[Token]> {
+    let about = label.iter().position(|t| t.norm == "about")?;
+    let lead: Vec<&str> = label[..about].iter().map(|t| t.norm.as_str()).collect();
+    let offers_more = matches!(
+        lead.as_slice(),
+        ["more"] | ["learn", "more"] | ["read", "more"] | ["find", "out", "more"]
+    );
+    (offers_more && about + 1 < label.len()).then(|| &label[about + 1..])
 }
 
 /// Whether the element that best fits a way question's rest ("contact customs") is a link and
@@ -5429,11 +5452,19 @@ mod tests {
             "Management board",
             "Tweet likes",
             "History",
+            "Learn more about the verified Certificate of Achievement",
         ];
         assert_actions(
             &labels,
             &[
                 ("who sits on the board of directors", ActionKind::Click),
+                // A link that offers more about its topic, the topic asked in the sentence
+                // before (one word of three left out).
+                (
+                    "what is a verified certificate? tell me more",
+                    ActionKind::Click,
+                ),
+                ("what is a certificate? tell me more", ActionKind::Reason),
                 ("how many likes does this tweet have", ActionKind::Reason),
                 ("who founded the company", ActionKind::Reason),
                 ("who is on the board", ActionKind::Reason),
