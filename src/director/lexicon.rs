@@ -837,6 +837,11 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "abone ol",
         ],
     ),
+    // Leaving a course or a class: "drop the Spanish class" is its Unenroll.
+    (
+        "unenroll",
+        &["unenroll", "drop", "desinscribir", "desinscribirse"],
+    ),
     // Ending a subscription: never the subscribe concept's words with a prefix.
     (
         "unsubscribe",
@@ -2312,6 +2317,9 @@ mod tests {
         // Ending it is its own concept, not the subscribe concept's word with a prefix.
         assert_eq!(names("Me désabonner"), ["unsubscribe"]);
         assert_eq!(names("Newsletter abbestellen"), ["unsubscribe"]);
+        // Leaving a course: "drop the class" is its Unenroll.
+        assert_eq!(names("Unenroll"), ["unenroll"]);
+        assert_eq!(names("Drop"), ["unenroll"]);
         // "löschen" deletes and clears ("Sucheingabe löschen"); deleting an account stays
         // a step that cannot be undone (CANNOT_BE_UNDONE), confirmed whichever word led to it.
         assert_eq!(names("Konto löschen"), ["delete", "clear", "account"]);
