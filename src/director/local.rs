@@ -446,8 +446,8 @@ fn typed_text<'r>(reading: &'r Reading<'_>) -> Option<&'r str> {
 /// out ("on the 14th"), a number's ordinal ending too ("14th" is "14"). None when no choice
 /// or two different ones are.
 pub fn typed_choice(typed: Option<&str>, options: &[String]) -> Option<usize> {
-    let typed = typed?;
-    let mut words: Vec<String> = text::tokens(typed).into_iter().map(|t| t.norm).collect();
+    let fold = |o: &str| -> Vec<String> { text::tokens(o).into_iter().map(|t| t.norm).collect() };
+    let mut words = fold(typed?);
     let lead = words
         .iter()
         .take_while(|w| lexicon::is_in(lexicon::STOPWORDS, w) && words.len() > 1)
@@ -463,7 +463,6 @@ pub fn typed_choice(typed: Option<&str>, options: &[String]) -> Option<usize> {
             }
         }
     }
-    let fold = |o: &str| -> Vec<String> { text::tokens(o).into_iter().map(|t| t.norm).collect() };
     let mut found: Option<(usize, Vec<String>)> = None;
     for (k, o) in options.iter().enumerate() {
         let o = fold(o);
@@ -2665,9 +2664,7 @@ fn score_element<'s>(
         // An email address goes where an email address is asked for, whatever the field is
         // called ("put jane@example.com in the newsletter box" / "Your Email Address"); in
         // any other field it may still be meant (a search for it).
-        let typed = typing
-            .and_then(|t| t.text.as_ref())
-            .map(|span| reading.slice(span));
+        let typed = typed_text(reading);
         if typed.is_some_and(is_email_address) {
             let email = lexicon::CONCEPTS.iter().position(|(n, _)| *n == "email");
             let asks_for_it = label_concepts
