@@ -326,7 +326,25 @@ pub fn conclude(
                 }
                 _ => None,
             };
+            // "filter by state", "look up opportunities by NAICS code": what follows "by" is how
+            // to search, which a control offers ("Search by Agency, … State, and Type"), not
+            // words to search for.
+            let criterion = match &text {
+                Some(t) if searched_by(&reading) => offered_criterion(t, observation, structure),
+                _ => Vec::new(),
+            };
             match text {
+                Some(_) if let [control] = criterion.as_slice() => {
+                    let target = observation.elements[*control].id.clone();
+                    evidence[0].entity = Some(EntityRef::Element(target.clone()));
+                    plan(Action::Click { target }, evidence, p)
+                }
+                Some(_) if !criterion.is_empty() => {
+                    let share = 1.0 / criterion.len() as f32;
+                    let offered: Vec<(usize, f32)> =
+                        criterion.iter().map(|&i| (i, share)).collect();
+                    clarify(envelope, observation, &offered)
+                }
                 Some(text) if names_another_form_control(&text, observation, structure, index) => {
                     clarify(envelope, observation, &ranked)
                 }
@@ -588,6 +606,55 @@ fn link_named_by(text: &str, observation: &Observation, structure: &Structure) -
             && label.len() <= said.len() + 1
             && said.iter().all(|w| label.contains(w))
     })
+}
+
+/// The words to search for follow "by" ("filter by state", "look up opportunities by NAICS
+/// code"): they may be a way to search rather than words to search for.
+fn searched_by(reading: &Reading<'_>) -> bool {
+    let Some(typing) = reading.typing.as_ref().filter(|t| t.search) else {
+        return false;
+    };
+    let Some(span) = &typing.text else {
+        return false;
+    };
+    let first = reading.tokens.iter().position(|t| t.start == span.start);
+    first.is_some_and(|i| {
+        i > 0
+            && matches!(
+                reading.tokens[i - 1].norm.as_str(),
+                "by" | "nach" | "par" | "por"
+            )
+    })
+}
+
+/// The controls that offer to search by what `text` names: a link or button whose name or
+/// description has "by" and then every meaningful word of `text` ("Search by Classification,
+/// NAICS code, and more" for "NAICS code").
+fn offered_criterion(text: &str, observation: &Observation, structure: &Structure) -> Vec<usize> {
+    use super::lexicon;
+    let said: Vec<String> = lexicon::content_words(&text::tokens(text))
+        .into_iter()
+        .map(|t| t.stem.clone())
+        .collect();
+    if said.is_empty() {
+        return Vec::new();
+    }
+    let after_by = |tokens: &[text::Token]| -> Vec<String> {
+        match tokens.iter().position(|t| t.norm == "by") {
+            Some(k) => tokens[k + 1..].iter().map(|t| t.stem.clone()).collect(),
+            None => Vec::new(),
+        }
+    };
+    (0..observation.elements.len())
+        .filter(|&j| {
+            let facts = &structure.facts[j];
+            matches!(observation.elements[j].role.as_str(), "link" | "button")
+                && [&facts.label, &facts.description].iter().any(|words| {
+                    let offered = after_by(words);
+                    said.iter().all(|w| offered.contains(w))
+                })
+        })
+        .collect()
 }
 
 /// "open their social media page": a kind of network, of which the screen may show several;
@@ -2084,6 +2151,62 @@ mod tests {
         let d = decide(elements, "look up engineering works");
         assert!(
             matches!(&d, Decision::Execute(p) if matches!(&p.action, Action::Type { text, .. } if text == "engineering works")),
+            "{d:?}"
+        );
+    }
+
+    /// What follows "by" in a search is a way to search when a control offers it ("Search by
+    /// Agency, State, and Type"): that control is followed, one of two that offer it is asked
+    /// about, and words after "by" that no control offers are still searched for.
+    #[test]
+    fn a_search_by_what_a_control_offers_follows_it() {
+        let mut field = el("e1", "textbox", "Keyword", "Keyword search");
+        field.states = vec!["editable".into()];
+        let page = |also: Option<Element>| {
+            let mut elements = vec![
+                field.clone(),
+                el("e2", "button", "search", "Keyword search"),
+                el(
+                    "e3",
+                    "link",
+                    "Search by Agency, Set-aside, State, and Type",
+                    "",
+                ),
+                el(
+                    "e4",
+                    "link",
+                    "Search by Classification, NAICS code, and more",
+                    "",
+                ),
+            ];
+            elements.extend(also);
+            elements
+        };
+        let table = [
+            ("I'd like to filter by state and set-aside", "click e3"),
+            ("look up opportunities by NAICS code", "click e4"),
+            ("search by agency", "click e3"),
+            (
+                "search for books by Stephen King",
+                "type books by Stephen King",
+            ),
+            ("search by Stephen King", "type Stephen King"),
+        ];
+        for (said, want) in table {
+            let got = match decide(page(None), said) {
+                Decision::Execute(p) => match p.action {
+                    Action::Click { target } => format!("click {target}"),
+                    Action::Type { text, .. } => format!("type {text}"),
+                    a => format!("{a:?}"),
+                },
+                d => format!("{d:?}"),
+            };
+            assert_eq!(got, want, "{said}");
+        }
+        let both = el("e5", "button", "Sort by state", "");
+        let d = decide(page(Some(both)), "filter by state");
+        assert!(
+            matches!(&d, Decision::Clarify(c) if c.candidates.len() == 2),
             "{d:?}"
         );
     }
