@@ -1721,6 +1721,24 @@ fn names_in_full(words: &[&Token], label: &[Token]) -> bool {
             .all(|w| words.iter().any(|q| pair_match(q, w) >= 0.9))
 }
 
+/// The label adds to a place ("Add to Playlist", "Add to my list") that the request names after
+/// its own "to", "in" or "into" ("save Chappie to my playlist"): every meaningful word of the
+/// place is said there.
+fn adds_to_the_place_said(reading: &Reading<'_>, label: &[Token]) -> bool {
+    let into = |t: &Token| matches!(t.norm.as_str(), "to" | "in" | "into" | "onto");
+    let [add, to, place @ ..] = label else {
+        return false;
+    };
+    let adds = lexicon::concepts_in(std::slice::from_ref(add))
+        .iter()
+        .any(|(c, _)| lexicon::concept_name(*c) == "add");
+    let Some(k) = reading.tokens[reading.begin..].iter().position(into) else {
+        return false;
+    };
+    let said: Vec<&Token> = reading.tokens[reading.begin + k + 1..].iter().collect();
+    adds && into(to) && names_in_full(&said, place)
+}
+
 /// The words that say the means: a qualifier opened by "with" ("sign in with my ID card"), or
 /// a head opened by "using", "via" or "through" ("log in using Google"); empty otherwise.
 fn means_said<'r>(reading: &'r Reading<'_>) -> Vec<&'r Token> {
@@ -2236,8 +2254,20 @@ fn score_element<'s>(
         };
         // A link to a file offers what is done with that kind of file ("play this episode" on
         // an .mp3, "download the poster" on a .pdf), whatever its label says.
+        // Not when a control adds to the place the request names ("save Chappie to my
+        // playlist" beside "Add to Playlist" does not download the trailer).
         let by_file = match (&element.destination, verb_tokens.first()) {
-            (Some(d), Some(v)) if element.role == "link" && lexicon::file_offers(d, &v.norm) => 0.9,
+            (Some(d), Some(v))
+                if element.role == "link"
+                    && lexicon::file_offers(d, &v.norm)
+                    && !screen
+                        .structure
+                        .facts
+                        .iter()
+                        .any(|g| adds_to_the_place_said(reading, &g.label)) =>
+            {
+                0.9
+            }
             _ => 0.0,
         };
         // A label that names an order sorts ("sort by popular" on "Popular Shots").
@@ -2298,9 +2328,17 @@ fn score_element<'s>(
             .any(|c| matches!(lexicon::concept_name(*c), "login" | "signup"))
             && !unnamed
             && names_in_full(&means_said(reading), &f.label);
+        // "save Chappie to my playlist" on "Add to Playlist": keeping something in a place is
+        // adding it there, so a control that adds to the place said after "to" does it.
+        let adds_there = verb_concepts
+            .iter()
+            .any(|c| matches!(lexicon::concept_name(*c), "save" | "add"))
+            && !unnamed
+            && adds_to_the_place_said(reading, &f.label);
         let m = by_word
             .max(by_concept)
             .max(if by_means { 0.85 } else { 0.0 })
+            .max(if adds_there { 0.85 } else { 0.0 })
             .max(if goes_to_verb { 0.8 } else { 0.0 })
             .max(if follows_there { 0.85 } else { 0.0 })
             .max(fuller)
@@ -6698,5 +6736,34 @@ mod tests {
         );
         assert_eq!(clicked(&obs, "share it with Anna"), None);
         assert_eq!(clicked(&obs, "sign in with asan"), None);
+    }
+
+    /// Saving something to a place is adding it there: "save Chappie to my playlist" is the
+    /// film's "Add to Playlist", not its trailer (a video file, which "save" would download);
+    /// the place must be the one said, and saving without a place is not adding.
+    #[test]
+    fn saving_to_a_place_adds_to_it() {
+        let film = |name: &str| format!("{name} Trailer Add to Playlist Add to Watchlist 19:00");
+        let obs = Observation {
+            elements: vec![
+                Element {
+                    destination: Some("trailers.example/chappie.mp4".into()),
+                    ..el("t", "link", "Trailer", &film("Chappie"))
+                },
+                el("p", "link", "Add to Playlist", &film("Chappie")),
+                el("w", "link", "Add to Watchlist", &film("Chappie")),
+                el("q", "link", "Add to Playlist", &film("Big Hero 6")),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            clicked(&obs, "save Chappie to my playlist").as_deref(),
+            Some("p")
+        );
+        assert_eq!(
+            clicked(&obs, "save Chappie in my watchlist").as_deref(),
+            Some("w")
+        );
+        assert_eq!(clicked(&obs, "save Chappie to my favourites"), None);
     }
 }
