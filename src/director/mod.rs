@@ -14,6 +14,7 @@
 //! the [`Decider`] seam; [`prepare`] and [`Prepared::conclude`] let an async
 //! caller put them to a remote decider without this module knowing.
 
+pub mod clock;
 pub mod coding;
 pub mod decider;
 pub mod desktop;
@@ -223,6 +224,12 @@ pub fn prepare(envelope: &Envelope, snapshot: &Snapshot) -> Prepared {
                     None => decision,
                 });
             }
+            // "the seven o'clock showing" beside a "19:00" link: the time as the screen writes it.
+            let labels = observation.elements.iter().map(|e| e.label.as_str());
+            let envelope = match clock::as_written(&envelope.text, labels) {
+                Some(text) => Envelope { text, ..envelope },
+                None => envelope,
+            };
             Prepared::Screen {
                 envelope,
                 structure: Structure::of(observation),
