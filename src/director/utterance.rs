@@ -1384,7 +1384,15 @@ fn typing(reading: &Reading<'_>, w: &[&str]) -> Option<Typing> {
     }
     // "the password is h7q2", "user name is darcy", "my frequent flyer number is 1923…": a
     // field's name of up to four words before "is".
-    let is = (b + 1..n.min(b + 5)).find(|&i| reading.tokens[i].norm == "is")?;
+    // An address after the last "is" is a value whatever the field's name takes to say ("my
+    // email for the deals newsletter is anna@example.nl").
+    let address_after = |i: usize| {
+        let rest = reading.source[reading.tokens[i].end..].trim();
+        rest.contains('@') && !rest.contains(char::is_whitespace)
+    };
+    let is = (b + 1..n.min(b + 5))
+        .find(|&i| reading.tokens[i].norm == "is")
+        .or_else(|| (b + 1..n).rfind(|&i| reading.tokens[i].norm == "is" && address_after(i)))?;
     if is + 1 >= n || is_in(UI_VERBS, first) || is_in(lexicon::ACTIVATE_VERBS, first) {
         return None;
     }
@@ -1931,6 +1939,11 @@ mod tests {
             ("the password is h7q2", "h7q2"),
             // A field named in four words: "my frequent flyer number is …".
             ("my frequent flyer number is 1923456789", "1923456789"),
+            // An address is a value however long the field's name.
+            (
+                "my email for the deals newsletter is anna.dekker@example.nl",
+                "anna.dekker@example.nl",
+            ),
             ("replace oD with done", "done"),
             ("type \"lo-fi beats\" into search", "lo-fi beats"),
             (
