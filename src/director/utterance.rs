@@ -963,6 +963,9 @@ fn global_cue(source: &str, w: &[&str]) -> Option<Cue> {
         && !w
             .iter()
             .any(|x| matches!(*x, "question" | "questions" | "quiz" | "riddle" | "me"));
+    if let Some(direction) = a_place_on_the_page(w) {
+        return Some(Cue::Scroll(direction));
+    }
     if is_in(lexicon::QUESTION_WORDS, first)
         || (is_in(lexicon::REASON_VERBS, first) && !replies)
         || ((asks || subject) && is_in(lexicon::AUXILIARIES, first))
@@ -1018,6 +1021,35 @@ fn global_cue(source: &str, w: &[&str]) -> Option<Cue> {
         return Some(Cue::Back);
     }
     None
+}
+
+/// "show me what's further down", "what's below", "the rest of the page": words that say only a
+/// part of the page above or below what is shown, and nothing to find there.
+fn a_place_on_the_page(w: &[&str]) -> Option<Direction> {
+    const SAYS_NOTHING_ELSE: &[&str] = &[
+        "show", "me", "us", "let", "see", "what", "s", "is", "whats", "there", "the", "of", "page",
+        "a", "bit", "little", "more", "please", "else", "on", "this", "screen", "just",
+    ];
+    // "the rest" of the page; "show me the rest" alone may be the rest of a comment.
+    let whole_page = w.contains(&"page");
+    let down = |x: &&str| {
+        matches!(*x, "below" | "lower" | "beneath" | "further" | "farther")
+            || (*x == "rest" && whole_page)
+    };
+    let up = |x: &&str| matches!(*x, "above" | "higher" | "up");
+    let only_place = w
+        .iter()
+        .all(|x| down(x) || up(x) || matches!(*x, "down" | "rest") || is_in(SAYS_NOTHING_ELSE, x));
+    if !only_place || w.len() < 2 {
+        return None;
+    }
+    if w.iter().any(up) {
+        Some(Direction::Up)
+    } else if w.iter().any(down) {
+        Some(Direction::Down)
+    } else {
+        None
+    }
 }
 
 /// "go back to the search results", "take me back to the list", "return to the results": a
@@ -1823,6 +1855,13 @@ mod tests {
             ("go up a bit", Cue::Scroll(Direction::Up)),
             ("read on", Cue::Scroll(Direction::Down)),
             ("keep reading", Cue::Scroll(Direction::Down)),
+            // A part of the page said, and nothing to find there.
+            ("show me what's further down", Cue::Scroll(Direction::Down)),
+            ("what's below", Cue::Scroll(Direction::Down)),
+            ("show me the rest of the page", Cue::Scroll(Direction::Down)),
+            ("what's further up", Cue::Scroll(Direction::Up)),
+            ("what's below the comments", Cue::Act),
+            ("show me the rest of the comments", Cue::Act),
             ("go back to the previous page", Cue::Back),
             ("back", Cue::Back),
             ("take me back to the previous page", Cue::Back),
