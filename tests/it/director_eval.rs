@@ -95,10 +95,10 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 42 (docs/batch42-first-run.md): "show me the flip flops" clicks *Full Flop* (the
     // batch asks among No Flip, Half Flip and Full Flop).
     "factcheck-politifact.jsonl",
-    // Batch 45 (docs/batch45-first-run.md): first run, nothing changed for it yet.
-    "cinema-odeon.jsonl",
+    // Batch 45 (docs/batch45-first-run.md): "write a review saying the souvlaki was great and
+    // send it off" types the text and then sends (the two steps it says); the batch expects the
+    // planner.
     "restaurant-iens.jsonl",
-    "procurement-fbo.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -279,10 +279,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     // Re-captured in stop 43 with the scan that names a field by a broken label beside it;
     // 6 -> 9 with the choices of closed lists and the zip code said before its number.
     ("dating-mingle2.jsonl", 9, 0, 0),
-    // Batch 45 (docs/batch45-first-run.md): first run.
-    ("cinema-odeon.jsonl", 6, 1, 0),
-    ("restaurant-iens.jsonl", 2, 0, 1),
-    ("procurement-fbo.jsonl", 5, 2, 0),
+    // Batch 45 (docs/batch45-first-run.md): first scored 6/1/0, 2/0/1, 5/2/0.
+    ("cinema-odeon.jsonl", 10, 0, 0),
+    ("restaurant-iens.jsonl", 4, 0, 1),
+    ("procurement-fbo.jsonl", 7, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
