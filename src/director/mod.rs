@@ -14,7 +14,6 @@
 //! the [`Decider`] seam; [`prepare`] and [`Prepared::conclude`] let an async
 //! caller put them to a remote decider without this module knowing.
 
-pub mod clock;
 pub mod coding;
 pub mod decider;
 pub mod desktop;
@@ -28,6 +27,7 @@ pub mod screen;
 pub mod semantic;
 pub mod steps;
 pub mod text;
+pub mod time_of_day;
 pub mod turn;
 pub mod types;
 pub mod upload;
@@ -226,7 +226,7 @@ pub fn prepare(envelope: &Envelope, snapshot: &Snapshot) -> Prepared {
             }
             // "the seven o'clock showing" beside a "19:00" link: the time as the screen writes it.
             let labels = observation.elements.iter().map(|e| e.label.as_str());
-            let envelope = match clock::as_written(&envelope.text, labels) {
+            let envelope = match time_of_day::as_written(&envelope.text, labels) {
                 Some(text) => Envelope { text, ..envelope },
                 None => envelope,
             };

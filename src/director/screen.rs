@@ -580,18 +580,19 @@ fn object_named_in_full(
     named
 }
 
+/// The stems of the meaningful words, small words left out.
+fn content_stems(tokens: &[text::Token]) -> Vec<String> {
+    super::lexicon::content_words(tokens)
+        .into_iter()
+        .map(|t| t.stem.clone())
+        .collect()
+}
+
 /// A link whose label says every word of `text` (two words or more, small words aside), and
 /// little more: at most one word besides ("Train times & tickets" for "train times").
 fn link_named_by(text: &str, observation: &Observation, structure: &Structure) -> Option<usize> {
-    use super::lexicon;
-    let content = |tokens: &[text::Token]| -> Vec<String> {
-        lexicon::content_words(tokens)
-            .into_iter()
-            .map(|t| t.stem.clone())
-            .collect()
-    };
     let tokens = text::tokens(text);
-    let said = content(&tokens);
+    let said = content_stems(&tokens);
     // One word names a link only as a thing to find ("find a doctor"), not as words to look
     // up ("search for cats").
     let a_thing = tokens
@@ -601,7 +602,7 @@ fn link_named_by(text: &str, observation: &Observation, structure: &Structure) -
         return None;
     }
     (0..observation.elements.len()).find(|&j| {
-        let label = content(&structure.facts[j].label);
+        let label = content_stems(&structure.facts[j].label);
         observation.elements[j].role == "link"
             && label.len() <= said.len() + 1
             && said.iter().all(|w| label.contains(w))
@@ -631,11 +632,7 @@ fn searched_by(reading: &Reading<'_>) -> bool {
 /// description has "by" and then every meaningful word of `text` ("Search by Classification,
 /// NAICS code, and more" for "NAICS code").
 fn offered_criterion(text: &str, observation: &Observation, structure: &Structure) -> Vec<usize> {
-    use super::lexicon;
-    let said: Vec<String> = lexicon::content_words(&text::tokens(text))
-        .into_iter()
-        .map(|t| t.stem.clone())
-        .collect();
+    let said = content_stems(&text::tokens(text));
     if said.is_empty() {
         return Vec::new();
     }
