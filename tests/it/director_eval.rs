@@ -99,6 +99,9 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // send it off" types the text and then sends (the two steps it says); the batch expects the
     // planner.
     "restaurant-iens.jsonl",
+    // Batch 46 (docs/batch46-first-run.md): first run, nothing changed for it yet.
+    "gazette-cianorte.jsonl",
+    "nutrition-usda.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -283,6 +286,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("cinema-odeon.jsonl", 10, 0, 0),
     ("restaurant-iens.jsonl", 4, 0, 1),
     ("procurement-fbo.jsonl", 7, 0, 0),
+    // Batch 46 (docs/batch46-first-run.md): first scored 3/2/0, 8/1/0, 7/0/0.
+    ("gazette-cianorte.jsonl", 3, 2, 0),
+    ("nutrition-usda.jsonl", 8, 1, 0),
+    ("stocks-wsj.jsonl", 7, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
