@@ -313,8 +313,21 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
         }
         return reading;
     }
-    if let Some(typing) = typing(&reading, &w).filter(|_| typing_allowed) {
+    if let Some(mut typing) = typing(&reading, &w).filter(|_| typing_allowed) {
         reading.cue = Cue::Type;
+        // "in the review, write …": the leading scope names the field the text goes into.
+        // What follows the verb is then all text: nothing after it is left to name a field.
+        if let Some(s) = scope.as_ref().filter(|_| typing.field.is_empty()) {
+            typing.field = (s.start + 1..s.end).collect();
+            if typing.text.is_none() {
+                // From the word after the verb: "write the staff was friendly" keeps "the".
+                let b = reading.begin;
+                typing.text = typing
+                    .rest
+                    .take()
+                    .and_then(|r| reading.span(&(b + 1..r.end)));
+            }
+        }
         let field = typing.field.clone();
         reading.typing = Some(typing);
         // A field is named by its label: "the email field" is not an email.
@@ -896,8 +909,12 @@ fn leading_scope(source: &str, tokens: &[Token], begin: usize) -> Option<Range<u
         return None;
     }
     (begin + 2..tokens.len()).find_map(|c| {
-        (comma_before(source, tokens, c) && super::steps::is_action_verb(&tokens[c].norm))
-            .then_some(begin..c)
+        let verb = &tokens[c].norm;
+        // "in the review write: lovely food", "in the name field enter Ana": a verb of typing
+        // closes a short scope without the comma that speech often leaves out.
+        let closed =
+            comma_before(source, tokens, c) || (c - begin <= 5 && is_in(lexicon::TYPE_VERBS, verb));
+        (closed && super::steps::is_action_verb(verb)).then_some(begin..c)
     })
 }
 
@@ -2004,6 +2021,17 @@ mod tests {
             // The one it is for is not what is searched.
             ("find me a dentist", "dentist"),
             ("find us the cheapest flights", "cheapest flights"),
+            // A leading scope names the field, with or without a comma or colon.
+            (
+                "in the review write: lovely Greek food and very friendly staff",
+                "lovely Greek food and very friendly staff",
+            ),
+            ("in the name field enter Ana Novak", "Ana Novak"),
+            (
+                "in the review write the staff was friendly",
+                "the staff was friendly",
+            ),
+            ("on the search page, type tide tables", "tide tables"),
             // A field of one's own and its value, joined by "as".
             ("put my name in as Ana Novak", "Ana Novak"),
             ("enter my company as Acme Tools", "Acme Tools"),
@@ -2038,6 +2066,16 @@ mod tests {
             .map(|&i| r.tokens[i].norm.as_str())
             .collect();
         assert_eq!(field, ["my", "name"]);
+        let r = read("in the review write: lovely food");
+        let field: Vec<&str> = r
+            .typing
+            .as_ref()
+            .unwrap()
+            .field
+            .iter()
+            .map(|&i| r.tokens[i].norm.as_str())
+            .collect();
+        assert_eq!(field, ["the", "review"]);
     }
 
     #[test]
