@@ -1768,6 +1768,8 @@ pub const CONTAINER_NOUNS: &[&str] = &[
     "popup",
     "panel",
     "banner",
+    "list",
+    "table",
 ];
 
 /// Nouns for footnote markers.

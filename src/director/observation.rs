@@ -758,10 +758,18 @@ pub fn menu_under(observation: &Observation, item: usize, heading: usize) -> boo
             .is_some_and(|start| start.eq_ignore_ascii_case(label))
 }
 
+/// Whether a context holds a section number: a dotted number that heads words ("1.1 Eich" of
+/// a table of contents). A price or a change ("$9.05 -1.37", "13.90 -0.18") heads none.
 fn has_dotted_number(context: &str) -> bool {
-    let b = context.as_bytes();
-    (1..b.len().saturating_sub(1))
-        .any(|i| b[i] == b'.' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
+    let words: Vec<&str> = context.split_whitespace().collect();
+    words.windows(2).any(|w| {
+        let number = w[0].trim_end_matches('.');
+        number.contains('.')
+            && number.split('.').all(|part| {
+                !part.is_empty() && part.len() <= 3 && part.bytes().all(|b| b.is_ascii_digit())
+            })
+            && w[1].chars().next().is_some_and(char::is_alphabetic)
+    })
 }
 
 /// An element's description tokens; a link of a breadcrumb trail is also described as one (the
@@ -1244,6 +1252,32 @@ mod tests {
             let structure = Structure::of(&rows(numbers));
             assert_eq!(!structure.items.is_empty(), *items, "{numbers:?}");
         }
+        // Prices and changes in a row are no table of contents: a stock table's ranks count.
+        let stocks = Observation {
+            elements: ["Ford Motor (F)", "Pfizer (PFE)", "Hertz (HTZ)"]
+                .iter()
+                .enumerate()
+                .map(|(k, name)| {
+                    let context = format!("{} {name} 33,745,287 $17.05 -0.22 -1.27", k + 4);
+                    element(&format!("r{k}"), "link", name, &context)
+                })
+                .collect(),
+            ..Observation::default()
+        };
+        assert_eq!(Structure::of(&stocks).items, [4, 5, 6]);
+        // A table of contents's rows are sections, not items.
+        let contents = Observation {
+            elements: ["History", "Design", "Usage"]
+                .iter()
+                .enumerate()
+                .map(|(k, name)| {
+                    let context = format!("{} {name} {}.1 Origins", k + 1, k + 1);
+                    element(&format!("r{k}"), "link", name, &context)
+                })
+                .collect(),
+            ..Observation::default()
+        };
+        assert!(Structure::of(&contents).items.is_empty());
     }
 
     #[test]

@@ -1782,6 +1782,17 @@ mod tests {
             el("v", "link", "Vote", row),
         ];
         expect(&poll, "check the last option in the poll", Click("a"));
+        // A list or a table said of a screen that names neither is the rows on it.
+        let stocks: Vec<Element> = ["Ford Motor (F)", "Pfizer (PFE)", "Hertz (HTZ)"]
+            .iter()
+            .enumerate()
+            .map(|(k, name)| {
+                let context = format!("{} {name} 33,745,287 $17.05 -0.22 -1.27", k + 1);
+                el(&format!("s{k}"), "link", name, &context)
+            })
+            .collect();
+        expect(&stocks, "open Pfizer on the list", Click("s1"));
+        expect(&stocks, "open the third one in the table", Click("s2"));
         let d = decide(poll, "check the last option in the basket");
         assert!(!matches!(d, Decision::Execute(_)), "{d:?}");
     }
