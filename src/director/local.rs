@@ -1993,7 +1993,7 @@ fn score_once(reading: &Reading<'_>, screen: Screen<'_>, action: ActionKind) -> 
     );
     sees_no_change(reading, screen.structure, &mut scores);
     points_at_nothing(reading, screen.structure, &mut scores);
-    apply_ordinals(reading, screen.structure, &mut scores);
+    apply_ordinals(reading, screen, &mut scores);
     apply_relative(reading, screen, &mut scores);
     scores
 }
@@ -3309,7 +3309,8 @@ fn role_fits(noun: RoleNoun, class: RoleClass, role: &str) -> bool {
 /// Ordinals select by list structure: an item noun ("the second story",
 /// "number ten") picks a numbered list item; otherwise the n-th of the
 /// matching elements, using `ordinal`/`of` when they share a label.
-fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f32]) {
+fn apply_ordinals(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32]) {
+    let structure = screen.structure;
     for phrase in [&reading.head, &reading.qualifier] {
         let Some(ordinal) = phrase.ordinal else {
             continue;
@@ -3319,6 +3320,19 @@ fn apply_ordinals(reading: &Reading<'_>, structure: &Structure, scores: &mut [f3
             .is_some_and(|t| spelled_in_a_label(reading, structure, t))
         {
             continue;
+        }
+        // "the last page", "the second page": a page of results is a pager's number.
+        if phrase
+            .span
+            .iter()
+            .any(|&t| matches!(reading.tokens[t].norm.as_str(), "page" | "pages"))
+        {
+            if let Some(pick) = pager_pick(screen, ordinal) {
+                for (i, s) in scores.iter_mut().enumerate() {
+                    *s = if Some(i) == pick { s.max(0.8) } else { 0.0 };
+                }
+                continue;
+            }
         }
         // "the third picture" over buttons "Go to Slide 1" … "Go to Slide 32": labels that
         // differ only by their number are counted by it, not by their place on screen.
@@ -3610,6 +3624,62 @@ fn numbered_pick(structure: &Structure, scores: &[f32], ordinal: Ordinal) -> Opt
         _ => return None,
     };
     Some(run.iter().find(|(_, n)| *n == wanted).map(|(i, _)| *i))
+}
+
+/// A pager: three or more links in one row each labelled by a page number alone ("2" … "8",
+/// "40", "41"), with their numbers. Empty when the screen has none, or more than one.
+fn screen_pager(structure: &Structure) -> Vec<(usize, u32)> {
+    let mut rows: Vec<Vec<(usize, u32)>> = Vec::new();
+    for (i, f) in structure.facts.iter().enumerate() {
+        let [only] = f.label.as_slice() else {
+            continue;
+        };
+        let Some(n) = only
+            .is_number()
+            .then(|| only.stem.parse::<u32>().ok())
+            .flatten()
+        else {
+            continue;
+        };
+        if f.class != RoleClass::Activatable || f.disabled {
+            continue;
+        }
+        match rows
+            .iter_mut()
+            .find(|row| structure.facts[row[0].0].context_slot == f.context_slot)
+        {
+            Some(row) => row.push((i, n)),
+            None => rows.push(vec![(i, n)]),
+        }
+    }
+    rows.retain(|row| row.len() >= 3);
+    match rows.as_slice() {
+        [one] => one.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// The page an ordinal says in a pager: "the last page" is the highest number, "the second
+/// page" is page 2 (not the second link: the current page is often no link). None when there
+/// is no pager; `Some(None)` when the pager has no such page.
+/// The highest number is the last page only when the pager's row shows no gap after it ("1 2
+/// 3 … 9" may go on past 9; "« 1 2 … 40 41 »" ends at 41).
+fn pager_pick(screen: Screen<'_>, ordinal: Ordinal) -> Option<Option<usize>> {
+    let pager = screen_pager(screen.structure);
+    let &(first, _) = pager.first()?;
+    let wanted = match ordinal {
+        Ordinal::Number(n) | Ordinal::Nth(n) => n,
+        Ordinal::Last => {
+            let highest = pager.iter().map(|(_, n)| *n).max()?;
+            let row = &screen.observation.elements[first].context;
+            let after = row.rfind(&highest.to_string()).map_or("", |p| &row[p..]);
+            if after.contains("...") || after.contains('…') {
+                return Some(None);
+            }
+            highest
+        }
+    };
+    Some(pager.iter().find(|(_, n)| *n == wanted).map(|(i, _)| *i))
 }
 
 /// "the next picture" where no control says next: in a [`numbered_run`] with one member
@@ -5080,6 +5150,28 @@ mod tests {
             "r3"
         );
         assert_eq!(best(&obs, "the second one").0, "r2");
+    }
+
+    /// A page of results is a pager's number: "the last page" is the highest when the row shows
+    /// no gap after it, "the second page" is page 2 however many links come before; never the
+    /// last thing on screen.
+    #[test]
+    fn a_page_said_by_its_place_is_the_pagers_number() {
+        let pager = |row: &str, numbers: &[&str]| Observation {
+            elements: numbers
+                .iter()
+                .map(|n| el(&format!("p{n}"), "link", n, row))
+                .chain([el("x", "button", "×Fechar", "")])
+                .collect(),
+            ..Observation::default()
+        };
+        let ends = pager("« 1 2 3 4 ... 40 41 »", &["2", "3", "4", "40", "41"]);
+        assert_eq!(best(&ends, "go to the last page").0, "p41");
+        assert_eq!(best(&ends, "open the very last page of results").0, "p41");
+        assert_eq!(best(&ends, "open the second page").0, "p2");
+        let goes_on = pager("1 2 3 4 5 … Next", &["2", "3", "4", "5"]);
+        assert_ne!(best(&goes_on, "go to the last page").0, "p5");
+        assert_ne!(best(&goes_on, "go to the last page").0, "x");
     }
 
     /// A field whose row has a Search button is the search box, whatever its placeholder says.
