@@ -1045,10 +1045,14 @@ fn global_cue(source: &str, w: &[&str]) -> Option<Cue> {
 fn a_place_on_the_page(w: &[&str]) -> Option<Direction> {
     const SAYS_NOTHING_ELSE: &[&str] = &[
         "show", "me", "us", "let", "see", "what", "s", "is", "whats", "there", "the", "of", "page",
-        "a", "bit", "little", "more", "please", "else", "on", "this", "screen", "just",
+        "a", "bit", "little", "more", "please", "else", "on", "this", "screen", "just", "list",
+        "results", "table",
     ];
-    // "the rest" of the page; "show me the rest" alone may be the rest of a comment.
-    let whole_page = w.contains(&"page");
+    // "the rest" of the page or of the list it shows; "show me the rest" alone may be the rest
+    // of a comment.
+    let whole_page = w
+        .iter()
+        .any(|x| matches!(*x, "page" | "list" | "results" | "table"));
     let down = |x: &&str| {
         matches!(*x, "below" | "lower" | "beneath" | "further" | "farther")
             || (*x == "rest" && whole_page)
@@ -1876,6 +1880,8 @@ mod tests {
             ("show me what's further down", Cue::Scroll(Direction::Down)),
             ("what's below", Cue::Scroll(Direction::Down)),
             ("show me the rest of the page", Cue::Scroll(Direction::Down)),
+            ("show me the rest of the list", Cue::Scroll(Direction::Down)),
+            ("the rest of the results", Cue::Scroll(Direction::Down)),
             ("what's further up", Cue::Scroll(Direction::Up)),
             ("what's below the comments", Cue::Act),
             ("show me the rest of the comments", Cue::Act),
