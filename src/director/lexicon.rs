@@ -476,6 +476,7 @@ pub const CONCEPTS: &[(&str, &[&str])] = &[
             "avanti",
             "volgende",
             "proximo",
+            "proxima",
             "seguinte",
             "далее",
             "следующая",
@@ -1868,9 +1869,10 @@ pub const STOPWORDS: &[&str] = &[
     "what", "whatever", "the", "a", "an", "this", "that", "these", "those", "my", "your", "our",
     "its", "it", "me", "i", "you", "to", "of", "on", "in", "at", "for", "with", "about", "from",
     "by", "and", "or", "is", "are", "be", "here", "there", "some", "any", "one", "ones", "thing",
-    "page", "site", "screen", "please", "other", "whoever", "someone", "posted", "called", "named",
-    "titled", "labelled", "labeled", "into", "onto", "us", "we", "them", "him", "her", "his",
-    "their", "which", "who", "that", "can", "get", "want", "now", "just", "again", "thingy", "bit",
+    "page", "pagina", "seite", "strona", "site", "screen", "please", "other", "whoever", "someone",
+    "posted", "called", "named", "titled", "labelled", "labeled", "into", "onto", "us", "we",
+    "them", "him", "her", "his", "their", "which", "who", "that", "can", "get", "want", "now",
+    "just", "again", "thingy", "bit",
     // The clitic of "author's", "what's", "it's" (the tokenizer splits it off as a word), and
     // the "as" of a manner ("show it as a table").
     "s", "as", // The mark of a superlative ("the most recent shots": "Recent Shots").

@@ -3322,11 +3322,7 @@ fn apply_ordinals(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32])
             continue;
         }
         // "the last page", "the second page": a page of results is a pager's number.
-        if phrase
-            .span
-            .iter()
-            .any(|&t| matches!(reading.tokens[t].norm.as_str(), "page" | "pages"))
-        {
+        if phrase.span.iter().any(|&t| says_page(&reading.tokens[t])) {
             if let Some(pick) = pager_pick(screen, ordinal) {
                 for (i, s) in scores.iter_mut().enumerate() {
                     *s = if Some(i) == pick { s.max(0.8) } else { 0.0 };
@@ -3662,6 +3658,37 @@ fn screen_pager(structure: &Structure) -> Vec<(usize, u32)> {
 /// The page an ordinal says in a pager: "the last page" is the highest number, "the second
 /// page" is page 2 (not the second link: the current page is often no link). None when there
 /// is no pager; `Some(None)` when the pager has no such page.
+/// A word for a page of results, in the languages of the glossary's pages ("Seite", "página").
+fn says_page(t: &Token) -> bool {
+    matches!(
+        t.norm.as_str(),
+        "page" | "pages" | "pagina" | "seite" | "strona"
+    )
+}
+
+/// In a pager, the page `step` after (or before) the current one: the one number the pager's
+/// row shows without a link. None when the row shows no such number, or more than one.
+fn pager_step(screen: Screen<'_>, step: i64) -> Option<usize> {
+    let pager = screen_pager(screen.structure);
+    let &(first, _) = pager.first()?;
+    let linked: Vec<u32> = pager.iter().map(|(_, n)| *n).collect();
+    let unlinked: Vec<u32> = screen
+        .structure
+        .context(first)
+        .iter()
+        .filter_map(|t| t.is_number().then(|| t.stem.parse::<u32>().ok()).flatten())
+        .filter(|n| !linked.contains(n))
+        .collect();
+    let [current] = unlinked.as_slice() else {
+        return None;
+    };
+    let wanted = i64::from(*current) + step;
+    pager
+        .iter()
+        .find(|(_, n)| i64::from(*n) == wanted)
+        .map(|(i, _)| *i)
+}
+
 /// The highest number is the last page only when the pager's row shows no gap after it ("1 2
 /// 3 … 9" may go on past 9; "« 1 2 … 40 41 »" ends at 41).
 fn pager_pick(screen: Screen<'_>, ordinal: Ordinal) -> Option<Option<usize>> {
@@ -3697,6 +3724,21 @@ fn apply_relative(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32])
         Some(_) => -1,
         None => return,
     };
+    // "the next page" on a pager whose current page is no link ("« 1 2 3 … 41 »" on page 1):
+    // the number after the one the row shows unlinked.
+    if reading
+        .head
+        .span
+        .iter()
+        .any(|&t| says_page(&reading.tokens[t]))
+    {
+        if let Some(pick) = pager_step(screen, step) {
+            for (i, s) in scores.iter_mut().enumerate() {
+                *s = if i == pick { s.max(0.8) } else { 0.0 };
+            }
+            return;
+        }
+    }
     let Some(run) = numbered_run(screen.structure, scores) else {
         return;
     };
@@ -5169,6 +5211,12 @@ mod tests {
         assert_eq!(best(&ends, "go to the last page").0, "p41");
         assert_eq!(best(&ends, "open the very last page of results").0, "p41");
         assert_eq!(best(&ends, "open the second page").0, "p2");
+        // Page 1 is the row's number without a link: the next page is 2.
+        assert_eq!(best(&ends, "go to the next page").0, "p2");
+        assert_eq!(best(&ends, "próxima página").0, "p2");
+        // A page's number said in the page's language.
+        assert_eq!(best(&ends, "vai para a página três").0, "p3");
+        assert_eq!(best(&ends, "Seite vier").0, "p4");
         let goes_on = pager("1 2 3 4 5 … Next", &["2", "3", "4", "5"]);
         assert_ne!(best(&goes_on, "go to the last page").0, "p5");
         assert_ne!(best(&goes_on, "go to the last page").0, "x");

@@ -384,11 +384,78 @@ const TENS: [&str; 8] = [
     "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
 ];
 
-/// "seventeen" -> 17, "42" -> 42. "one" is a number only where a number is
+/// Two to ten in the languages of the pages people speak to in their own (folded: "fünf" is
+/// "funf", "pięć" "piec"): "Seite fünf", "página cinco". Left out: words that are also an
+/// article or another common word (German "ein", French "un", "neuf" new, "sept" the month,
+/// Spanish "dos" beside Portuguese "dos" of the, Italian "due" and "sei", the name "Otto").
+const FOREIGN_UNITS: &[(&str, u32)] = &[
+    // German
+    ("zwei", 2),
+    ("drei", 3),
+    ("vier", 4),
+    ("funf", 5),
+    ("sechs", 6),
+    ("sieben", 7),
+    ("acht", 8),
+    ("neun", 9),
+    ("zehn", 10),
+    // French
+    ("deux", 2),
+    ("trois", 3),
+    ("quatre", 4),
+    ("cinq", 5),
+    ("huit", 8),
+    ("dix", 10),
+    // Spanish and Portuguese
+    ("dois", 2),
+    ("duas", 2),
+    ("tres", 3),
+    ("cuatro", 4),
+    ("quatro", 4),
+    ("cinco", 5),
+    ("seis", 6),
+    ("siete", 7),
+    ("sete", 7),
+    ("ocho", 8),
+    ("oito", 8),
+    ("nueve", 9),
+    ("nove", 9),
+    ("diez", 10),
+    ("dez", 10),
+    // Italian
+    ("tre", 3),
+    ("quattro", 4),
+    ("cinque", 5),
+    ("sette", 7),
+    ("dieci", 10),
+    // Dutch
+    ("twee", 2),
+    ("drie", 3),
+    ("vijf", 5),
+    ("zes", 6),
+    ("zeven", 7),
+    ("negen", 9),
+    ("tien", 10),
+    // Polish
+    ("dwa", 2),
+    ("trzy", 3),
+    ("cztery", 4),
+    ("piec", 5),
+    ("szesc", 6),
+    ("siedem", 7),
+    ("osiem", 8),
+    ("dziewiec", 9),
+    ("dziesiec", 10),
+];
+
+/// "seventeen" -> 17, "42" -> 42, "fünf" -> 5. "one" is a number only where a number is
 /// expected, so callers decide; this function just reads it.
 pub fn number_word(norm: &str) -> Option<u32> {
     if let Some(i) = UNITS.iter().position(|w| *w == norm) {
         return Some(i as u32);
+    }
+    if let Some((_, n)) = FOREIGN_UNITS.iter().find(|(w, _)| *w == norm) {
+        return Some(*n);
     }
     if let Some(i) = TENS.iter().position(|w| *w == norm) {
         return Some(20 + 10 * i as u32);
