@@ -99,8 +99,11 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // send it off" types the text and then sends (the two steps it says); the batch expects the
     // planner.
     "restaurant-iens.jsonl",
-    // Batch 46 (docs/batch46-first-run.md): first run, nothing changed for it yet.
+    // Batch 46 (docs/batch46-first-run.md): "show me the public tenders" clicks *Publicações
+    // Oficiais* ("public" meets the start of the Portuguese word; "tenders" nothing on screen).
     "gazette-cianorte.jsonl",
+    // Batch 46: "browse all the foods" clicks *Full Report (All Nutrients)* ("all" in its
+    // label, "foods" in its address) over *Foods List* ("Browse the foods list").
     "nutrition-usda.jsonl",
 ];
 
@@ -284,12 +287,12 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("dating-mingle2.jsonl", 9, 0, 0),
     // Batch 45 (docs/batch45-first-run.md): first scored 6/1/0, 2/0/1, 5/2/0.
     ("cinema-odeon.jsonl", 10, 0, 0),
-    ("restaurant-iens.jsonl", 4, 0, 1),
+    ("restaurant-iens.jsonl", 5, 0, 1),
     ("procurement-fbo.jsonl", 7, 0, 0),
     // Batch 46 (docs/batch46-first-run.md): first scored 3/2/0, 8/1/0, 7/0/0.
-    ("gazette-cianorte.jsonl", 3, 2, 0),
+    ("gazette-cianorte.jsonl", 5, 1, 0),
     ("nutrition-usda.jsonl", 8, 1, 0),
-    ("stocks-wsj.jsonl", 7, 0, 0),
+    ("stocks-wsj.jsonl", 9, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
