@@ -334,6 +334,13 @@ pub fn is_function_word(language: &str, word: &str) -> bool {
         .any(|(l, words)| *l == language && words.contains(&word))
 }
 
+/// A small word of any language Circe reads ("le" of "Tutte le notizie").
+pub fn is_any_function_word(word: &str) -> bool {
+    FUNCTION_WORDS
+        .iter()
+        .any(|(_, words)| words.contains(&word))
+}
+
 /// The same over any words (already lower-case and folded).
 pub fn of_words<'a>(words: impl Iterator<Item = &'a str>) -> Option<&'static str> {
     of_words_unless(words, true)

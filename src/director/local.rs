@@ -1315,6 +1315,45 @@ fn span_concepts(
 
 /// How a label carries a concept: 1.0 if the label is nothing but that
 /// concept ("More" for "next"), 0.9 if it is part of it, 0 if absent.
+/// Whether every "all" of a label ("Full Report (All Nutrients)", "Tutte le notizie") counts a
+/// noun after it that no word of the request says: then the request's own "all" ("browse all
+/// the foods") counts something else and does not meet it. "View All", with nothing after, and
+/// "All News" for "all the news" still do.
+fn label_all_counts_another(
+    label: &[Token],
+    label_concepts: &[(usize, std::ops::Range<usize>)],
+    head: &[&Token],
+    qual: &[&Token],
+) -> bool {
+    let Some(all) = lexicon::concept_named("all") else {
+        return false;
+    };
+    if !label_concepts.iter().any(|(c, _)| *c == all) {
+        return false;
+    }
+    let said: Vec<&Token> = head
+        .iter()
+        .chain(qual)
+        .copied()
+        .filter(|t| !lexicon::concept_ids(std::slice::from_ref(*t)).contains(&all))
+        .collect();
+    let said_concepts =
+        lexicon::concept_ids(&said.iter().map(|t| (*t).clone()).collect::<Vec<_>>());
+    let mut ranges = label_concepts.iter().filter(|(c, _)| *c == all).peekable();
+    ranges.peek().is_some()
+        && ranges.all(|(_, range)| {
+            let next = label[range.end..].iter().find(|w| {
+                !lexicon::is_in(lexicon::STOPWORDS, &w.norm)
+                    && !super::language::is_any_function_word(&w.norm)
+            });
+            next.is_some_and(|next| {
+                let concepts = lexicon::concept_ids(std::slice::from_ref(next));
+                said.iter().all(|q| pair_match(q, next) < 0.7)
+                    && !concepts.iter().any(|c| said_concepts.contains(c))
+            })
+        })
+}
+
 fn concept_strength(
     label: &[Token],
     label_concepts: &[(usize, std::ops::Range<usize>)],
@@ -2482,8 +2521,20 @@ fn score_element<'s>(
     } else {
         Vec::new()
     };
+    let all_elsewhere = label_all_counts_another(&f.label, label_concepts, head, qual);
     for k in 0..head.len() {
-        let (c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
+        let (mut c, covered) = concept_strength(&f.label, label_concepts, &head_c[k]);
+        let mut head_label_k = head_label[k];
+        // The request's "all" counts a noun of its own ("all the foods"), not "everything
+        // else Johanna wrote" (*Alle Artikel*).
+        let counts_a_noun =
+            head[k].norm != "everything" && head.get(k + 1).is_some_and(|next| next.norm != "else");
+        if all_elsewhere
+            && counts_a_noun
+            && head_c[k].iter().any(|&x| lexicon::concept_name(x) == "all")
+        {
+            (c, head_label_k) = (0.0, 0.0);
+        }
         let described = if described_concepts.is_empty() {
             0.0
         } else {
@@ -2537,7 +2588,7 @@ fn score_element<'s>(
         } else {
             0.0
         };
-        let own = (head_label[k] * addressed)
+        let own = (head_label_k * addressed)
             .max(c)
             .max(described)
             .max(searches)
@@ -5220,6 +5271,90 @@ mod tests {
         let goes_on = pager("1 2 3 4 5 … Next", &["2", "3", "4", "5"]);
         assert_ne!(best(&goes_on, "go to the last page").0, "p5");
         assert_ne!(best(&goes_on, "go to the last page").0, "x");
+    }
+
+    /// A label's "all" counts the noun after it: "all the foods" is the foods list, not "Full
+    /// Report (All Nutrients)"; "all the news" is still "All News", and "View All" still all.
+    #[test]
+    fn a_labels_all_counts_its_own_noun() {
+        let menu = "NDL Home Foods List Ground Beef Calculator SR25 Documentation Help";
+        let tools = "Return to Search Results Full Report (All Nutrients) Statistics Report";
+        let link = |id: &str, label: &str, row: &str, description: &str, to: &str| {
+            let mut e = el(id, "link", label, row);
+            e.description = Some(description.into());
+            e.destination = Some(to.into());
+            e
+        };
+        let obs = Observation {
+            title: "Show Foods".into(),
+            elements: vec![
+                link(
+                    "h",
+                    "NDL Home",
+                    menu,
+                    "Go the NDL home page",
+                    "ars.usda.gov/main",
+                ),
+                link(
+                    "f",
+                    "Foods List",
+                    menu,
+                    "Browse the foods list",
+                    "h/ndb/search/list",
+                ),
+                link(
+                    "b",
+                    "Ground Beef Calculator",
+                    menu,
+                    "Use it",
+                    "h/ndb/beef/show",
+                ),
+                link(
+                    "s",
+                    "Return to Search Results",
+                    tools,
+                    "Return",
+                    "h/ndb/search/list",
+                ),
+                link(
+                    "r",
+                    "Full Report (All Nutrients)",
+                    tools,
+                    "View Full Report",
+                    "h/ndb/foods/show/1732 4bb7a89f",
+                ),
+                link(
+                    "t",
+                    "Statistics Report",
+                    tools,
+                    "View Statistics Report",
+                    "h/ndb/foods/show/1732 b2a5baef",
+                ),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(best(&obs, "browse all the foods").0, "f");
+        let news = Observation {
+            elements: vec![
+                el("n", "link", "Notizie", "Notizie Eventi"),
+                el("a", "link", "All News", "All News Archive"),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(best(&news, "show me all the news").0, "a");
+        // "everything else" counts no noun of its own: *Alle Artikel* is still all.
+        let row = "Johanna Kropfitsch Alle Artikel Facebook Instagram";
+        let author = Observation {
+            elements: vec![
+                el("a", "link", "Alle Artikel", row),
+                el("i", "link", "Instagram", row),
+            ],
+            ..Observation::default()
+        };
+        assert_eq!(
+            best(&author, "everything else Johanna Kropfitsch wrote").0,
+            "a"
+        );
     }
 
     /// A field whose row has a Search button is the search box, whatever its placeholder says.
