@@ -102,9 +102,6 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 46 (docs/batch46-first-run.md): "show me the public tenders" clicks *Publicações
     // Oficiais* ("public" meets the start of the Portuguese word; "tenders" nothing on screen).
     "gazette-cianorte.jsonl",
-    // Batch 46: "browse all the foods" clicks *Full Report (All Nutrients)* ("all" in its
-    // label, "foods" in its address) over *Foods List* ("Browse the foods list").
-    "nutrition-usda.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -291,7 +288,7 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("procurement-fbo.jsonl", 7, 0, 0),
     // Batch 46 (docs/batch46-first-run.md): first scored 3/2/0, 8/1/0, 7/0/0.
     ("gazette-cianorte.jsonl", 5, 1, 0),
-    ("nutrition-usda.jsonl", 8, 1, 0),
+    ("nutrition-usda.jsonl", 8, 0, 0),
     ("stocks-wsj.jsonl", 9, 0, 0),
 ];
 
