@@ -1313,8 +1313,6 @@ fn span_concepts(
     out
 }
 
-/// How a label carries a concept: 1.0 if the label is nothing but that
-/// concept ("More" for "next"), 0.9 if it is part of it, 0 if absent.
 /// Whether every "all" of a label ("Full Report (All Nutrients)", "Tutte le notizie") counts a
 /// noun after it that no word of the request says: then the request's own "all" ("browse all
 /// the foods") counts something else and does not meet it. "View All", with nothing after, and
@@ -1339,9 +1337,10 @@ fn label_all_counts_another(
         .collect();
     let said_concepts =
         lexicon::concept_ids(&said.iter().map(|t| (*t).clone()).collect::<Vec<_>>());
-    let mut ranges = label_concepts.iter().filter(|(c, _)| *c == all).peekable();
-    ranges.peek().is_some()
-        && ranges.all(|(_, range)| {
+    label_concepts
+        .iter()
+        .filter(|(c, _)| *c == all)
+        .all(|(_, range)| {
             let next = label[range.end..].iter().find(|w| {
                 !lexicon::is_in(lexicon::STOPWORDS, &w.norm)
                     && !super::language::is_any_function_word(&w.norm)
@@ -1354,6 +1353,8 @@ fn label_all_counts_another(
         })
 }
 
+/// How a label carries a concept: 1.0 if the label is nothing but that
+/// concept ("More" for "next"), 0.9 if it is part of it, 0 if absent.
 fn concept_strength(
     label: &[Token],
     label_concepts: &[(usize, std::ops::Range<usize>)],
@@ -3706,9 +3707,6 @@ fn screen_pager(structure: &Structure) -> Vec<(usize, u32)> {
     }
 }
 
-/// The page an ordinal says in a pager: "the last page" is the highest number, "the second
-/// page" is page 2 (not the second link: the current page is often no link). None when there
-/// is no pager; `Some(None)` when the pager has no such page.
 /// A word for a page of results, in the languages of the glossary's pages ("Seite", "página").
 fn says_page(t: &Token) -> bool {
     matches!(
@@ -3740,6 +3738,9 @@ fn pager_step(screen: Screen<'_>, step: i64) -> Option<usize> {
         .map(|(i, _)| *i)
 }
 
+/// The page an ordinal says in a pager: "the last page" is the highest number, "the second
+/// page" is page 2 (not the second link: the current page is often no link). None when there
+/// is no pager; `Some(None)` when the pager has no such page.
 /// The highest number is the last page only when the pager's row shows no gap after it ("1 2
 /// 3 … 9" may go on past 9; "« 1 2 … 40 41 »" ends at 41).
 fn pager_pick(screen: Screen<'_>, ordinal: Ordinal) -> Option<Option<usize>> {
