@@ -3376,18 +3376,14 @@ fn apply_ordinals(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32])
         // "the last page", "the second page": a page of results is a pager's number.
         if phrase.span.iter().any(|&t| says_page(&reading.tokens[t])) {
             if let Some(pick) = pager_pick(screen, ordinal) {
-                for (i, s) in scores.iter_mut().enumerate() {
-                    *s = if Some(i) == pick { s.max(0.8) } else { 0.0 };
-                }
+                keep_only(scores, pick);
                 continue;
             }
         }
         // "the third picture" over buttons "Go to Slide 1" … "Go to Slide 32": labels that
         // differ only by their number are counted by it, not by their place on screen.
         if let Some(pick) = numbered_pick(structure, scores, ordinal) {
-            for (i, s) in scores.iter_mut().enumerate() {
-                *s = if Some(i) == pick { s.max(0.8) } else { 0.0 };
-            }
+            keep_only(scores, pick);
             continue;
         }
         let by_item = matches!(phrase.kind, Kind::Item | Kind::One | Kind::Plain)
@@ -3490,9 +3486,7 @@ fn apply_ordinals(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32])
         // opens with the noun is the list of those things, and the count is in it.
         if let Some(run) = headed_run(reading, phrase, structure) {
             if let Some(pick) = nth_of(&run, ordinal) {
-                for (i, s) in scores.iter_mut().enumerate() {
-                    *s = if i == pick { s.max(0.8) } else { 0.0 };
-                }
+                keep_only(scores, Some(pick));
                 continue;
             }
         }
@@ -3674,6 +3668,13 @@ fn numbered_pick(structure: &Structure, scores: &[f32], ordinal: Ordinal) -> Opt
     Some(run.iter().find(|(_, n)| *n == wanted).map(|(i, _)| *i))
 }
 
+/// Leaves only `pick` in the running, at 0.8 at least; nothing when `pick` is None.
+fn keep_only(scores: &mut [f32], pick: Option<usize>) {
+    for (i, s) in scores.iter_mut().enumerate() {
+        *s = if Some(i) == pick { s.max(0.8) } else { 0.0 };
+    }
+}
+
 /// A pager: three or more links in one row each labelled by a page number alone ("2" … "8",
 /// "40", "41"), with their numbers. Empty when the screen has none, or more than one.
 fn screen_pager(structure: &Structure) -> Vec<(usize, u32)> {
@@ -3785,9 +3786,7 @@ fn apply_relative(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32])
         .any(|&t| says_page(&reading.tokens[t]))
     {
         if let Some(pick) = pager_step(screen, step) {
-            for (i, s) in scores.iter_mut().enumerate() {
-                *s = if i == pick { s.max(0.8) } else { 0.0 };
-            }
+            keep_only(scores, Some(pick));
             return;
         }
     }
@@ -3808,9 +3807,7 @@ fn apply_relative(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32])
         .iter()
         .find(|(_, n)| i64::from(*n) == wanted)
         .map(|(i, _)| *i);
-    for (i, s) in scores.iter_mut().enumerate() {
-        *s = if Some(i) == pick { s.max(0.8) } else { 0.0 };
-    }
+    keep_only(scores, pick);
 }
 
 fn nth_of(list: &[usize], ordinal: Ordinal) -> Option<usize> {

@@ -2062,26 +2062,17 @@ mod tests {
         for source in ["save as draft", "mark it as read", "use this as a template"] {
             assert!(read(source).typing.is_none(), "{source}");
         }
-        let r = read("put my name in as Ana Novak");
-        let field: Vec<&str> = r
-            .typing
-            .as_ref()
-            .unwrap()
-            .field
-            .iter()
-            .map(|&i| r.tokens[i].norm.as_str())
-            .collect();
-        assert_eq!(field, ["my", "name"]);
-        let r = read("in the review write: lovely food");
-        let field: Vec<&str> = r
-            .typing
-            .as_ref()
-            .unwrap()
-            .field
-            .iter()
-            .map(|&i| r.tokens[i].norm.as_str())
-            .collect();
-        assert_eq!(field, ["the", "review"]);
+        let field = |source: &str| -> Vec<String> {
+            let r = read(source);
+            let typing = r.typing.as_ref().expect(source);
+            typing
+                .field
+                .iter()
+                .map(|&i| r.tokens[i].norm.clone())
+                .collect()
+        };
+        assert_eq!(field("put my name in as Ana Novak"), ["my", "name"]);
+        assert_eq!(field("in the review write: lovely food"), ["the", "review"]);
     }
 
     #[test]
