@@ -102,6 +102,8 @@ const FIRST_RUN_PENDING: &[&str] = &[
     // Batch 46 (docs/batch46-first-run.md): "show me the public tenders" clicks *Publicações
     // Oficiais* ("public" meets the start of the Portuguese word; "tenders" nothing on screen).
     "gazette-cianorte.jsonl",
+    // Batch 47 (docs/batch47-first-run.md): first run, nothing changed for it yet.
+    "forecast-nws.jsonl",
 ];
 
 /// Every issue-10 first-run batch, with what it scores now (local decider, no semantic model) as
@@ -290,6 +292,10 @@ const FIRST_RUN_FLOORS: &[(&str, usize, usize, usize)] = &[
     ("gazette-cianorte.jsonl", 5, 1, 0),
     ("nutrition-usda.jsonl", 8, 0, 0),
     ("stocks-wsj.jsonl", 9, 0, 0),
+    // Batch 47 (docs/batch47-first-run.md): first scored 7/2/0, 2/0/0, 8/0/0.
+    ("forecast-nws.jsonl", 7, 2, 0),
+    ("appstore-googleplay.jsonl", 2, 0, 0),
+    ("crowdfunding-patchofland.jsonl", 8, 0, 0),
 ];
 
 /// A copy of the own corpus without the files `skip` names (the observations are shared).
