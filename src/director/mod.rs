@@ -17,6 +17,7 @@
 pub mod coding;
 pub mod decider;
 pub mod desktop;
+pub mod foreign;
 pub mod language;
 pub mod lexicon;
 pub mod local;

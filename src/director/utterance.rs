@@ -252,6 +252,8 @@ fn read_with(source: &str, typing_allowed: bool) -> Reading<'_> {
     )))));
     let begin = last_sentence(source, &tokens);
     let begin = begin + skip_openers(&tokens[begin..]);
+    // "baixa a versão assinada", "klik op Aanmelden": a command in another language.
+    let tokens = super::foreign::in_english(tokens, begin);
     // "for the user @sam, click Share": the leading scope qualifies the target of the command
     // after the comma, as "click Share for the user @sam" would.
     let scope = leading_scope(source, &tokens, begin);
