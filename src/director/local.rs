@@ -3599,6 +3599,28 @@ fn apply_ordinals(reading: &Reading<'_>, screen: Screen<'_>, scores: &mut [f32])
     }
 }
 
+/// Whether element `first` heads the row the `rest` share, named by the qualifier: its label
+/// is the qualifier's words and nothing else ("ABOUT" for "under About").
+fn heads_the_row(
+    reading: &Reading<'_>,
+    structure: &Structure,
+    first: usize,
+    rest: &[usize],
+) -> bool {
+    let said: Vec<&Token> = reading
+        .qualifier
+        .content
+        .iter()
+        .map(|&t| &reading.tokens[t])
+        .collect();
+    let label = &structure.facts[first].label;
+    let row = structure.facts[first].context_slot;
+    !said.is_empty()
+        && label.len() == said.len()
+        && label.iter().all(|l| said.iter().any(|q| q.stem == l.stem))
+        && rest.iter().all(|&i| structure.facts[i].context_slot == row)
+}
+
 /// Whether a label says the phrase's last word in the plural where the phrase says it in the
 /// singular ("Heart Events" for "the first heart event"): the label names a group of them.
 fn names_the_group(reading: &Reading<'_>, phrase: &utterance::Phrase, label: &[Token]) -> bool {
@@ -4022,6 +4044,16 @@ fn counted_readings(
             _ => pool.to_vec(),
         };
     }
+    // "the third link under About": the row's heading, a link named by nothing but the
+    // qualifier's words, heads the things counted and is not one of them.
+    let pool = match pool.split_first() {
+        Some((&first, rest))
+            if rest.len() >= 2 && heads_the_row(reading, structure, first, rest) =>
+        {
+            rest
+        }
+        _ => pool,
+    };
     let Some(chosen) = nth(pool) else {
         return Vec::new();
     };
@@ -4786,6 +4818,33 @@ mod tests {
         assert!(observation::section_under("3.3 Neutral", "3 Gifts"));
         assert!(!observation::section_under("4.1 Two Hearts", "3 Gifts"));
         assert!(!observation::section_under("Neutral", "Gifts"));
+    }
+
+    /// A menu whose heading is a link of its row ("ABOUT" over "About NWS", "Organization",
+    /// …): the links under it are counted without it, whether taken or asked about.
+    #[test]
+    fn a_menus_heading_link_is_not_one_of_its_links() {
+        let menu = "ABOUT About NWS Organization Strategic Plan Careers";
+        let obs = Observation {
+            elements: vec![
+                el("s", "link", "SEARCH", "SEARCH Search For"),
+                el("h", "link", "ABOUT", menu),
+                el("a", "link", "About NWS", menu),
+                el("o", "link", "Organization", menu),
+                el("p", "link", "Strategic Plan", menu),
+                el("c", "link", "Careers", menu),
+            ],
+            ..Observation::default()
+        };
+        for (said, picked) in [
+            ("the third link under About", "p"),
+            ("the first link under About", "a"),
+            ("the last link under About", "c"),
+        ] {
+            // Taken, or the one asked about.
+            let got = clicked(&obs, said).map_or_else(|| asked(&obs, said), |c| vec![c]);
+            assert_eq!(got, [picked], "{said}");
+        }
     }
 
     /// The head noun is the last word: a control named by a word before it ("Game" in "the
