@@ -838,6 +838,10 @@ fn pair_match(q: &Token, w: &Token) -> f32 {
     if q.is_number() || w.is_number() {
         return 0.0;
     }
+    // "switch the page to Spanish" on *En Español*: a language by the name it gives itself.
+    if lexicon::names_language(&q.norm, &w.norm) {
+        return 0.9;
+    }
     // A name or loanword in the other alphabet ("VKontakte" / ВКонтакте, "videos" / Видео,
     // "blogs" / Блоги): the Russian word's letters, its plural or case ending off.
     if q.norm.is_ascii() != w.norm.is_ascii() {
@@ -4818,6 +4822,28 @@ mod tests {
         assert!(observation::section_under("3.3 Neutral", "3 Gifts"));
         assert!(!observation::section_under("4.1 Two Hearts", "3 Gifts"));
         assert!(!observation::section_under("Neutral", "Gifts"));
+    }
+
+    /// A language is named by the name it gives itself ("En Español", "Deutsch") when a
+    /// request says its English name, in any words around it.
+    #[test]
+    fn a_language_is_met_by_its_own_name() {
+        let obs = Observation {
+            elements: vec![
+                el("es", "link", "En Español", "En Español Share |"),
+                el("sh", "link", "Share", "En Español Share |"),
+                el("de", "link", "Deutsch", "Forums Deutsch News"),
+                el("n", "link", "News", "Forums Deutsch News"),
+            ],
+            ..Observation::default()
+        };
+        for (said, picked) in [
+            ("switch the page to Spanish", "es"),
+            ("the German forum", "de"),
+        ] {
+            let got = clicked(&obs, said).map_or_else(|| asked(&obs, said), |c| vec![c]);
+            assert_eq!(got, [picked], "{said}");
+        }
     }
 
     /// A menu whose heading is a link of its row ("ABOUT" over "About NWS", "Organization",
