@@ -11,6 +11,9 @@
 //! the source still reads right; the English words a phrase adds after its first stand at the
 //! phrase's end with no width.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use super::text::{self, Token};
 
 /// The verbs of commands, by the English they are read as, in the languages the glossary reads
@@ -829,12 +832,51 @@ fn word_of(
 
 /// How many tokens from `at` say `phrase` (its words folded as the tokens are), if they do.
 fn said(tokens: &[Token], at: usize, phrase: &str) -> Option<usize> {
-    let words: Vec<String> = text::tokens(phrase).into_iter().map(|t| t.norm).collect();
-    let fits = !words.is_empty()
-        && tokens.len() >= at + words.len()
-        && words.iter().zip(&tokens[at..]).all(|(w, t)| *w == t.norm);
-    fits.then_some(words.len())
+    let first = &tokens.get(at)?.norm;
+    let fits = |words: &[String]| {
+        !words.is_empty()
+            && words[0] == *first
+            && tokens.len() >= at + words.len()
+            && words.iter().zip(&tokens[at..]).all(|(w, t)| *w == t.norm)
+    };
+    match PHRASES.get(phrase) {
+        Some(words) => fits(words).then_some(words.len()),
+        None => {
+            let words: Vec<String> = text::tokens(phrase).into_iter().map(|t| t.norm).collect();
+            fits(&words).then_some(words.len())
+        }
+    }
 }
+
+/// Every phrase of the tables as the tokenizer reads it, read once: a request is compared with
+/// a few thousand of them.
+static PHRASES: LazyLock<HashMap<&'static str, Vec<String>>> = LazyLock::new(|| {
+    let verbs = VERBS
+        .iter()
+        .flat_map(|(_, _, forms)| forms.iter())
+        .flat_map(|form| match form.split_once(" … ") {
+            Some((verb, particle)) => vec![verb, particle],
+            None => vec![*form],
+        });
+    let moves = MOVES
+        .iter()
+        .chain(DIRECTIONS)
+        .flat_map(|(_, _, forms)| forms.iter().copied());
+    let words = SMALL_WORDS
+        .iter()
+        .chain(KIND_NOUNS)
+        .flat_map(|(_, words)| words.iter())
+        .flat_map(|(_, forms)| forms.iter().copied());
+    verbs
+        .chain(moves)
+        .chain(words)
+        .chain(COURTESIES.iter().copied())
+        .map(|phrase| {
+            let words = text::tokens(phrase).into_iter().map(|t| t.norm).collect();
+            (phrase, words)
+        })
+        .collect()
+});
 
 /// The tokens with `n` tokens at `at` (after a courtesy from `begin`) said as `english`, and the
 /// small words of `language` after them in English.
