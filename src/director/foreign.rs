@@ -3,7 +3,8 @@
 //! on Aanmelden", "Anglertalk öffnen" as "open Anglertalk", "sobe um pouco" as "scroll up a
 //! bit". Only the command's own words are read: its verb at the start (in German and Dutch also
 //! an infinitive at the end, "Kommentare anzeigen"), the small words of the verb's language after
-//! it (articles, prepositions, "me", "a little") and a courtesy before it ("por favor"). Every
+//! it (articles, prepositions, "all", "me", "a little"), the kind of control it names ("het
+//! vakje", the box) and a courtesy before it ("por favor"). Every
 //! other word stays as said, to meet the screen's words in that language. A request with no
 //! command verb of another language is returned as it came.
 //!
@@ -830,7 +831,8 @@ fn word_of(
         .max_by_key(|(_, n)| *n)
 }
 
-/// How many tokens from `at` say `phrase` (its words folded as the tokens are), if they do.
+/// How many tokens from `at` say `phrase`, one of the tables' phrases (its words folded as the
+/// tokens are), if they do.
 fn said(tokens: &[Token], at: usize, phrase: &str) -> Option<usize> {
     let first = &tokens.get(at)?.norm;
     let fits = |words: &[String]| {
@@ -839,13 +841,8 @@ fn said(tokens: &[Token], at: usize, phrase: &str) -> Option<usize> {
             && tokens.len() >= at + words.len()
             && words.iter().zip(&tokens[at..]).all(|(w, t)| *w == t.norm)
     };
-    match PHRASES.get(phrase) {
-        Some(words) => fits(words).then_some(words.len()),
-        None => {
-            let words: Vec<String> = text::tokens(phrase).into_iter().map(|t| t.norm).collect();
-            fits(&words).then_some(words.len())
-        }
-    }
+    let words = PHRASES.get(phrase)?;
+    fits(words).then_some(words.len())
 }
 
 /// Every phrase of the tables as the tokenizer reads it, read once: a request is compared with
